@@ -1,0 +1,34 @@
+use crate::llm::Usage;
+
+/// What a run reports while it goes. The last event of a run is `Answer` or `Error`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentEvent {
+    /// A model call begins. `forced` marks the final no-tools call after the step limit.
+    StepStarted {
+        step: u32,
+        forced: bool,
+    },
+    /// Reply text as it streams.
+    Token(String),
+    /// Thinking text from the reasoning channel, as it streams.
+    Reasoning(String),
+    Usage(Usage),
+    /// The reply of this step is complete and was read as…
+    Thought(String),
+    Action {
+        tool: String,
+        input: String,
+    },
+    Observation {
+        text: String,
+        is_error: bool,
+    },
+    /// The run's typed finish.
+    Answer {
+        text: String,
+        forced: bool,
+        step: u32,
+    },
+    /// The run could not go on (the model endpoint failed).
+    Error(String),
+}

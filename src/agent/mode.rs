@@ -1,0 +1,126 @@
+//! The three reasoning modes and the prompts that set them up (text protocol).
+
+use serde::{Deserialize, Serialize};
+
+use crate::tools::ToolSpec;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Mode {
+    Think,
+    Act,
+    ReAct,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 3] = [Mode::Think, Mode::Act, Mode::ReAct];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Mode::Think => "Think-only",
+            Mode::Act => "Act-only",
+            Mode::ReAct => "ReAct",
+        }
+    }
+
+    /// Stable identifier for the DOM, storage and tests.
+    pub fn id(self) -> &'static str {
+        match self {
+            Mode::Think => "think",
+            Mode::Act => "act",
+            Mode::ReAct => "react",
+        }
+    }
+
+    pub fn uses_tools(self) -> bool {
+        self != Mode::Think
+    }
+
+    /// The first line of each mode's system prompt; distinct so that logs (and the test
+    /// rig's scripted endpoint) can tell the modes apart.
+    pub fn prompt_heading(self) -> &'static str {
+        match self {
+            Mode::Think => "You answer questions by thinking step by step, without tools.",
+            Mode::Act => "You answer questions by calling tools, without writing thoughts.",
+            Mode::ReAct => "You answer questions by interleaving thoughts with tool calls.",
+        }
+    }
+
+    pub fn system_prompt(self, tools: &[ToolSpec]) -> String {
+        let heading = self.prompt_heading();
+        match self {
+            Mode::Think => format!(
+                "{heading}\n\
+                 Reason carefully, then give the final answer. Use exactly this format:\n\
+                 Thought: <your step-by-step reasoning>\n\
+                 Answer: <the final answer, short>"
+            ),
+            Mode::Act => format!(
+                "{heading}\n\
+                 Available tools:\n{}\n\
+                 Each reply is exactly one of these two forms, and nothing else:\n\
+                 Action: <tool name>\n\
+                 Action Input: <input for the tool>\n\
+                 or, once you know the answer:\n\
+                 Answer: <the final answer, short>\n\
+                 After each action you will receive an Observation with the tool's result. \
+                 Never write the Observation yourself.",
+                tool_list(tools)
+            ),
+            Mode::ReAct => format!(
+                "{heading}\n\
+                 Available tools:\n{}\n\
+                 Each reply starts with a Thought and then is exactly one of these two forms:\n\
+                 Thought: <what you know and what to do next>\n\
+                 Action: <tool name>\n\
+                 Action Input: <input for the tool>\n\
+                 or, once you know the answer:\n\
+                 Thought: <why this is the answer>\n\
+                 Answer: <the final answer, short>\n\
+                 After each action you will receive an Observation with the tool's result. \
+                 Never write the Observation yourself.",
+                tool_list(tools)
+            ),
+        }
+    }
+}
+
+/// Sent once the step limit is reached: one last call, with no tools allowed.
+pub const FORCE_ANSWER_PROMPT: &str = "You have used all your steps. Do not call any more tools. \
+Using what you know so far, reply now with only:\nAnswer: <your best final answer>";
+
+/// Stops the model before it invents a tool result.
+pub const STOP_SEQUENCES: [&str; 1] = ["\nObservation:"];
+
+fn tool_list(tools: &[ToolSpec]) -> String {
+    if tools.is_empty() {
+        return "(none: answer directly)".to_string();
+    }
+    tools
+        .iter()
+        .map(|t| format!("- {}: {} Input: {}", t.name, t.description, t.input_hint))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompts_list_tools_only_where_tools_are_used() {
+        let tools = [ToolSpec::new(
+            "calculator",
+            "Evaluates arithmetic.",
+            "an expression",
+        )];
+        assert!(Mode::ReAct
+            .system_prompt(&tools)
+            .contains("- calculator: Evaluates arithmetic."));
+        assert!(Mode::Act.system_prompt(&tools).contains("calculator"));
+        assert!(!Mode::Act.system_prompt(&tools).contains("Thought:"));
+        assert!(!Mode::Think.system_prompt(&tools).contains("calculator"));
+        for m in Mode::ALL {
+            assert!(m.system_prompt(&tools).starts_with(m.prompt_heading()));
+        }
+    }
+}

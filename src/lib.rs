@@ -1,0 +1,13 @@
+//! ReAct Arena: three LLM agent modes streaming side by side in the browser.
+//!
+//! `agent`, `llm` (except its browser transport), `tools` (except fetches) and `markdown` are
+//! pure and tested on the host; `ui` and the browser transports exist only on wasm32.
+
+pub mod agent;
+pub mod llm;
+pub mod markdown;
+pub mod settings;
+pub mod tools;
+
+#[cfg(target_arch = "wasm32")]
+pub mod ui;

@@ -1,0 +1,150 @@
+//! Reading one SSE `data:` payload of an OpenAI-style chat-completions stream.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::error::{message_from_error_value, LlmError};
+
+/// Token counts reported by the endpoint (last chunk, with `include_usage`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub struct Usage {
+    #[serde(default)]
+    pub prompt_tokens: u64,
+    #[serde(default)]
+    pub completion_tokens: u64,
+    #[serde(default)]
+    pub total_tokens: u64,
+}
+
+/// A piece of a streamed reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChatDelta {
+    Content(String),
+    /// Thinking text: `delta.reasoning` (HF router) or `delta.reasoning_content` (llama.cpp).
+    Reasoning(String),
+    Usage(Usage),
+}
+
+/// What a payload meant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Payload {
+    Deltas(Vec<ChatDelta>),
+    Done,
+    /// Not JSON, or JSON of no known shape; the stream goes on and the caller counts it.
+    Malformed,
+}
+
+#[derive(Deserialize)]
+struct Chunk {
+    #[serde(default)]
+    choices: Vec<Choice>,
+    usage: Option<Usage>,
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    delta: Option<Delta>,
+}
+
+#[derive(Deserialize)]
+struct Delta {
+    content: Option<String>,
+    reasoning: Option<String>,
+    reasoning_content: Option<String>,
+}
+
+pub fn read_payload(data: &str) -> Result<Payload, LlmError> {
+    let data = data.trim();
+    if data == "[DONE]" {
+        return Ok(Payload::Done);
+    }
+    let chunk: Chunk = match serde_json::from_str(data) {
+        Ok(c) => c,
+        Err(_) => return Ok(Payload::Malformed),
+    };
+    if let Some(err) = chunk.error.filter(|e| !e.is_null()) {
+        let wrapped = serde_json::json!({ "error": err });
+        let message = message_from_error_value(&wrapped).unwrap_or_else(|| "unknown error".into());
+        return Err(LlmError::Api { message });
+    }
+    let mut out = Vec::new();
+    for delta in chunk.choices.into_iter().filter_map(|c| c.delta) {
+        for r in [delta.reasoning, delta.reasoning_content]
+            .into_iter()
+            .flatten()
+        {
+            if !r.is_empty() {
+                out.push(ChatDelta::Reasoning(r));
+            }
+        }
+        if let Some(c) = delta.content.filter(|c| !c.is_empty()) {
+            out.push(ChatDelta::Content(c));
+        }
+    }
+    if let Some(u) = chunk.usage {
+        out.push(ChatDelta::Usage(u));
+    }
+    Ok(Payload::Deltas(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_reasoning_and_usage() {
+        let p = read_payload(r#"{"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"},"finish_reason":null}]}"#).unwrap();
+        assert_eq!(p, Payload::Deltas(vec![ChatDelta::Content("Hi".into())]));
+        let p = read_payload(r#"{"choices":[{"delta":{"reasoning":"hmm"}}]}"#).unwrap();
+        assert_eq!(p, Payload::Deltas(vec![ChatDelta::Reasoning("hmm".into())]));
+        let p =
+            read_payload(r#"{"choices":[{"delta":{"reasoning_content":"so","content":null}}]}"#)
+                .unwrap();
+        assert_eq!(p, Payload::Deltas(vec![ChatDelta::Reasoning("so".into())]));
+        let p = read_payload(r#"{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15},"timings":{"predicted_ms":1.0}}"#).unwrap();
+        assert_eq!(
+            p,
+            Payload::Deltas(vec![ChatDelta::Usage(Usage {
+                prompt_tokens: 10,
+                completion_tokens: 5,
+                total_tokens: 15
+            })])
+        );
+    }
+
+    #[test]
+    fn done_and_malformed() {
+        assert_eq!(read_payload("[DONE]").unwrap(), Payload::Done);
+        assert_eq!(read_payload("not json").unwrap(), Payload::Malformed);
+        assert_eq!(
+            read_payload(r#"{"choices":"nope"}"#).unwrap(),
+            Payload::Malformed
+        );
+        assert_eq!(
+            read_payload(r#"{"choices":[{"delta":{"content":""}}]}"#).unwrap(),
+            Payload::Deltas(vec![])
+        );
+    }
+
+    #[test]
+    fn error_object_mid_stream() {
+        let e = read_payload(r#"{"error":{"message":"Model overloaded","type":"server_error"}}"#)
+            .unwrap_err();
+        assert_eq!(
+            e,
+            LlmError::Api {
+                message: "Model overloaded".into()
+            }
+        );
+        let e = read_payload(r#"{"error":"boom"}"#).unwrap_err();
+        assert_eq!(
+            e,
+            LlmError::Api {
+                message: "boom".into()
+            }
+        );
+        // A null error field is not an error.
+        assert!(read_payload(r#"{"choices":[],"error":null}"#).is_ok());
+    }
+}

@@ -1,0 +1,100 @@
+//! Browser transport: `fetch` with the body read as a stream, cancellable by an AbortSignal.
+
+use gloo_net::http::Request;
+use js_sys::{Reflect, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortSignal, ReadableStreamDefaultReader};
+
+use super::error::message_from_error_body;
+use super::request::{completions_url, request_body};
+use super::stream::ChatStreamReader;
+use super::{ChatDelta, ChatMessage, ChatParams, LlmError};
+use crate::agent::ChatModel;
+
+/// An OpenAI-compatible endpoint called from the page.
+pub struct BrowserChatModel {
+    pub base_url: String,
+    /// Sent only in the Authorization header, only to `base_url`.
+    pub token: String,
+    pub params: ChatParams,
+    /// Aborts every request of the run when the user presses Stop.
+    pub signal: AbortSignal,
+}
+
+impl ChatModel for BrowserChatModel {
+    async fn stream_chat(
+        &self,
+        messages: &[ChatMessage],
+        stop: &[&str],
+        on_delta: &mut dyn FnMut(ChatDelta),
+    ) -> Result<(), LlmError> {
+        let mut request = Request::post(&completions_url(&self.base_url))
+            .header("Content-Type", "application/json")
+            .header("Accept", "text/event-stream")
+            .abort_signal(Some(&self.signal));
+        if !self.token.trim().is_empty() {
+            request = request.header("Authorization", &format!("Bearer {}", self.token.trim()));
+        }
+        let request = request
+            .body(request_body(&self.params, messages, stop))
+            .map_err(|e| LlmError::Network(e.to_string()))?;
+        let response = request
+            .send()
+            .await
+            .map_err(|e| self.failure(e.to_string()))?;
+        if !response.ok() {
+            let text = response.text().await.unwrap_or_default();
+            return Err(LlmError::Http {
+                status: response.status(),
+                message: message_from_error_body(&text),
+            });
+        }
+        let body = response
+            .body()
+            .ok_or_else(|| LlmError::Network("the response has no body".into()))?;
+        let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+        let mut stream = ChatStreamReader::new();
+        loop {
+            let chunk = JsFuture::from(reader.read())
+                .await
+                .map_err(|e| self.failure(js_error_text(&e)))?;
+            let done = Reflect::get(&chunk, &JsValue::from_str("done"))
+                .ok()
+                .and_then(|d| d.as_bool())
+                .unwrap_or(true);
+            if done {
+                break;
+            }
+            if let Ok(value) = Reflect::get(&chunk, &JsValue::from_str("value")) {
+                let bytes = Uint8Array::new(&value).to_vec();
+                if let Err(e) = stream.push(&bytes, on_delta) {
+                    let _ = reader.cancel();
+                    return Err(e);
+                }
+            }
+            if stream.is_done() {
+                let _ = reader.cancel(); // nothing after [DONE] matters
+                break;
+            }
+        }
+        stream.finish(on_delta)
+    }
+}
+
+impl BrowserChatModel {
+    fn failure(&self, detail: String) -> LlmError {
+        if self.signal.aborted() {
+            LlmError::Aborted
+        } else {
+            LlmError::Network(detail)
+        }
+    }
+}
+
+fn js_error_text(e: &JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "the connection broke".into())
+}

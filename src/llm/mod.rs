@@ -1,0 +1,15 @@
+//! The chat-completions client: request body, SSE decoding and chunk reading are pure; the
+//! browser transport (`fetch`) is the thin wasm32-only edge.
+
+pub mod chunk;
+pub mod error;
+pub mod request;
+pub mod sse;
+pub mod stream;
+
+#[cfg(target_arch = "wasm32")]
+pub mod fetch;
+
+pub use chunk::{ChatDelta, Usage};
+pub use error::LlmError;
+pub use request::{ChatMessage, ChatParams, Role};

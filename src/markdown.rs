@@ -1,0 +1,121 @@
+//! Markdown from models and tools to HTML that is safe to insert: raw HTML is shown as text,
+//! links with script-capable schemes lose their link, images are not loaded.
+
+use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag, TagEnd};
+
+pub fn render_markdown(text: &str) -> String {
+    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+    let mut dropped_links = Vec::new(); // per open link: was it dropped?
+    let events = Parser::new_ext(text, options).filter_map(|ev| match ev {
+        Event::Html(raw) | Event::InlineHtml(raw) => Some(Event::Text(raw)),
+        Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => {
+            let unsafe_link = !is_safe_url(&dest_url);
+            dropped_links.push(unsafe_link);
+            (!unsafe_link).then_some(Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }))
+        }
+        Event::End(TagEnd::Link) => {
+            (!dropped_links.pop().unwrap_or(false)).then_some(Event::End(TagEnd::Link))
+        }
+        // An image would be fetched by the browser on its own, possibly to leak data in its URL.
+        Event::Start(Tag::Image { dest_url, .. }) => Some(Event::Text(CowStr::from(format!(
+            "[image from {}: ",
+            host_of(&dest_url)
+        )))),
+        Event::End(TagEnd::Image) => Some(Event::Text(CowStr::Borrowed("]"))),
+        other => Some(other),
+    });
+    let mut out = String::with_capacity(text.len() + text.len() / 2);
+    html::push_html(&mut out, events);
+    // Every anchor here came from a markdown link (raw HTML was escaped): open them apart.
+    out.replace(
+        "<a href=",
+        "<a target=\"_blank\" rel=\"noopener noreferrer\" href=",
+    )
+}
+
+fn is_safe_url(url: &str) -> bool {
+    let lower: String = url
+        .chars()
+        .filter(|c| !c.is_whitespace() && !c.is_control())
+        .take(16)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    match lower.find(':') {
+        // No scheme: a relative link or fragment.
+        None => true,
+        Some(i) => {
+            let scheme = &lower[..i];
+            if scheme.contains(['/', '?', '#']) {
+                return true; // the colon is past the path start: relative
+            }
+            matches!(scheme, "http" | "https" | "mailto")
+        }
+    }
+}
+
+fn host_of(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if host.is_empty() {
+        "an unknown host".into()
+    } else {
+        host.chars().take(80).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_markdown() {
+        let h = render_markdown("**bold** and `code`\n\n- a\n- b");
+        assert!(h.contains("<strong>bold</strong>"));
+        assert!(h.contains("<code>code</code>"));
+        assert!(h.contains("<li>a</li>"));
+    }
+
+    #[test]
+    fn raw_html_is_text() {
+        let h =
+            render_markdown("<script>alert(1)</script>\n\nhi <img src=x onerror=alert(1)> there");
+        assert!(!h.contains("<script"), "{h}");
+        assert!(!h.contains("<img"), "{h}");
+        assert!(h.contains("&lt;script&gt;"), "{h}");
+        assert!(h.contains("&lt;img src=x onerror=alert(1)&gt;"), "{h}");
+    }
+
+    #[test]
+    fn dangerous_links_lose_their_href() {
+        for url in [
+            "javascript:alert(1)",
+            "JaVaScRiPt:alert(1)",
+            "java\tscript:alert(1)",
+            "data:text/html,x",
+            "vbscript:x",
+        ] {
+            let h = render_markdown(&format!("[click]({url})"));
+            assert!(!h.contains("href"), "{url}: {h}");
+            assert!(h.contains("click"));
+        }
+        let h = render_markdown("[ok](https://example.org/a)");
+        assert!(h.contains(r#"<a target="_blank" rel="noopener noreferrer" href="https://example.org/a">ok</a>"#), "{h}");
+    }
+
+    #[test]
+    fn images_are_not_loaded() {
+        let h = render_markdown("![secret](http://127.0.0.1:9/leak?d=abc)");
+        assert!(!h.contains("<img"), "{h}");
+        assert!(h.contains("[image from 127.0.0.1:9: secret]"), "{h}");
+    }
+}

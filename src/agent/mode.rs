@@ -84,6 +84,47 @@ impl Mode {
     }
 }
 
+/// What the mode selector offers: one mode, or all three at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModeChoice {
+    One(Mode),
+    All,
+}
+
+impl ModeChoice {
+    pub const OPTIONS: [ModeChoice; 4] = [
+        ModeChoice::All,
+        ModeChoice::One(Mode::Think),
+        ModeChoice::One(Mode::Act),
+        ModeChoice::One(Mode::ReAct),
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            ModeChoice::One(m) => m.id(),
+            ModeChoice::All => "all",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            ModeChoice::One(m) => m.label(),
+            ModeChoice::All => "All three, side by side",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::OPTIONS.into_iter().find(|c| c.id() == id)
+    }
+
+    pub fn modes(self) -> Vec<Mode> {
+        match self {
+            ModeChoice::One(m) => vec![m],
+            ModeChoice::All => Mode::ALL.to_vec(),
+        }
+    }
+}
+
 /// Sent once the step limit is reached: one last call, with no tools allowed.
 pub const FORCE_ANSWER_PROMPT: &str = "You have used all your steps. Do not call any more tools. \
 Using what you know so far, reply now with only:\nAnswer: <your best final answer>";
@@ -105,6 +146,19 @@ fn tool_list(tools: &[ToolSpec]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mode_choices_round_trip_and_expand() {
+        for c in ModeChoice::OPTIONS {
+            assert_eq!(ModeChoice::from_id(c.id()), Some(c));
+        }
+        assert_eq!(
+            ModeChoice::All.modes(),
+            vec![Mode::Think, Mode::Act, Mode::ReAct]
+        );
+        assert_eq!(ModeChoice::One(Mode::Act).modes(), vec![Mode::Act]);
+        assert_eq!(ModeChoice::from_id("nope"), None);
+    }
 
     #[test]
     fn prompts_list_tools_only_where_tools_are_used() {

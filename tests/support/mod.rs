@@ -1,0 +1,6 @@
+//! Shared rig for the host integration and browser tests. Each test binary uses a part of it.
+#![allow(dead_code)]
+
+pub mod browser;
+pub mod http_model;
+pub mod mock;

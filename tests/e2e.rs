@@ -337,15 +337,7 @@ fn run_button_says_what_is_missing() {
         assert!(!run.is_enabled().await.unwrap());
 
         let token = rig.client.find(Locator::Css("#token")).await.unwrap();
-        if !token.is_displayed().await.unwrap() {
-            rig.client
-                .find(Locator::Css("#settings > summary"))
-                .await
-                .unwrap()
-                .click()
-                .await
-                .unwrap();
-        }
+        rig.open_settings().await;
         token.send_keys("hf_test_marker_0000").await.unwrap();
         assert_eq!(run.text().await.unwrap(), "Type a question");
         rig.client
@@ -364,31 +356,23 @@ fn run_button_says_what_is_missing() {
     });
 }
 
+/// Keys a user presses to replace a field's text and leave it (Ctrl+A, text, Tab).
+fn select_all_and_type(text: &str) -> String {
+    format!("{}a{}{text}{}", Key::Control, Key::Null, Key::Tab)
+}
+
 #[test]
 fn settings_survive_a_reload_and_the_token_stays_in_the_session() {
     browser_test(|rig: Rig| async move {
         rig.open_app(5).await;
-        let details_open = rig
-            .js("return document.querySelector('#settings').open")
-            .await;
-        if details_open != true {
-            rig.client
-                .find(Locator::Css("#settings > summary"))
-                .await
-                .unwrap()
-                .click()
-                .await
-                .unwrap();
-        }
+        rig.open_settings().await;
         let model = rig.client.find(Locator::Css("#model")).await.unwrap();
-        model.clear().await.unwrap();
         model
-            .send_keys(&format!("my-org/my-model{}", Key::Tab))
+            .send_keys(&select_all_and_type("my-org/my-model"))
             .await
             .unwrap();
         let steps = rig.client.find(Locator::Css("#max-steps")).await.unwrap();
-        steps.clear().await.unwrap();
-        steps.send_keys(&format!("7{}", Key::Tab)).await.unwrap();
+        steps.send_keys(&select_all_and_type("7")).await.unwrap();
 
         rig.client.refresh().await.unwrap();
         rig.wait_for(
@@ -417,6 +401,7 @@ fn settings_survive_a_reload_and_the_token_stays_in_the_session() {
         );
 
         // "Remember on this device" moves it to localStorage; "Forget" removes it everywhere.
+        rig.open_settings().await;
         rig.client
             .find(Locator::Css("#remember-token"))
             .await
@@ -442,8 +427,8 @@ fn settings_survive_a_reload_and_the_token_stays_in_the_session() {
         assert_eq!(value("#token").await, "");
 
         // A bad number is refused with a message, and the old value is kept.
-        steps.clear().await.unwrap();
-        steps.send_keys(&format!("many{}", Key::Tab)).await.unwrap();
+        let steps = rig.client.find(Locator::Css("#max-steps")).await.unwrap();
+        steps.send_keys(&select_all_and_type("many")).await.unwrap();
         let error = rig
             .js("return document.querySelector('.field-error')?.innerText || ''")
             .await;

@@ -245,6 +245,22 @@ impl Rig {
         self.open_app_with(settings, MARKER_TOKEN, false).await;
     }
 
+    /// Opens the settings drawer if it is closed.
+    pub async fn open_settings(&self) {
+        if self
+            .js("return document.querySelector('#settings').open")
+            .await
+            != Value::Bool(true)
+        {
+            let summary = self
+                .client
+                .find(Locator::Css("#settings > summary"))
+                .await
+                .unwrap();
+            summary.click().await.unwrap();
+        }
+    }
+
     /// Polls a JS predicate until it returns true.
     pub async fn wait_for(&self, what: &str, timeout: Duration, predicate: &str) {
         let deadline = Instant::now() + timeout;

@@ -323,15 +323,19 @@ async fn respond(reply: Reply, state: Shared, index: usize) -> Response {
                     }
                     tokio::time::sleep(delay).await;
                     match events.next() {
-                        Some(event) => Some((Ok(Bytes::from(event)), (events, state, false))),
+                        Some(event) => {
+                            // The client may hang up right after [DONE]: the last event sent
+                            // is when the reply finished.
+                            if events.len() == 0 && !dropped {
+                                state.lock().unwrap().log[index].finished = Some(Instant::now());
+                            }
+                            Some((Ok(Bytes::from(event)), (events, state, false)))
+                        }
                         None if dropped => Some((
                             Err(std::io::Error::other("scripted connection drop")),
                             (events, state, true),
                         )),
-                        None => {
-                            state.lock().unwrap().log[index].finished = Some(Instant::now());
-                            None
-                        }
+                        None => None,
                     }
                 },
             );

@@ -340,6 +340,21 @@ fn a_model_failure_ends_the_run_and_keeps_what_streamed() {
 }
 
 #[test]
+fn stop_ends_the_run_as_stopped_not_as_an_error() {
+    let model = ScriptedModel::new([Reply {
+        content: "Thought: half a tho",
+        fail: Some(LlmError::Aborted),
+        ..Reply::default()
+    }]);
+    let (events, panel) = run(Mode::ReAct, &model, &FakeTools::new(), 5);
+    assert_eq!(events.last(), Some(&AgentEvent::Stopped));
+    assert_eq!(panel.status, Status::Stopped);
+    assert_eq!(panel.error, None);
+    assert_eq!(panel.steps[0].live, "Thought: half a tho");
+    assert_eq!(model.calls(), 1, "no further call after Stop");
+}
+
+#[test]
 fn the_transcript_records_the_whole_exchange() {
     let model = ScriptedModel::new([
         says("Action: calculator\nAction Input: 6*7"),

@@ -464,3 +464,58 @@ fn raw_html_from_the_model_is_shown_as_text() {
         assert_ne!(live[2], "pwned");
     });
 }
+
+#[test]
+fn ctrl_enter_runs_and_stop_keeps_what_streamed() {
+    browser_test(|rig: Rig| async move {
+        let long = "Thought: Let me consider this slowly, one word after another, so that there is time to stop me. ".repeat(4);
+        let long: &'static str = Box::leak(long.into_boxed_str());
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [Reply::text(long).with_chunk_delay(100)],
+        );
+        rig.open_app(5).await;
+        rig.client
+            .find(Locator::Css("#mode option[value='think']"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let field = rig.client.find(Locator::Css("#question")).await.unwrap();
+        field
+            .send_keys(&format!(
+                "Think slowly.{}{}{}",
+                Key::Control,
+                Key::Enter,
+                Key::Null
+            ))
+            .await
+            .unwrap();
+        rig.wait_for(
+            "some text to stream",
+            SETTLE,
+            "return (document.querySelector('.panel .live')?.innerText || '').includes('one word')",
+        )
+        .await;
+        rig.client
+            .find(Locator::Css("#stop"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+
+        assert_eq!(p.status, "stopped", "{p:#?}");
+        assert!(p.error.is_empty(), "Stop is not an error: {p:#?}");
+        assert!(p.text.contains("Let me consider this slowly"), "{p:#?}");
+        assert!(p.answer.is_empty());
+        let run = rig.client.find(Locator::Css("#run")).await.unwrap();
+        assert_eq!(run.text().await.unwrap(), "Run");
+        let stop = rig.client.find(Locator::Css("#stop")).await.unwrap();
+        assert!(!stop.is_enabled().await.unwrap());
+        // The stream was cut: the mock never got to send its last event.
+        assert!(rig.mock.chat_requests()[0].finished.is_none());
+    });
+}

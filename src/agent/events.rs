@@ -1,6 +1,6 @@
 use crate::llm::Usage;
 
-/// What a run reports while it goes. The last event of a run is `Answer` or `Error`.
+/// What a run reports while it goes. The last event of a run is `Answer`, `Error` or `Stopped`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AgentEvent {
     /// A model call begins. `forced` marks the final no-tools call after the step limit.
@@ -31,4 +31,6 @@ pub enum AgentEvent {
     },
     /// The run could not go on (the model endpoint failed).
     Error(String),
+    /// The user pressed Stop; what arrived before stays.
+    Stopped,
 }

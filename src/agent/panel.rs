@@ -13,6 +13,8 @@ pub enum Status {
     RunningTool,
     Done,
     Error,
+    /// The user stopped the run.
+    Stopped,
 }
 
 impl Status {
@@ -25,6 +27,7 @@ impl Status {
             Status::RunningTool => "running-tool",
             Status::Done => "done",
             Status::Error => "error",
+            Status::Stopped => "stopped",
         }
     }
 
@@ -36,6 +39,7 @@ impl Status {
             Status::RunningTool => "Running tool…",
             Status::Done => "Done",
             Status::Error => "Error",
+            Status::Stopped => "Stopped",
         }
     }
 
@@ -137,6 +141,7 @@ impl PanelState {
                 self.status = Status::Error;
                 self.error = Some(message);
             }
+            AgentEvent::Stopped => self.status = Status::Stopped,
         }
     }
 

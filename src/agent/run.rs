@@ -40,7 +40,7 @@ pub async fn run_agent<M: ChatModel, T: Toolbox>(
         let reply = match call_model(model, &transcript, emit).await {
             Ok(reply) => reply,
             Err(e) => {
-                emit(AgentEvent::Error(e.user_message()));
+                emit(failure(e));
                 return transcript;
             }
         };
@@ -88,7 +88,7 @@ async fn think<M: ChatModel>(
     });
     let reply = match call_model(model, transcript, emit).await {
         Ok(r) => r,
-        Err(e) => return emit(AgentEvent::Error(e.user_message())),
+        Err(e) => return emit(failure(e)),
     };
     transcript.push(ChatMessage::assistant(reply.trim_end()));
     let (thought, answer) = parse_think(&reply);
@@ -125,7 +125,7 @@ async fn force_answer<M: ChatModel>(
     transcript.push(ChatMessage::user(FORCE_ANSWER_PROMPT));
     let reply = match call_model(model, transcript, emit).await {
         Ok(r) => r,
-        Err(e) => return emit(AgentEvent::Error(e.user_message())),
+        Err(e) => return emit(failure(e)),
     };
     transcript.push(ChatMessage::assistant(reply.trim_end()));
     let text = match parse_reply(&reply) {
@@ -141,6 +141,14 @@ async fn force_answer<M: ChatModel>(
             forced: true,
             step,
         });
+    }
+}
+
+/// How a failed model call ends the run: a Stop the user asked for is not an error.
+fn failure(e: LlmError) -> AgentEvent {
+    match e {
+        LlmError::Aborted => AgentEvent::Stopped,
+        e => AgentEvent::Error(e.user_message()),
     }
 }
 

@@ -311,7 +311,7 @@ impl Rig {
             "every panel to finish",
             timeout,
             "return Array.from(document.querySelectorAll('section.panel'))\
-               .every(p => ['done', 'error', 'idle'].includes(p.dataset.status));",
+               .every(p => ['done', 'error', 'stopped', 'idle'].includes(p.dataset.status));",
         )
         .await;
         self.panels().await

@@ -1,6 +1,8 @@
 //! Tools the agent can call. Each tool is one file; the registry is what a run sees.
 
 pub mod calculator;
+pub mod http;
+pub mod observation;
 pub mod registry;
 
 pub use registry::Registry;

@@ -1,0 +1,170 @@
+//! The one seam between web tools and the network: a GET that returns status and text.
+//! Tools build URLs and read bodies in pure code; the browser implements the trait with
+//! `fetch` (`ui::tool_fetch`), host tests with `FakeHttp`.
+
+use futures::future::LocalBoxFuture;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpResponse {
+    pub status: u16,
+    /// The body as text; invalid UTF-8 was replaced at the edge.
+    pub body: String,
+}
+
+impl HttpResponse {
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+}
+
+/// Why a request got no response at all.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FetchError {
+    /// The per-call time limit passed.
+    Timeout { seconds: u32 },
+    /// DNS, connection, CORS or similar: the browser gives no detail.
+    Network(String),
+}
+
+impl FetchError {
+    /// A sentence for the model and the user, naming the service.
+    pub fn describe(&self, service: &str) -> String {
+        match self {
+            FetchError::Timeout { seconds } => {
+                format!("{service} did not answer within {seconds} s.")
+            }
+            FetchError::Network(detail) if detail.is_empty() => {
+                format!("{service} could not be reached (network error).")
+            }
+            FetchError::Network(detail) => {
+                format!("{service} could not be reached ({detail}).")
+            }
+        }
+    }
+}
+
+pub trait HttpClient {
+    /// GET `url` with extra request headers.
+    fn get<'a>(
+        &'a self,
+        url: &'a str,
+        headers: &'a [(&'a str, &'a str)],
+    ) -> LocalBoxFuture<'a, Result<HttpResponse, FetchError>>;
+}
+
+/// Percent-encodes a query component (RFC 3986 unreserved characters stay as they are).
+pub fn encode_component(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// `base?k=v&k=v`, encoding the values; `base` may already hold a query.
+pub fn url_with_query(base: &str, pairs: &[(&str, &str)]) -> String {
+    let mut url = base.trim().to_string();
+    let mut sep = if url.contains('?') { '&' } else { '?' };
+    for (k, v) in pairs {
+        url.push(sep);
+        url.push_str(k);
+        url.push('=');
+        url.push_str(&encode_component(v));
+        sep = '&';
+    }
+    url
+}
+
+/// A scripted `HttpClient` for host tests: answers by URL substring, records what was asked.
+#[cfg(test)]
+pub mod fake {
+    use super::*;
+    use std::cell::RefCell;
+
+    #[derive(Default)]
+    pub struct FakeHttp {
+        routes: Vec<(String, Result<HttpResponse, FetchError>)>,
+        pub requests: RefCell<Vec<(String, Vec<(String, String)>)>>,
+    }
+
+    impl FakeHttp {
+        pub fn new() -> Self {
+            Self::default()
+        }
+
+        /// Answers URLs containing `needle` (the first matching route wins).
+        pub fn route(mut self, needle: &str, status: u16, body: &str) -> Self {
+            let response = HttpResponse {
+                status,
+                body: body.to_string(),
+            };
+            self.routes.push((needle.to_string(), Ok(response)));
+            self
+        }
+
+        pub fn fail(mut self, needle: &str, error: FetchError) -> Self {
+            self.routes.push((needle.to_string(), Err(error)));
+            self
+        }
+
+        pub fn urls(&self) -> Vec<String> {
+            self.requests
+                .borrow()
+                .iter()
+                .map(|(u, _)| u.clone())
+                .collect()
+        }
+    }
+
+    impl HttpClient for FakeHttp {
+        fn get<'a>(
+            &'a self,
+            url: &'a str,
+            headers: &'a [(&'a str, &'a str)],
+        ) -> LocalBoxFuture<'a, Result<HttpResponse, FetchError>> {
+            self.requests.borrow_mut().push((
+                url.to_string(),
+                headers
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            ));
+            let answer = self
+                .routes
+                .iter()
+                .find(|(needle, _)| url.contains(needle.as_str()))
+                .map(|(_, r)| r.clone())
+                .unwrap_or(Ok(HttpResponse {
+                    status: 404,
+                    body: format!("no fake route for {url}"),
+                }));
+            Box::pin(async move { answer })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_query_values() {
+        assert_eq!(
+            encode_component("São Paulo & co/2"),
+            "S%C3%A3o%20Paulo%20%26%20co%2F2"
+        );
+        assert_eq!(
+            url_with_query("https://x.test/w/api.php", &[("a", "1"), ("q", "b c")]),
+            "https://x.test/w/api.php?a=1&q=b%20c"
+        );
+        assert_eq!(
+            url_with_query("http://h/?x=1", &[("y", "2")]),
+            "http://h/?x=1&y=2"
+        );
+    }
+}

@@ -2,6 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::tools::endpoints::ToolEndpoints;
+use crate::tools::python::DEFAULT_TIMEOUT_SECS;
+
 pub const DEFAULT_MODEL: &str = "openai/gpt-oss-20b";
 pub const DEFAULT_BASE_URL: &str = "https://router.huggingface.co/v1";
 
@@ -16,6 +19,11 @@ pub struct Settings {
     pub max_steps: u32,
     /// Keep the token in localStorage (survives closing the browser) instead of sessionStorage.
     pub remember_token: bool,
+    /// Tools the user switched off (by name); every other tool is offered to the model.
+    pub disabled_tools: Vec<String>,
+    pub tool_endpoints: ToolEndpoints,
+    /// Time limit of one python call.
+    pub python_timeout_secs: u32,
 }
 
 impl Default for Settings {
@@ -27,11 +35,15 @@ impl Default for Settings {
             max_tokens: 1024,
             max_steps: 5,
             remember_token: false,
+            disabled_tools: Vec::new(),
+            tool_endpoints: ToolEndpoints::default(),
+            python_timeout_secs: DEFAULT_TIMEOUT_SECS,
         }
     }
 }
 
 pub const MAX_STEPS_LIMIT: u32 = 20;
+pub const MAX_PYTHON_TIMEOUT_SECS: u32 = 120;
 
 impl Settings {
     /// Reads stored settings; anything unreadable falls back to the defaults, field by field.
@@ -53,7 +65,20 @@ impl Settings {
         self.temperature = self.temperature.clamp(0.0, 2.0);
         self.max_tokens = self.max_tokens.clamp(16, 32_768);
         self.max_steps = self.max_steps.clamp(1, MAX_STEPS_LIMIT);
+        self.python_timeout_secs = self.python_timeout_secs.clamp(1, MAX_PYTHON_TIMEOUT_SECS);
+        self.tool_endpoints = self.tool_endpoints.repaired();
         self
+    }
+
+    pub fn tool_enabled(&self, name: &str) -> bool {
+        !self.disabled_tools.iter().any(|d| d == name)
+    }
+
+    pub fn set_tool_enabled(&mut self, name: &str, enabled: bool) {
+        self.disabled_tools.retain(|d| d != name);
+        if !enabled {
+            self.disabled_tools.push(name.to_string());
+        }
     }
 
     /// True when the endpoint is on this machine, where no token is needed.
@@ -113,6 +138,25 @@ mod tests {
         assert_eq!(partial.max_steps, MAX_STEPS_LIMIT);
         assert_eq!(partial.temperature, 0.0);
         assert_eq!(partial.base_url, DEFAULT_BASE_URL);
+    }
+
+    #[test]
+    fn tools_can_be_switched_off_and_back_on() {
+        let mut s = Settings::default();
+        assert!(s.tool_enabled("python"));
+        s.set_tool_enabled("python", false);
+        s.set_tool_enabled("python", false);
+        assert!(!s.tool_enabled("python"));
+        assert_eq!(s.disabled_tools, ["python"]);
+        let back = Settings::from_json(&s.to_json());
+        assert!(!back.tool_enabled("python") && back.tool_enabled("weather"));
+        s.set_tool_enabled("python", true);
+        assert!(s.tool_enabled("python"));
+        let odd = Settings::from_json(
+            r#"{"python_timeout_secs":0,"tool_endpoints":{"wttr":"file:///etc"}}"#,
+        );
+        assert_eq!(odd.python_timeout_secs, 1);
+        assert_eq!(odd.tool_endpoints, ToolEndpoints::default());
     }
 
     #[test]

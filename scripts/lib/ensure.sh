@@ -43,10 +43,11 @@ ensure_wasm_bindgen() {
   fi
 }
 
-ensure_wasm_opt() {
-  # binaryen from npm (pinned in package.json); Debian's older wasm-opt breaks the page.
-  if [ ! -x "$ROOT/node_modules/.bin/wasm-opt" ]; then
-    say "installing wasm-opt (binaryen) with npm ci"
+ensure_node_modules() {
+  # binaryen's wasm-opt (Debian's older one breaks the page) and Pyodide, which the browser
+  # tests self-host; both pinned in package.json.
+  if [ ! -x "$ROOT/node_modules/.bin/wasm-opt" ] || [ ! -f "$ROOT/node_modules/pyodide/pyodide.mjs" ]; then
+    say "installing wasm-opt (binaryen) and pyodide with npm ci"
     (cd "$ROOT" && npm ci --no-audit --no-fund)
   fi
 }
@@ -78,7 +79,7 @@ ensure_crates() {
 ensure_build_tools() {
   ensure_rust_target
   ensure_crates
-  ensure_wasm_opt
+  ensure_node_modules
   ensure_wasm_bindgen
   ensure_trunk
 }

@@ -52,12 +52,13 @@ pub trait HttpClient {
     ) -> LocalBoxFuture<'a, Result<HttpResponse, FetchError>>;
 }
 
-/// Percent-encodes a query component (RFC 3986 unreserved characters stay as they are).
+/// Percent-encodes a query component. Unreserved characters and `*` stay as they are, as
+/// browsers' form encoding leaves them (APIs document `origin=*` literally).
 pub fn encode_component(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'*' => {
                 out.push(b as char)
             }
             _ => out.push_str(&format!("%{b:02X}")),
@@ -86,10 +87,13 @@ pub mod fake {
     use super::*;
     use std::cell::RefCell;
 
+    /// A request as the fake saw it: URL and headers.
+    pub type SeenRequest = (String, Vec<(String, String)>);
+
     #[derive(Default)]
     pub struct FakeHttp {
         routes: Vec<(String, Result<HttpResponse, FetchError>)>,
-        pub requests: RefCell<Vec<(String, Vec<(String, String)>)>>,
+        pub requests: RefCell<Vec<SeenRequest>>,
     }
 
     impl FakeHttp {

@@ -1,9 +1,14 @@
 //! Tools the agent can call. Each tool is one file; the registry is what a run sees.
 
 pub mod calculator;
+pub mod endpoints;
 pub mod http;
 pub mod observation;
+pub mod python;
 pub mod registry;
+pub mod weather;
+pub mod web_search;
+pub mod wikipedia;
 
 pub use registry::Registry;
 

@@ -2,11 +2,16 @@
 //! live in `agent`, `settings` and `llm`.
 
 mod app;
+mod jsonp;
 mod markdown_view;
 mod panel;
+mod python_worker;
 mod question_bar;
 mod runner;
 mod settings_panel;
 mod storage;
+mod timer;
+mod tool_fetch;
+mod tools_settings;
 
 pub use app::App;

@@ -1,15 +1,24 @@
 //! Starts the selected modes at once and routes each run's events into its panel.
 
+use std::rc::Rc;
+
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::AbortController;
 
+use super::jsonp::FrameJsonp;
+use super::python_worker::WorkerPython;
+use super::tool_fetch::BrowserHttp;
 use crate::agent::panel::PanelState;
 use crate::agent::{run_agent, Mode};
 use crate::llm::fetch::BrowserChatModel;
 use crate::llm::ChatParams;
 use crate::settings::Settings;
+use crate::tools::registry::ToolEnv;
 use crate::tools::Registry;
+
+/// Time limit of one web request of a tool, and of one JSONP search.
+const TOOL_TIMEOUT_SECS: u32 = 15;
 
 /// One panel of one run.
 #[derive(Clone)]
@@ -63,8 +72,21 @@ pub fn start_runs(
             };
             let (state, question, max_steps) =
                 (panel.state, question.to_string(), settings.max_steps);
+            // Each panel's run has its own tools: its own cache, Wikipedia page and Python
+            // worker. None of them is given the token.
+            let env = ToolEnv {
+                http: Rc::new(BrowserHttp {
+                    timeout_secs: TOOL_TIMEOUT_SECS,
+                }),
+                jsonp: Rc::new(FrameJsonp {
+                    timeout_secs: TOOL_TIMEOUT_SECS,
+                }),
+                python: Rc::new(WorkerPython::new(settings.tool_endpoints.pyodide.clone())),
+                endpoints: settings.tool_endpoints.clone(),
+                python_timeout_secs: settings.python_timeout_secs,
+            };
+            let tools = Registry::for_run(&env, |name| settings.tool_enabled(name));
             spawn_local(async move {
-                let tools = Registry::standard();
                 // `try_update`: the panel may have been replaced by a newer run meanwhile.
                 let mut emit = |event| {
                     state.try_update(|s| s.apply(event));

@@ -1,6 +1,7 @@
 use leptos::prelude::*;
 
 use super::storage;
+use super::tools_settings::ToolsSettings;
 use crate::settings::{Settings, MAX_STEPS_LIMIT};
 
 #[component]
@@ -113,6 +114,7 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, token: RwSignal<String>) -> i
                 {number_field("max-steps", "Max steps", format!("a whole number from 1 to {MAX_STEPS_LIMIT}"),
                     |s| s.max_steps.to_string(),
                     |s, v| { s.max_steps = v as u32; v.fract() == 0.0 && (1.0..=MAX_STEPS_LIMIT as f64).contains(&v) })}
+                <ToolsSettings settings=settings field_error=field_error />
             </div>
             <Show when=move || field_error.get().is_some()>
                 <p class="field-error" role="alert">{move || field_error.get().unwrap_or_default()}</p>

@@ -2,5 +2,6 @@
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod fixtures;
 pub mod http_model;
 pub mod mock;

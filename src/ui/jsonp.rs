@@ -1,0 +1,109 @@
+//! `JsonpClient` for the browser. A JSONP answer is a third-party script; it runs only inside a
+//! fresh `<iframe sandbox="allow-scripts">` (no `allow-same-origin`, so its origin is opaque:
+//! it cannot read the app's storage, cookies or DOM). The frame (`public/search-frame.js`)
+//! loads the script and posts the JSON back; one frame per call, removed afterwards.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures::channel::oneshot;
+use futures::future::{select, Either, LocalBoxFuture};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{HtmlIFrameElement, MessageEvent};
+
+use super::timer::sleep;
+use crate::tools::http::{encode_component, FetchError};
+use crate::tools::web_search::JsonpClient;
+
+pub struct FrameJsonp {
+    pub timeout_secs: u32,
+}
+
+/// What the frame posted: the JSON text, or why there is none.
+type FrameReply = Result<String, String>;
+
+impl JsonpClient for FrameJsonp {
+    fn get<'a>(&'a self, url: &'a str) -> LocalBoxFuture<'a, Result<String, FetchError>> {
+        Box::pin(async move {
+            let frame = open_frame(url).map_err(FetchError::Network)?;
+            let (sender, receiver) = oneshot::channel::<FrameReply>();
+            let sender = Rc::new(RefCell::new(Some(sender)));
+            let source = frame.content_window();
+            let listener = {
+                let sender = sender.clone();
+                Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+                    // Only this call's frame may answer it.
+                    let from_frame = match (&source, event.source()) {
+                        (Some(own), Some(from)) => {
+                            JsValue::from(own.clone()) == JsValue::from(from)
+                        }
+                        _ => false,
+                    };
+                    if from_frame {
+                        if let Some(tx) = sender.borrow_mut().take() {
+                            let _ = tx.send(read_reply(&event.data()));
+                        }
+                    }
+                })
+            };
+            let window =
+                web_sys::window().ok_or_else(|| FetchError::Network("no window".into()))?;
+            let _ = window
+                .add_event_listener_with_callback("message", listener.as_ref().unchecked_ref());
+            let outcome = select(
+                receiver,
+                Box::pin(sleep(self.timeout_secs.saturating_mul(1000))),
+            )
+            .await;
+            let _ = window
+                .remove_event_listener_with_callback("message", listener.as_ref().unchecked_ref());
+            frame.remove();
+            match outcome {
+                Either::Left((Ok(Ok(json)), _)) => Ok(json),
+                Either::Left((Ok(Err(reason)), _)) => Err(FetchError::Network(reason)),
+                Either::Left((Err(_), _)) => {
+                    Err(FetchError::Network("the search frame closed".into()))
+                }
+                Either::Right(_) => Err(FetchError::Timeout {
+                    seconds: self.timeout_secs,
+                }),
+            }
+        })
+    }
+}
+
+/// A hidden sandboxed frame that fetches `url` (passed in the fragment, never sent anywhere).
+fn open_frame(url: &str) -> Result<HtmlIFrameElement, String> {
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
+    let frame: HtmlIFrameElement = document
+        .create_element("iframe")
+        .map_err(|_| "cannot create a frame")?
+        .unchecked_into();
+    let _ = frame.set_attribute("sandbox", "allow-scripts");
+    let _ = frame.set_attribute("hidden", "");
+    let _ = frame.set_attribute("class", "search-frame");
+    frame.set_src(&format!("search-frame.html#{}", encode_component(url)));
+    document
+        .body()
+        .ok_or("no body")?
+        .append_child(&frame)
+        .map_err(|_| "cannot attach the frame")?;
+    Ok(frame)
+}
+
+/// The frame posts `{json: "…"}` or `{error: "…"}`; anything else is refused.
+fn read_reply(data: &JsValue) -> FrameReply {
+    let field = |name: &str| {
+        js_sys::Reflect::get(data, &JsValue::from_str(name))
+            .ok()
+            .and_then(|v| v.as_string())
+    };
+    match (field("json"), field("error")) {
+        (Some(json), _) => Ok(json),
+        (None, Some(error)) => Err(error.chars().take(200).collect()),
+        _ => Err("the search frame sent an unreadable answer".into()),
+    }
+}

@@ -1,0 +1,93 @@
+//! The tool part of Settings: which tools the model is offered, where each tool's requests go,
+//! and the Python time limit.
+
+use leptos::prelude::*;
+
+use crate::settings::{Settings, MAX_PYTHON_TIMEOUT_SECS};
+use crate::tools::endpoints::{is_http_url, ENDPOINT_FIELDS};
+use crate::tools::registry::TOOL_NAMES;
+
+#[component]
+pub fn ToolsSettings(
+    settings: RwSignal<Settings>,
+    field_error: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let checkboxes = TOOL_NAMES
+        .into_iter()
+        .map(|name| {
+            let id = format!("tool-{name}");
+            view! {
+                <label class="inline tool-toggle">
+                    <input
+                        id=id
+                        type="checkbox"
+                        prop:checked=move || settings.with(|s| s.tool_enabled(name))
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            settings.update(|s| s.set_tool_enabled(name, on));
+                        }
+                    />
+                    {name}
+                </label>
+            }
+        })
+        .collect_view();
+
+    let endpoints = ENDPOINT_FIELDS
+        .iter()
+        .map(|field| {
+            let id = format!("endpoint-{}", field.id);
+            let (get, get_mut, label) = (field.get, field.get_mut, field.label);
+            view! {
+                <label for=id.clone()>{label}</label>
+                <input
+                    id=id
+                    type="url"
+                    spellcheck="false"
+                    prop:value=move || settings.with(|s| get(&s.tool_endpoints).clone())
+                    on:change=move |ev| {
+                        let raw = event_target_value(&ev).trim().to_string();
+                        if is_http_url(&raw) {
+                            settings.update(|s| *get_mut(&mut s.tool_endpoints) = raw);
+                            settings.update(|s| s.tool_endpoints = s.tool_endpoints.clone().repaired());
+                            field_error.set(None);
+                        } else {
+                            field_error.set(Some(format!("{label}: \"{raw}\" is not an http(s) URL. Kept the previous value.")));
+                            settings.update(|_| {});
+                        }
+                    }
+                />
+            }
+        })
+        .collect_view();
+
+    view! {
+        <span class="settings-label">"Tools"</span>
+        <div class="tool-toggles">{checkboxes}</div>
+        <label for="python-timeout">"Python time limit (s)"</label>
+        <input
+            id="python-timeout"
+            type="number"
+            min="1"
+            max=MAX_PYTHON_TIMEOUT_SECS
+            prop:value=move || settings.with(|s| s.python_timeout_secs.to_string())
+            on:change=move |ev| {
+                let raw = event_target_value(&ev);
+                match raw.trim().parse::<u32>() {
+                    Ok(v) if (1..=MAX_PYTHON_TIMEOUT_SECS).contains(&v) => {
+                        settings.update(|s| s.python_timeout_secs = v);
+                        field_error.set(None);
+                    }
+                    _ => {
+                        field_error.set(Some(format!("Python time limit: \"{raw}\" is not valid (a whole number from 1 to {MAX_PYTHON_TIMEOUT_SECS}). Kept the previous value.")));
+                        settings.update(|_| {});
+                    }
+                }
+            }
+        />
+        <details class="endpoints wide">
+            <summary>"Tool endpoints"</summary>
+            <div class="settings-grid">{endpoints}</div>
+        </details>
+    }
+}

@@ -310,3 +310,56 @@ fn disabled_tools_are_not_offered_to_the_model() {
         );
     });
 }
+
+#[test]
+fn act_only_and_react_use_every_tool_in_one_run_each() {
+    browser_test(|rig: Rig| async move {
+        let fixtures = FixtureServer::start().await;
+        let act_calls = [
+            ("calculator", "17% * 2,340"),
+            ("weather", "Paris"),
+            ("wikipedia", "search: Things Fall Apart"),
+            ("web_search", "Eiffel Tower"),
+            ("python", "print(len('Things Fall Apart'))"),
+        ];
+        rig.mock.script(
+            Mode::Act.prompt_heading(),
+            act_calls
+                .iter()
+                .map(|(tool, input)| Reply::text(&format!("Action: {tool}\nAction Input: {input}")))
+                .chain([Reply::text("Answer: done")]),
+        );
+        rig.mock.script(
+            Mode::ReAct.prompt_heading(),
+            act_calls
+                .iter()
+                .rev()
+                .map(|(tool, input)| action(tool, input))
+                .chain([Reply::text("Thought: all seen.\nAnswer: done")]),
+        );
+        open_with_tools(&rig, &fixtures, json!({ "max_steps": 6 })).await;
+        rig.ask("Use every tool.", "all").await;
+        let panels = rig.wait_until_settled(PYTHON_SETTLE).await;
+
+        for mode in ["act", "react"] {
+            let p = panels.iter().find(|p| p.mode == mode).unwrap();
+            assert_eq!(p.status, "done", "{p:#?}");
+            assert_eq!(p.observations.len(), 5, "{p:#?}");
+            assert_eq!(p.error_observations, 0, "{p:#?}");
+            let all = p.observations.join("\n");
+            for expected in [
+                "397.8",
+                "Paris, Île-de-France, France",
+                "Wikipedia: Things Fall Apart",
+                "DuckDuckGo: Eiffel Tower",
+                "Printed:\n17",
+            ] {
+                assert!(all.contains(expected), "{mode}: no {expected:?} in {all}");
+            }
+            if std::env::var_os("REACT_ARENA_PRINT_OBSERVATIONS").is_some() {
+                println!("--- {mode} observations ---\n{all}");
+            }
+        }
+        assert_no_token_outside_the_model_endpoint(&fixtures);
+    });
+}

@@ -177,6 +177,8 @@ async fn call_model<M: ChatModel>(
                 }
                 ChatDelta::Reasoning(t) => emit(AgentEvent::Reasoning(t)),
                 ChatDelta::Usage(u) => emit(AgentEvent::Usage(u)),
+                // Native tool calls are not requested by the text protocol.
+                ChatDelta::ToolCall(_) => {}
             },
         )
         .await;

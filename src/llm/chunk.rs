@@ -4,6 +4,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::error::{message_from_error_value, LlmError};
+use super::tool_calls::ToolCallDelta;
 
 /// Token counts reported by the endpoint (last chunk, with `include_usage`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -22,6 +23,8 @@ pub enum ChatDelta {
     Content(String),
     /// Thinking text: `delta.reasoning` (HF router) or `delta.reasoning_content` (llama.cpp).
     Reasoning(String),
+    /// A fragment of a native tool call.
+    ToolCall(ToolCallDelta),
     Usage(Usage),
 }
 
@@ -52,6 +55,22 @@ struct Delta {
     content: Option<String>,
     reasoning: Option<String>,
     reasoning_content: Option<String>,
+    #[serde(default)]
+    tool_calls: Option<Vec<ToolCallChunk>>,
+}
+
+#[derive(Deserialize)]
+struct ToolCallChunk {
+    #[serde(default)]
+    index: usize,
+    id: Option<String>,
+    function: Option<FunctionChunk>,
+}
+
+#[derive(Deserialize)]
+struct FunctionChunk {
+    name: Option<String>,
+    arguments: Option<String>,
 }
 
 pub fn read_payload(data: &str) -> Result<Payload, LlmError> {
@@ -81,6 +100,17 @@ pub fn read_payload(data: &str) -> Result<Payload, LlmError> {
         if let Some(c) = delta.content.filter(|c| !c.is_empty()) {
             out.push(ChatDelta::Content(c));
         }
+        for call in delta.tool_calls.into_iter().flatten() {
+            let (name, arguments) = call
+                .function
+                .map_or((None, None), |f| (f.name, f.arguments));
+            out.push(ChatDelta::ToolCall(ToolCallDelta {
+                index: call.index,
+                id: call.id,
+                name,
+                arguments: arguments.unwrap_or_default(),
+            }));
+        }
     }
     if let Some(u) = chunk.usage {
         out.push(ChatDelta::Usage(u));
@@ -109,6 +139,29 @@ mod tests {
                 prompt_tokens: 10,
                 completion_tokens: 5,
                 total_tokens: 15
+            })])
+        );
+    }
+
+    #[test]
+    fn tool_call_fragments() {
+        let p = read_payload(r#"{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"call_9","type":"function","function":{"name":"weather","arguments":""}}]}}]}"#).unwrap();
+        assert_eq!(
+            p,
+            Payload::Deltas(vec![ChatDelta::ToolCall(ToolCallDelta {
+                index: 1,
+                id: Some("call_9".into()),
+                name: Some("weather".into()),
+                arguments: String::new(),
+            })])
+        );
+        let p = read_payload(r#"{"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{\"in"}}]}}]}"#).unwrap();
+        assert_eq!(
+            p,
+            Payload::Deltas(vec![ChatDelta::ToolCall(ToolCallDelta {
+                index: 1,
+                arguments: "{\"in".into(),
+                ..ToolCallDelta::default()
             })])
         );
     }

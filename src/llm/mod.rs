@@ -6,6 +6,7 @@ pub mod error;
 pub mod request;
 pub mod sse;
 pub mod stream;
+pub mod tool_calls;
 
 #[cfg(target_arch = "wasm32")]
 pub mod fetch;

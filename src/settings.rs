@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::agent::action_protocol::ProtocolChoice;
 use crate::tools::endpoints::ToolEndpoints;
 use crate::tools::python::DEFAULT_TIMEOUT_SECS;
 
@@ -24,6 +25,8 @@ pub struct Settings {
     pub tool_endpoints: ToolEndpoints,
     /// Time limit of one python call.
     pub python_timeout_secs: u32,
+    /// How the model asks for tools.
+    pub protocol: ProtocolChoice,
 }
 
 impl Default for Settings {
@@ -38,6 +41,7 @@ impl Default for Settings {
             disabled_tools: Vec::new(),
             tool_endpoints: ToolEndpoints::default(),
             python_timeout_secs: DEFAULT_TIMEOUT_SECS,
+            protocol: ProtocolChoice::Auto,
         }
     }
 }

@@ -5,10 +5,13 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 
 use futures::executor::block_on;
+use react_arena::agent::action_protocol::{Protocol, ProtocolPlan};
 use react_arena::agent::mode::{FORCE_ANSWER_PROMPT, STOP_SEQUENCES};
 use react_arena::agent::panel::{PanelState, Status};
+use react_arena::agent::run::RunOptions;
 use react_arena::agent::{run_agent, AgentEvent, ChatModel, Mode, Toolbox};
-use react_arena::llm::{ChatDelta, ChatMessage, LlmError, Role, Usage};
+use react_arena::llm::tool_calls::ToolCallDelta;
+use react_arena::llm::{ChatCall, ChatDelta, ChatMessage, LlmError, Role, Usage};
 use react_arena::tools::{Registry, ToolSpec};
 
 /// One scripted model reply: optional reasoning, content, and an optional failure after it.
@@ -16,7 +19,26 @@ use react_arena::tools::{Registry, ToolSpec};
 struct Reply {
     reasoning: &'static str,
     content: &'static str,
+    /// Native tool calls: (name, JSON arguments), streamed as fragments.
+    calls: Vec<(&'static str, &'static str)>,
     fail: Option<LlmError>,
+}
+
+fn calls(calls: &[(&'static str, &'static str)]) -> Reply {
+    Reply {
+        calls: calls.to_vec(),
+        ..Reply::default()
+    }
+}
+
+fn refuses(status: u16) -> Reply {
+    Reply {
+        fail: Some(LlmError::Http {
+            status,
+            message: Some("tools not supported".into()),
+        }),
+        ..Reply::default()
+    }
 }
 
 fn says(content: &'static str) -> Reply {
@@ -30,6 +52,8 @@ fn says(content: &'static str) -> Reply {
 struct ScriptedModel {
     replies: RefCell<VecDeque<Reply>>,
     calls: RefCell<Vec<(Vec<ChatMessage>, Vec<String>)>>,
+    /// Whether each call offered native tools.
+    offered_tools: RefCell<Vec<bool>>,
 }
 
 impl ScriptedModel {
@@ -50,14 +74,14 @@ impl ScriptedModel {
 impl ChatModel for ScriptedModel {
     async fn stream_chat(
         &self,
-        messages: &[ChatMessage],
-        stop: &[&str],
+        call: &ChatCall<'_>,
         on_delta: &mut dyn FnMut(ChatDelta),
     ) -> Result<(), LlmError> {
         self.calls.borrow_mut().push((
-            messages.to_vec(),
-            stop.iter().map(|s| s.to_string()).collect(),
+            call.messages.to_vec(),
+            call.stop.iter().map(|s| s.to_string()).collect(),
         ));
+        self.offered_tools.borrow_mut().push(call.tools.is_some());
         let reply = self
             .replies
             .borrow_mut()
@@ -70,6 +94,21 @@ impl ChatModel for ScriptedModel {
         let chars: Vec<char> = reply.content.chars().collect();
         for piece in chars.chunks(3) {
             on_delta(ChatDelta::Content(piece.iter().collect()));
+        }
+        for (index, (name, args)) in reply.calls.iter().enumerate() {
+            on_delta(ChatDelta::ToolCall(ToolCallDelta {
+                index,
+                id: Some(format!("call_{name}")),
+                name: Some(name.to_string()),
+                arguments: String::new(),
+            }));
+            for piece in args.as_bytes().chunks(4) {
+                on_delta(ChatDelta::ToolCall(ToolCallDelta {
+                    index,
+                    arguments: String::from_utf8_lossy(piece).into_owned(),
+                    ..ToolCallDelta::default()
+                }));
+            }
         }
         if let Some(e) = reply.fail {
             return Err(e);
@@ -128,7 +167,7 @@ fn run(
         "What is 6 times 7?",
         model,
         tools,
-        max_steps,
+        &RunOptions::text(max_steps),
         &mut |e| {
             panel.apply(e.clone());
             events.push(e);
@@ -203,7 +242,7 @@ fn think_only_streams_reasoning_then_answers_without_tools() {
     let model = ScriptedModel::new([Reply {
         reasoning: "France's capital…",
         content: "Thought: It is Paris.\nAnswer: Paris",
-        fail: None,
+        ..Reply::default()
     }]);
     let tools = FakeTools::new();
     let (events, panel) = run(Mode::Think, &model, &tools, 5);
@@ -235,7 +274,7 @@ fn think_only_with_nothing_to_show_is_an_error() {
     let model = ScriptedModel::new([Reply {
         reasoning: "long thinking",
         content: "",
-        fail: None,
+        ..Reply::default()
     }]);
     let (events, panel) = run(Mode::Think, &model, &FakeTools::new(), 5);
     assert!(matches!(events.last(), Some(AgentEvent::Error(m)) if m.contains("max tokens")));
@@ -247,6 +286,7 @@ fn unknown_tools_and_garbage_become_observations_and_the_loop_goes_on() {
     let model = ScriptedModel::new([
         says("Thought: search it\nAction: wikipedia\nAction Input: Paris"),
         says("I am not sure what to do."),
+        says("Still not sure."),
         says("Action: flaky\nAction Input: x"),
         says("Answer: 42"),
     ]);
@@ -271,13 +311,50 @@ fn unknown_tools_and_garbage_become_observations_and_the_loop_goes_on() {
     // Each failed step counted: the answer came at step 4.
     assert_eq!(answer_of(&events), Some(("42".into(), false, 4)));
     assert_eq!(panel.step_number(), 4);
+    // The first unreadable reply got a format reminder (same step), the second counted.
+    let reminder = model.messages_of_call(2);
+    assert!(reminder
+        .last()
+        .unwrap()
+        .content
+        .contains("did not follow the format"));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, AgentEvent::Notice(n) if n.contains("format reminder"))));
     // The model was told what went wrong.
     assert!(model
-        .messages_of_call(2)
+        .messages_of_call(3)
         .last()
         .unwrap()
         .content
         .starts_with("Observation: Error: The reply has neither"));
+}
+
+#[test]
+fn the_same_call_three_times_in_a_row_is_refused() {
+    let model = ScriptedModel::new([
+        says("Action: calculator\nAction Input: 2+2"),
+        says("Action: calculator\nAction Input: 2+2"),
+        says("Action: calculator\nAction Input: 2+2"),
+        says("Answer: 4"),
+    ]);
+    let tools = FakeTools::new();
+    let (events, _) = run(Mode::Act, &model, &tools, 5);
+    assert_eq!(
+        tools.calls.borrow().len(),
+        2,
+        "the third identical call was not run"
+    );
+    let last_observation = events.iter().rev().find_map(|e| match e {
+        AgentEvent::Observation { text, is_error } => Some((text.clone(), *is_error)),
+        _ => None,
+    });
+    let (text, is_error) = last_observation.unwrap();
+    assert!(
+        is_error && text.contains("same input 3 times in a row"),
+        "{text}"
+    );
+    assert_eq!(answer_of(&events), Some(("4".into(), false, 4)));
 }
 
 #[test]
@@ -335,7 +412,7 @@ fn a_model_failure_ends_the_run_and_keeps_what_streamed() {
     assert!(matches!(events.last(), Some(AgentEvent::Error(m)) if m.contains("429")));
     assert_eq!(panel.status, Status::Error);
     assert_eq!(panel.steps[1].live, "Thought: nearly th");
-    assert_eq!(panel.steps[0].observation, Some(("9".into(), false)));
+    assert_eq!(panel.steps[0].observations, [("9".to_string(), false)]);
     assert!(answer_of(&events).is_none());
 }
 
@@ -366,7 +443,7 @@ fn the_transcript_records_the_whole_exchange() {
         "  q  ",
         &model,
         &tools,
-        5,
+        &RunOptions::text(5),
         &mut |_| {},
     ));
     let roles: Vec<Role> = transcript.messages.iter().map(|m| m.role).collect();
@@ -384,4 +461,136 @@ fn the_transcript_records_the_whole_exchange() {
     assert_eq!(transcript.messages[3].content, "Observation: 42");
     let json = serde_json::to_string(&transcript).unwrap();
     assert!(json.contains("\"role\":\"assistant\""));
+}
+
+fn run_with(
+    mode: Mode,
+    model: &ScriptedModel,
+    tools: &FakeTools,
+    protocol: Protocol,
+) -> (Vec<AgentEvent>, PanelState) {
+    let mut events = Vec::new();
+    let mut panel = PanelState::starting();
+    let options = RunOptions {
+        max_steps: 4,
+        plan: ProtocolPlan {
+            protocol,
+            fall_back_to_text: true,
+        },
+    };
+    block_on(run_agent(mode, "q", model, tools, &options, &mut |e| {
+        panel.apply(e.clone());
+        events.push(e);
+    }));
+    (events, panel)
+}
+
+#[test]
+fn native_calls_run_together_and_answer_with_matching_tool_messages() {
+    let model = ScriptedModel::new([
+        Reply {
+            content: "I need two numbers.",
+            ..calls(&[
+                ("calculator", r#"{"input": "6*7"}"#),
+                ("calculator", r#"{"input": "2+2"}"#),
+            ])
+        },
+        says("Both known: 42 and 4."),
+    ]);
+    let tools = FakeTools::new();
+    let (events, panel) = run_with(Mode::ReAct, &model, &tools, Protocol::Native);
+    assert_eq!(*model.offered_tools.borrow(), [true, true]);
+    assert_eq!(panel.steps[0].actions.len(), 2);
+    assert_eq!(
+        panel.steps[0].observations,
+        [("42".to_string(), false), ("4".to_string(), false)]
+    );
+    assert_eq!(
+        panel.steps[0].thought.as_deref(),
+        Some("I need two numbers.")
+    );
+    // Plain text without a call is the answer in the native protocol.
+    assert_eq!(
+        answer_of(&events),
+        Some(("Both known: 42 and 4.".into(), false, 2))
+    );
+    let second = model.messages_of_call(1);
+    let n = second.len();
+    assert_eq!(second[n - 3].tool_calls.len(), 2);
+    assert_eq!(second[n - 2].role, Role::Tool);
+    assert_eq!(
+        second[n - 2].tool_call_id.as_deref(),
+        Some("call_calculator")
+    );
+    assert_eq!(second[n - 1].content, "4");
+}
+
+#[test]
+fn a_bare_json_call_in_content_is_understood() {
+    let model = ScriptedModel::new([
+        says(r#"{"name": "calculator", "arguments": {"input": "3*3"}}"#),
+        says("Answer: 9"),
+    ]);
+    let (events, panel) = run_with(Mode::Act, &model, &FakeTools::new(), Protocol::Native);
+    assert_eq!(panel.steps[0].observations, [("9".to_string(), false)]);
+    assert_eq!(answer_of(&events), Some(("9".into(), false, 2)));
+    // No call id to answer: the result goes back as a text observation.
+    assert_eq!(
+        model.messages_of_call(1).last().unwrap().content,
+        "Observation: 9"
+    );
+}
+
+#[test]
+fn a_refused_tools_parameter_switches_to_text_once() {
+    let model = ScriptedModel::new([
+        refuses(422),
+        says("Action: calculator\nAction Input: 5*5"),
+        says("Answer: 25"),
+    ]);
+    let (events, _) = run_with(Mode::Act, &model, &FakeTools::new(), Protocol::Native);
+    assert_eq!(*model.offered_tools.borrow(), [true, false, false]);
+    let notices: Vec<_> = events
+        .iter()
+        .filter(|e| matches!(e, AgentEvent::Notice(n) if n.contains("HTTP 422")))
+        .collect();
+    assert_eq!(notices.len(), 1);
+    assert!(model.messages_of_call(1)[0]
+        .content
+        .contains("Action Input:"));
+    assert_eq!(answer_of(&events), Some(("25".into(), false, 2)));
+}
+
+#[test]
+fn json_reactions_run_several_actions_and_finish_with_an_answer() {
+    let model = ScriptedModel::new([
+        says(
+            r#"```json
+[{"action": "calculator", "arguments": ["6*7"], "explanation": "first"},
+ {"action": "calculator", "arguments": ["1+1"], "explanation": "second"}]
+```"#,
+        ),
+        says(r#"[{"action": "answer", "arguments": ["42 and 2"], "explanation": "done"}]"#),
+    ]);
+    let (events, panel) = run_with(Mode::ReAct, &model, &FakeTools::new(), Protocol::Json);
+    assert_eq!(
+        panel.steps[0].observations,
+        [("42".to_string(), false), ("2".to_string(), false)]
+    );
+    assert!(model
+        .messages_of_call(1)
+        .last()
+        .unwrap()
+        .content
+        .starts_with("Observations:\n1. 42\n2. 2"));
+    assert_eq!(answer_of(&events), Some(("42 and 2".into(), false, 2)));
+    assert!(model.messages_of_call(0)[0].content.contains("\"action\""));
+}
+
+#[test]
+fn think_tags_in_content_become_reasoning() {
+    let model = ScriptedModel::new([says("<think>6 sevens are 42</think>Answer: 42")]);
+    let (events, panel) = run(Mode::Think, &model, &FakeTools::new(), 1);
+    assert_eq!(panel.steps[0].reasoning, "6 sevens are 42");
+    assert_eq!(answer_of(&events), Some(("42".into(), false, 1)));
 }

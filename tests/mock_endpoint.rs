@@ -7,6 +7,7 @@ mod support;
 use std::time::Duration;
 
 use react_arena::agent::panel::{PanelState, Status};
+use react_arena::agent::run::RunOptions;
 use react_arena::agent::{run_agent, Mode};
 use react_arena::llm::ChatParams;
 use react_arena::tools::registry::Registry;
@@ -33,7 +34,7 @@ async fn run(mock: &MockEndpoint, mode: Mode, question: &str) -> PanelState {
         question,
         &model(mock),
         &Registry::standard(),
-        4,
+        &RunOptions::text(4),
         &mut |e| panel.apply(e),
     )
     .await;

@@ -63,6 +63,7 @@ fn all_three_modes_stream_from_a_real_llama_cpp_server() {
             "max_tokens": 40,
             "max_steps": 2,
             "remember_token": false,
+            "protocol": "text",
         });
         rig.open_app_with(settings, MARKER_TOKEN, false).await;
         rig.ask("What is 6 times 7?", "all").await;
@@ -109,10 +110,15 @@ fn all_three_modes_stream_from_a_real_llama_cpp_server() {
                 "usage not parsed: {p:#?}"
             );
         }
-        let act = panels.iter().find(|p| p.mode == "act").unwrap();
-        assert!(
-            act.counter.starts_with("Step"),
-            "Act-only went through its steps: {act:#?}"
-        );
+        // The tiny model breaks the text protocol; recovery (a format reminder, error
+        // observations, the forced final answer) still ends each tool run within its steps.
+        for mode in ["act", "react"] {
+            let p = panels.iter().find(|p| p.mode == mode).unwrap();
+            assert!(
+                ["Step 1 / 2", "Step 2 / 2", "Step 2 / 2 + final answer"]
+                    .contains(&p.counter.as_str()),
+                "{mode} stayed within its steps: {p:#?}"
+            );
+        }
     });
 }

@@ -33,4 +33,7 @@ pub enum AgentEvent {
     Error(String),
     /// The user pressed Stop; what arrived before stays.
     Stopped,
+    /// Something the user should know about the step (a format reminder was sent, the
+    /// endpoint refused native tools and the run switched to text); the call is made again.
+    Notice(String),
 }

@@ -3,14 +3,18 @@
 //! `run::run_agent` drives one mode's loop against any `ChatModel` and `Toolbox` and reports
 //! what happens as `AgentEvent`s; `panel::PanelState` folds those events into what a panel shows.
 
+pub mod action_protocol;
 pub mod events;
+pub mod json_protocol;
 pub mod mode;
+pub mod native;
 pub mod panel;
 pub mod protocol;
 pub mod run;
+pub mod think_split;
 pub mod transcript;
 
-use crate::llm::{ChatDelta, ChatMessage, LlmError};
+use crate::llm::{ChatCall, ChatDelta, LlmError};
 use crate::tools::ToolSpec;
 
 pub use events::AgentEvent;
@@ -23,8 +27,7 @@ pub use run::run_agent;
 pub trait ChatModel {
     async fn stream_chat(
         &self,
-        messages: &[ChatMessage],
-        stop: &[&str],
+        call: &ChatCall<'_>,
         on_delta: &mut dyn FnMut(ChatDelta),
     ) -> Result<(), LlmError>;
 }

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::action_protocol::Protocol;
+use super::json_protocol::json_protocol_instructions;
 use crate::tools::ToolSpec;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -45,7 +47,46 @@ impl Mode {
         }
     }
 
-    pub fn system_prompt(self, tools: &[ToolSpec]) -> String {
+    /// The system prompt for this mode in `protocol` (Think-only ignores the protocol).
+    pub fn system_prompt(self, tools: &[ToolSpec], protocol: Protocol) -> String {
+        let heading = self.prompt_heading();
+        match (self, protocol) {
+            (Mode::Think, _) | (_, Protocol::Text) => self.text_prompt(tools),
+            (Mode::Act, Protocol::Native) => format!(
+                "{heading}\n\
+                 Call the provided tools to find what you need; do not write thoughts. \
+                 You may call several tools at once when they do not depend on each other. \
+                 When you know the answer, reply with only:\n\
+                 Answer: <the final answer, short>"
+            ),
+            (Mode::ReAct, Protocol::Native) => format!(
+                "{heading}\n\
+                 Before each tool call, write one short Thought: what you know and what you will \
+                 do next. Then call the provided tools; several at once when they do not depend \
+                 on each other. When you know the answer, reply with:\n\
+                 Thought: <why this is the answer>\n\
+                 Answer: <the final answer, short>"
+            ),
+            (Mode::Act, Protocol::Json) => format!(
+                "{heading}\n\
+                 Available tools:\n{}\n\
+                 {}\n\
+                 Leave \"explanation\" empty: no thoughts.",
+                tool_list(tools),
+                json_protocol_instructions()
+            ),
+            (Mode::ReAct, Protocol::Json) => format!(
+                "{heading}\n\
+                 Available tools:\n{}\n\
+                 {}\n\
+                 Use \"explanation\" for your reasoning at each step.",
+                tool_list(tools),
+                json_protocol_instructions()
+            ),
+        }
+    }
+
+    fn text_prompt(self, tools: &[ToolSpec]) -> String {
         let heading = self.prompt_heading();
         match self {
             Mode::Think => format!(
@@ -129,6 +170,21 @@ impl ModeChoice {
 pub const FORCE_ANSWER_PROMPT: &str = "You have used all your steps. Do not call any more tools. \
 Using what you know so far, reply now with only:\nAnswer: <your best final answer>";
 
+/// Sent once after a reply that fits no format, before the step counts as failed.
+pub fn format_reminder(protocol: Protocol) -> &'static str {
+    match protocol {
+        Protocol::Json => {
+            "Your reply was not a JSON list of actions. Reply again with only the JSON list, \
+like [{\"action\": \"<tool>\", \"arguments\": [\"<input>\"], \"explanation\": \"…\"}], \
+or [{\"action\": \"answer\", \"arguments\": [\"<final answer>\"]}]."
+        }
+        Protocol::Text | Protocol::Native => {
+            "Your reply did not follow the format. Reply again with only:\n\
+Action: <tool name>\nAction Input: <input>\nor, if you know the answer:\nAnswer: <final answer>"
+        }
+    }
+}
+
 /// Stops the model before it invents a tool result.
 pub const STOP_SEQUENCES: [&str; 1] = ["\nObservation:"];
 
@@ -168,13 +224,21 @@ mod tests {
             "an expression",
         )];
         assert!(Mode::ReAct
-            .system_prompt(&tools)
+            .system_prompt(&tools, Protocol::Text)
             .contains("- calculator: Evaluates arithmetic."));
-        assert!(Mode::Act.system_prompt(&tools).contains("calculator"));
-        assert!(!Mode::Act.system_prompt(&tools).contains("Thought:"));
-        assert!(!Mode::Think.system_prompt(&tools).contains("calculator"));
+        assert!(Mode::Act
+            .system_prompt(&tools, Protocol::Text)
+            .contains("calculator"));
+        assert!(!Mode::Act
+            .system_prompt(&tools, Protocol::Text)
+            .contains("Thought:"));
+        assert!(!Mode::Think
+            .system_prompt(&tools, Protocol::Text)
+            .contains("calculator"));
         for m in Mode::ALL {
-            assert!(m.system_prompt(&tools).starts_with(m.prompt_heading()));
+            assert!(m
+                .system_prompt(&tools, Protocol::Text)
+                .starts_with(m.prompt_heading()));
         }
     }
 }

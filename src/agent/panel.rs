@@ -60,8 +60,12 @@ pub struct StepView {
     /// The reply as it streams; replaced by the parsed parts once the step is read.
     pub live: String,
     pub thought: Option<String>,
-    pub action: Option<(String, String)>,
-    pub observation: Option<(String, bool)>,
+    /// Tool calls of this step (several with native calls or JSON actions): (tool, input).
+    pub actions: Vec<(String, String)>,
+    /// Their results, in the same order: (text, is_error).
+    pub observations: Vec<(String, bool)>,
+    /// What the run did about trouble in this step (a format reminder, a protocol switch).
+    pub notices: Vec<String>,
     /// The reply has been read (thought/action/answer known): `live` is no longer shown.
     pub settled: bool,
 }
@@ -122,12 +126,12 @@ impl PanelState {
             AgentEvent::Action { tool, input } => {
                 self.status = Status::RunningTool;
                 let step = self.current();
-                step.action = Some((tool, input));
+                step.actions.push((tool, input));
                 step.settled = true;
             }
             AgentEvent::Observation { text, is_error } => {
                 let step = self.current();
-                step.observation = Some((text, is_error));
+                step.observations.push((text, is_error));
                 step.settled = true;
             }
             AgentEvent::Answer { text, forced, step } => {
@@ -142,6 +146,12 @@ impl PanelState {
                 self.error = Some(message);
             }
             AgentEvent::Stopped => self.status = Status::Stopped,
+            AgentEvent::Notice(text) => {
+                // The call is being made again: what streamed was read and is in the notice.
+                let step = self.current();
+                step.notices.push(text);
+                step.live.clear();
+            }
         }
     }
 

@@ -1,20 +1,53 @@
-//! The three loops. One function drives any mode against any model and toolbox.
+//! The loops. Think-only is one call; Act-only and ReAct repeat model call → tool calls →
+//! observations until an answer or the step limit, then ask once for a final answer.
+//!
+//! Recovery is part of the loop: a reply that fits no format gets one reminder before the step
+//! counts as failed; the same call three times in a row is refused with a warning; an endpoint
+//! that rejects native `tools` sends the run back to the text protocol (once, with a notice).
 
+use futures::future::join_all;
+use serde_json::Value;
+
+use super::action_protocol::{Protocol, ProtocolPlan};
 use super::events::AgentEvent;
-use super::mode::{Mode, FORCE_ANSWER_PROMPT, STOP_SEQUENCES};
+use super::json_protocol::{parse_json_reaction, JsonReaction};
+use super::mode::{format_reminder, Mode, FORCE_ANSWER_PROMPT, STOP_SEQUENCES};
+use super::native::{bare_json_answer, bare_json_call, call_input, tools_param};
 use super::protocol::{parse_reply, parse_think, Reply};
+use super::think_split::{Piece, ThinkSplitter};
 use super::transcript::Transcript;
 use super::{ChatModel, Toolbox};
-use crate::llm::{ChatDelta, ChatMessage, LlmError};
+use crate::llm::tool_calls::{ToolCall, ToolCallAssembler};
+use crate::llm::{ChatCall, ChatDelta, ChatMessage, LlmError};
 
-/// Runs `mode` on `question` until it answers, fails, or spends `max_steps` model calls
-/// (then one more call asks for a final answer without tools). Returns the transcript.
+/// How a run goes, beyond the mode and the question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunOptions {
+    pub max_steps: u32,
+    pub plan: ProtocolPlan,
+}
+
+impl RunOptions {
+    /// The text protocol with `max_steps` steps.
+    pub fn text(max_steps: u32) -> Self {
+        Self {
+            max_steps,
+            plan: ProtocolPlan::TEXT,
+        }
+    }
+}
+
+/// The same call this many times in a row is refused.
+const REPEAT_LIMIT: usize = 3;
+
+const NO_TEXT: &str = "The model returned no answer text (it may have spent all its max tokens on reasoning; raise Max tokens in Settings).";
+
 pub async fn run_agent<M: ChatModel, T: Toolbox>(
     mode: Mode,
     question: &str,
     model: &M,
     tools: &T,
-    max_steps: u32,
+    options: &RunOptions,
     emit: &mut dyn FnMut(AgentEvent),
 ) -> Transcript {
     let specs = if mode.uses_tools() {
@@ -22,125 +55,493 @@ pub async fn run_agent<M: ChatModel, T: Toolbox>(
     } else {
         Vec::new()
     };
-    let mut transcript = Transcript::default();
-    transcript.push(ChatMessage::system(mode.system_prompt(&specs)));
-    transcript.push(ChatMessage::user(question.trim()));
+    let protocol = if mode.uses_tools() {
+        options.plan.protocol
+    } else {
+        Protocol::Text
+    };
+    let mut run = Run {
+        mode,
+        model,
+        tools,
+        tools_json: tools_param(&specs),
+        specs,
+        protocol,
+        can_fall_back: options.plan.fall_back_to_text,
+        transcript: Transcript::default(),
+        history: Vec::new(),
+        emit,
+    };
+    run.transcript.push(ChatMessage::system(
+        mode.system_prompt(&run.specs, protocol),
+    ));
+    run.transcript.push(ChatMessage::user(question.trim()));
 
     if mode == Mode::Think {
-        think(model, &mut transcript, emit).await;
-        return transcript;
+        run.think().await;
+        return run.transcript;
     }
-
-    let max_steps = max_steps.max(1);
+    let max_steps = options.max_steps.max(1);
     for step in 1..=max_steps {
-        emit(AgentEvent::StepStarted {
+        (run.emit)(AgentEvent::StepStarted {
             step,
             forced: false,
         });
-        let reply = match call_model(model, &transcript, emit).await {
-            Ok(reply) => reply,
-            Err(e) => {
-                emit(failure(e));
-                return transcript;
-            }
-        };
-        transcript.push(ChatMessage::assistant(reply.trim_end()));
-        let (thought, observation) = match parse_reply(&reply) {
-            Reply::Answer { thought, answer } => {
-                emit_thought(mode, thought, emit);
-                emit(AgentEvent::Answer { text: answer, forced: false, step });
-                return transcript;
-            }
-            Reply::Action { thought, tool, input } => {
-                emit_thought(mode, thought, emit);
-                emit(AgentEvent::Action { tool: tool.clone(), input: input.clone() });
-                (None, tools.call(&tool, &input).await)
-            }
-            Reply::Invalid { thought, problem } => (
-                thought,
-                Err(format!(
-                    "{problem} Reply with 'Action:' and 'Action Input:' lines to use a tool, or 'Answer:' to finish."
-                )),
-            ),
-        };
-        emit_thought(mode, thought, emit);
-        let (text, is_error) = match observation {
-            Ok(text) => (text, false),
-            Err(text) => (format!("Error: {text}"), true),
-        };
-        transcript.push(ChatMessage::user(format!("Observation: {text}")));
-        emit(AgentEvent::Observation { text, is_error });
+        if run.step(step).await == Flow::Finished {
+            return run.transcript;
+        }
     }
-
-    force_answer(model, &mut transcript, max_steps + 1, emit).await;
-    transcript
+    run.force_answer(max_steps + 1).await;
+    run.transcript
 }
 
-/// Think-only: one call; the labelled answer, or the whole reply when the model skipped the label.
-async fn think<M: ChatModel>(
-    model: &M,
-    transcript: &mut Transcript,
-    emit: &mut dyn FnMut(AgentEvent),
-) {
-    emit(AgentEvent::StepStarted {
-        step: 1,
-        forced: false,
-    });
-    let reply = match call_model(model, transcript, emit).await {
-        Ok(r) => r,
-        Err(e) => return emit(failure(e)),
-    };
-    transcript.push(ChatMessage::assistant(reply.trim_end()));
-    let (thought, answer) = parse_think(&reply);
-    match answer {
-        Some(answer) => {
-            emit_thought(Mode::Think, thought, emit);
-            emit(AgentEvent::Answer {
-                text: answer,
-                forced: false,
-                step: 1,
-            });
-        }
-        None => match thought {
-            Some(whole) => emit(AgentEvent::Answer {
+#[derive(Debug, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Finished,
+}
+
+/// A model reply, with reasoning (`<think>` blocks) already set apart.
+#[derive(Debug, Default)]
+struct ModelReply {
+    content: String,
+    calls: Vec<ToolCall>,
+}
+
+/// One tool call the reply asked for.
+struct Planned {
+    /// The native call id, when the model made a native call.
+    call_id: Option<String>,
+    tool: String,
+    /// `Err`: the arguments could not be read; the model is told why.
+    input: Result<String, String>,
+}
+
+/// What a reply means for the loop.
+enum Decision {
+    Answer {
+        thought: Option<String>,
+        text: String,
+    },
+    Actions {
+        thought: Option<String>,
+        calls: Vec<Planned>,
+        note: Option<String>,
+    },
+    Invalid {
+        thought: Option<String>,
+        problem: String,
+    },
+}
+
+struct Run<'a, M, T> {
+    mode: Mode,
+    model: &'a M,
+    tools: &'a T,
+    specs: Vec<crate::tools::ToolSpec>,
+    tools_json: Value,
+    protocol: Protocol,
+    can_fall_back: bool,
+    transcript: Transcript,
+    /// Tool calls made so far, for spotting a loop: (tool, input).
+    history: Vec<(String, String)>,
+    emit: &'a mut dyn FnMut(AgentEvent),
+}
+
+impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
+    async fn think(&mut self) {
+        (self.emit)(AgentEvent::StepStarted {
+            step: 1,
+            forced: false,
+        });
+        let reply = match self.call(false).await {
+            Ok(r) => r,
+            Err(e) => return (self.emit)(failure(e)),
+        };
+        self.transcript
+            .push(ChatMessage::assistant(reply.content.trim_end()));
+        let (thought, answer) = parse_think(&reply.content);
+        match (answer, thought) {
+            (Some(answer), thought) => {
+                self.emit_thought(thought);
+                (self.emit)(AgentEvent::Answer {
+                    text: answer,
+                    forced: false,
+                    step: 1,
+                });
+            }
+            (None, Some(whole)) => (self.emit)(AgentEvent::Answer {
                 text: whole,
                 forced: false,
                 step: 1,
             }),
-            None => emit(AgentEvent::Error(NO_TEXT.into())),
+            (None, None) => (self.emit)(AgentEvent::Error(NO_TEXT.into())),
+        }
+    }
+
+    async fn step(&mut self, step: u32) -> Flow {
+        let mut reminded = false;
+        loop {
+            let native = self.protocol == Protocol::Native;
+            let reply = match self.call(native).await {
+                Ok(reply) => reply,
+                Err(LlmError::Http { status, .. })
+                    if native && self.can_fall_back && matches!(status, 400 | 422) =>
+                {
+                    self.switch_to_text(status);
+                    continue;
+                }
+                Err(e) => {
+                    (self.emit)(failure(e));
+                    return Flow::Finished;
+                }
+            };
+            match self.decide(&reply) {
+                Decision::Answer { thought, text } => {
+                    self.transcript
+                        .push(ChatMessage::assistant(reply.content.trim_end()));
+                    self.emit_thought(thought);
+                    (self.emit)(AgentEvent::Answer {
+                        text,
+                        forced: false,
+                        step,
+                    });
+                    return Flow::Finished;
+                }
+                Decision::Invalid { problem, .. } if !reminded => {
+                    // One corrective retry, as a person would ask again for just the format.
+                    reminded = true;
+                    self.transcript
+                        .push(ChatMessage::assistant(reply.content.trim_end()));
+                    self.transcript
+                        .push(ChatMessage::user(format_reminder(self.protocol)));
+                    (self.emit)(AgentEvent::Notice(format!(
+                        "{problem} Asked the model once more, with a format reminder."
+                    )));
+                }
+                Decision::Invalid { thought, problem } => {
+                    self.transcript
+                        .push(ChatMessage::assistant(reply.content.trim_end()));
+                    self.emit_thought(thought);
+                    let text = format!(
+                        "Error: {problem} {}",
+                        format_reminder(self.protocol).replace('\n', " ")
+                    );
+                    self.observe_in_text(std::slice::from_ref(&text));
+                    (self.emit)(AgentEvent::Observation {
+                        text,
+                        is_error: true,
+                    });
+                    return Flow::Continue;
+                }
+                Decision::Actions {
+                    thought,
+                    calls,
+                    note,
+                } => {
+                    self.act(reply, thought, calls, note).await;
+                    return Flow::Continue;
+                }
+            }
+        }
+    }
+
+    /// Runs the step's tool calls at once and hands the results back to the model.
+    async fn act(
+        &mut self,
+        reply: ModelReply,
+        thought: Option<String>,
+        calls: Vec<Planned>,
+        note: Option<String>,
+    ) {
+        let native_ids = calls.iter().all(|c| c.call_id.is_some()) && !calls.is_empty();
+        if native_ids {
+            self.transcript.push(ChatMessage::assistant_calling(
+                reply.content.trim_end(),
+                reply.calls.clone(),
+            ));
+        } else {
+            self.transcript
+                .push(ChatMessage::assistant(reply.content.trim_end()));
+        }
+        self.emit_thought(thought);
+        for c in &calls {
+            let input = c.input.as_deref().unwrap_or("").to_string();
+            (self.emit)(AgentEvent::Action {
+                tool: c.tool.clone(),
+                input,
+            });
+        }
+        // Loop check before running: the same call three times in a row is not run again.
+        let verdicts: Vec<Option<String>> = calls.iter().map(|c| self.repeat_warning(c)).collect();
+        let tools = self.tools;
+        let results = join_all(calls.iter().zip(&verdicts).map(|(c, warning)| async move {
+            match (&c.input, warning) {
+                (Err(e), _) => Err(e.clone()),
+                (Ok(_), Some(w)) => Err(w.clone()),
+                (Ok(input), None) => tools.call(&c.tool, input).await,
+            }
+        }))
+        .await;
+
+        let mut texts = Vec::new();
+        for (i, result) in results.into_iter().enumerate() {
+            let (mut text, is_error) = match result {
+                Ok(text) => (text, false),
+                Err(text) => (format!("Error: {text}"), true),
+            };
+            if i == 0 {
+                if let Some(note) = &note {
+                    text = format!("{text}\nNote: {note}");
+                }
+            }
+            (self.emit)(AgentEvent::Observation {
+                text: text.clone(),
+                is_error,
+            });
+            texts.push(text);
+        }
+        if native_ids {
+            for (call, text) in calls.iter().zip(&texts) {
+                let id = call.call_id.clone().unwrap_or_default();
+                self.transcript
+                    .push(ChatMessage::tool_result(id, text.clone()));
+            }
+        } else {
+            self.observe_in_text(&texts);
+        }
+    }
+
+    /// Observations sent back as a user message (text and JSON protocols, bare-JSON calls).
+    fn observe_in_text(&mut self, texts: &[String]) {
+        let message = match texts {
+            [one] => format!("Observation: {one}"),
+            many => {
+                let lines: Vec<String> = many
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| format!("{}. {t}", i + 1))
+                    .collect();
+                format!("Observations:\n{}", lines.join("\n"))
+            }
+        };
+        self.transcript.push(ChatMessage::user(message));
+    }
+
+    fn repeat_warning(&mut self, call: &Planned) -> Option<String> {
+        let Ok(input) = &call.input else {
+            return None;
+        };
+        let key = (
+            call.tool.trim().to_ascii_lowercase(),
+            input.trim().to_string(),
+        );
+        let repeats = self.history.iter().rev().take_while(|k| **k == key).count();
+        self.history.push(key);
+        (repeats + 1 >= REPEAT_LIMIT).then(|| {
+            format!(
+                "You called {} with the same input {} times in a row; it was not run again. \
+                 Change course: use a different tool or input, or give your Answer with what you know.",
+                call.tool.trim(),
+                repeats + 1
+            )
+        })
+    }
+
+    fn switch_to_text(&mut self, status: u16) {
+        self.protocol = Protocol::Text;
+        self.can_fall_back = false;
+        if let Some(system) = self.transcript.messages.first_mut() {
+            *system = ChatMessage::system(self.mode.system_prompt(&self.specs, Protocol::Text));
+        }
+        (self.emit)(AgentEvent::Notice(format!(
+            "This endpoint does not accept native tool calls (HTTP {status}); switched to the text protocol."
+        )));
+    }
+
+    /// What the reply means, in the run's protocol.
+    fn decide(&self, reply: &ModelReply) -> Decision {
+        let content = reply.content.trim();
+        if !reply.calls.is_empty() {
+            let calls = reply
+                .calls
+                .iter()
+                .map(|c| Planned {
+                    call_id: Some(c.id.clone()),
+                    tool: c.name.clone(),
+                    input: call_input(c),
+                })
+                .collect();
+            let thought = (!content.is_empty()).then(|| content.to_string());
+            return Decision::Actions {
+                thought,
+                calls,
+                note: None,
+            };
+        }
+        match self.protocol {
+            Protocol::Json => from_json(parse_json_reaction(content)),
+            Protocol::Native => {
+                if let Some(text) = bare_json_answer(content) {
+                    return Decision::Answer {
+                        thought: None,
+                        text,
+                    };
+                }
+                // A model that writes its call in the content instead of as a tool call.
+                if let Some((tool, input)) = bare_json_call(content) {
+                    return Decision::Actions {
+                        thought: None,
+                        calls: vec![Planned {
+                            call_id: None,
+                            tool,
+                            input: Ok(input),
+                        }],
+                        note: None,
+                    };
+                }
+                match from_text(parse_reply(content)) {
+                    // No tool call and no label: in the native protocol plain text is the answer.
+                    Decision::Invalid { .. } if !content.is_empty() => Decision::Answer {
+                        thought: None,
+                        text: content.to_string(),
+                    },
+                    decision => decision,
+                }
+            }
+            Protocol::Text => from_text(parse_reply(content)),
+        }
+    }
+
+    /// The step limit is reached: ask once, with no tools, for the best answer so far.
+    async fn force_answer(&mut self, step: u32) {
+        (self.emit)(AgentEvent::StepStarted { step, forced: true });
+        self.transcript.push(ChatMessage::user(FORCE_ANSWER_PROMPT));
+        let reply = match self.call(false).await {
+            Ok(r) => r,
+            Err(e) => return (self.emit)(failure(e)),
+        };
+        self.transcript
+            .push(ChatMessage::assistant(reply.content.trim_end()));
+        let content = reply.content.trim();
+        let text = match (parse_reply(content), parse_json_reaction(content)) {
+            (Reply::Answer { answer, .. }, _) => answer,
+            (_, JsonReaction::Answer { text, .. }) => text,
+            // Whatever it wrote instead is the best answer there is.
+            _ => content.to_string(),
+        };
+        if text.is_empty() {
+            (self.emit)(AgentEvent::Error(NO_TEXT.into()));
+        } else {
+            (self.emit)(AgentEvent::Answer {
+                text,
+                forced: true,
+                step,
+            });
+        }
+    }
+
+    fn emit_thought(&mut self, thought: Option<String>) {
+        // Act-only has no thoughts by design; prose it writes anyway is not shown as one.
+        if let Some(t) = thought.filter(|t| self.mode != Mode::Act && !t.trim().is_empty()) {
+            (self.emit)(AgentEvent::Thought(t));
+        }
+    }
+
+    /// One streamed model call. Content streams as tokens, `<think>` blocks and the reasoning
+    /// channel as reasoning, native tool-call fragments are joined.
+    async fn call(&mut self, with_tools: bool) -> Result<ModelReply, LlmError> {
+        let mut reply = ModelReply::default();
+        // No lead rule: content streams at once (reasoning models use the reasoning channel).
+        let mut splitter = ThinkSplitter::with_lead_limit(0);
+        let mut assembler = ToolCallAssembler::default();
+        let emit = &mut *self.emit;
+        let call = ChatCall {
+            messages: &self.transcript.messages,
+            stop: &STOP_SEQUENCES,
+            tools: (with_tools && !self.specs.is_empty()).then_some(&self.tools_json),
+        };
+        let result = self
+            .model
+            .stream_chat(&call, &mut |delta| match delta {
+                ChatDelta::Content(t) => route(splitter.push(&t), &mut reply, emit),
+                ChatDelta::Reasoning(t) => emit(AgentEvent::Reasoning(t)),
+                ChatDelta::ToolCall(d) => assembler.push(&d),
+                ChatDelta::Usage(u) => emit(AgentEvent::Usage(u)),
+            })
+            .await;
+        route(splitter.finish(), &mut reply, emit);
+        reply.calls = assembler.finish();
+        result.map(|()| reply)
+    }
+}
+
+fn from_text(reply: Reply) -> Decision {
+    match reply {
+        Reply::Answer { thought, answer } => Decision::Answer {
+            thought,
+            text: answer,
+        },
+        Reply::Action {
+            thought,
+            tool,
+            input,
+            note,
+        } => Decision::Actions {
+            thought,
+            calls: vec![Planned {
+                call_id: None,
+                tool,
+                input: Ok(input),
+            }],
+            note,
+        },
+        Reply::Invalid { thought, problem } => Decision::Invalid { thought, problem },
+    }
+}
+
+fn from_json(reaction: JsonReaction) -> Decision {
+    match reaction {
+        JsonReaction::Answer { text, explanation } => Decision::Answer {
+            thought: explanation,
+            text,
+        },
+        JsonReaction::Actions(actions) => {
+            let explanations: Vec<String> = actions
+                .iter()
+                .filter_map(|a| a.explanation.clone())
+                .filter(|e| !e.trim().is_empty())
+                .collect();
+            Decision::Actions {
+                thought: (!explanations.is_empty()).then(|| explanations.join(" ")),
+                calls: actions
+                    .into_iter()
+                    .map(|a| Planned {
+                        call_id: None,
+                        tool: a.tool,
+                        input: Ok(a.input),
+                    })
+                    .collect(),
+                note: None,
+            }
+        }
+        JsonReaction::Invalid { problem } => Decision::Invalid {
+            thought: None,
+            problem,
         },
     }
 }
 
-const NO_TEXT: &str = "The model returned no answer text (it may have spent all its max tokens on reasoning; raise Max tokens in Settings).";
-
-/// The step limit is reached: ask once, with no tools, for the best answer so far.
-async fn force_answer<M: ChatModel>(
-    model: &M,
-    transcript: &mut Transcript,
-    step: u32,
-    emit: &mut dyn FnMut(AgentEvent),
-) {
-    emit(AgentEvent::StepStarted { step, forced: true });
-    transcript.push(ChatMessage::user(FORCE_ANSWER_PROMPT));
-    let reply = match call_model(model, transcript, emit).await {
-        Ok(r) => r,
-        Err(e) => return emit(failure(e)),
-    };
-    transcript.push(ChatMessage::assistant(reply.trim_end()));
-    let text = match parse_reply(&reply) {
-        Reply::Answer { answer, .. } => answer,
-        // Whatever it wrote instead is the best answer there is.
-        _ => reply.trim().to_string(),
-    };
-    if text.is_empty() {
-        emit(AgentEvent::Error(NO_TEXT.into()));
-    } else {
-        emit(AgentEvent::Answer {
-            text,
-            forced: true,
-            step,
-        });
+/// Content pieces stream as tokens and build the reply; `<think>` pieces are reasoning.
+fn route(pieces: Vec<Piece>, reply: &mut ModelReply, emit: &mut dyn FnMut(AgentEvent)) {
+    for piece in pieces {
+        match piece {
+            Piece::Content(t) => {
+                reply.content.push_str(&t);
+                emit(AgentEvent::Token(t));
+            }
+            Piece::Reasoning(t) => emit(AgentEvent::Reasoning(t)),
+        }
     }
 }
 
@@ -150,37 +551,4 @@ fn failure(e: LlmError) -> AgentEvent {
         LlmError::Aborted => AgentEvent::Stopped,
         e => AgentEvent::Error(e.user_message()),
     }
-}
-
-fn emit_thought(mode: Mode, thought: Option<String>, emit: &mut dyn FnMut(AgentEvent)) {
-    // Act-only has no thoughts by design; prose it writes anyway is not shown as one.
-    if let Some(t) = thought.filter(|_| mode != Mode::Act) {
-        emit(AgentEvent::Thought(t));
-    }
-}
-
-/// One streamed model call; forwards tokens as events and returns the reply text.
-async fn call_model<M: ChatModel>(
-    model: &M,
-    transcript: &Transcript,
-    emit: &mut dyn FnMut(AgentEvent),
-) -> Result<String, LlmError> {
-    let mut reply = String::new();
-    let result = model
-        .stream_chat(
-            &transcript.messages,
-            &STOP_SEQUENCES,
-            &mut |delta| match delta {
-                ChatDelta::Content(t) => {
-                    reply.push_str(&t);
-                    emit(AgentEvent::Token(t));
-                }
-                ChatDelta::Reasoning(t) => emit(AgentEvent::Reasoning(t)),
-                ChatDelta::Usage(u) => emit(AgentEvent::Usage(u)),
-                // Native tool calls are not requested by the text protocol.
-                ChatDelta::ToolCall(_) => {}
-            },
-        )
-        .await;
-    result.map(|()| reply)
 }

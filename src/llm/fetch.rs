@@ -9,7 +9,7 @@ use web_sys::{AbortSignal, ReadableStreamDefaultReader};
 use super::error::message_from_error_body;
 use super::request::{completions_url, request_body};
 use super::stream::ChatStreamReader;
-use super::{ChatDelta, ChatMessage, ChatParams, LlmError};
+use super::{ChatCall, ChatDelta, ChatParams, LlmError};
 use crate::agent::ChatModel;
 
 /// An OpenAI-compatible endpoint called from the page.
@@ -25,8 +25,7 @@ pub struct BrowserChatModel {
 impl ChatModel for BrowserChatModel {
     async fn stream_chat(
         &self,
-        messages: &[ChatMessage],
-        stop: &[&str],
+        call: &ChatCall<'_>,
         on_delta: &mut dyn FnMut(ChatDelta),
     ) -> Result<(), LlmError> {
         let mut request = Request::post(&completions_url(&self.base_url))
@@ -37,7 +36,7 @@ impl ChatModel for BrowserChatModel {
             request = request.header("Authorization", &format!("Bearer {}", self.token.trim()));
         }
         let request = request
-            .body(request_body(&self.params, messages, stop))
+            .body(request_body(&self.params, call))
             .map_err(|e| LlmError::Network(e.to_string()))?;
         let response = request
             .send()

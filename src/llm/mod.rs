@@ -13,4 +13,4 @@ pub mod fetch;
 
 pub use chunk::{ChatDelta, Usage};
 pub use error::LlmError;
-pub use request::{ChatMessage, ChatParams, Role};
+pub use request::{ChatCall, ChatMessage, ChatParams, Role};

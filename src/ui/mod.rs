@@ -4,6 +4,7 @@
 mod app;
 mod jsonp;
 mod markdown_view;
+mod model_info;
 mod panel;
 mod python_worker;
 mod question_bar;

@@ -87,10 +87,30 @@ fn Step(state: RwSignal<PanelState>, index: usize) -> impl IntoView {
     let reasoning = part(|s| (!s.reasoning.is_empty()).then(|| s.reasoning.clone()));
     let live = part(|s| (!s.settled && !s.live.is_empty()).then(|| s.live.clone()));
     let thought = part(|s| s.thought.clone());
-    let action =
-        Memo::new(move |_| state.with(|s| s.steps.get(index).and_then(|s| s.action.clone())));
-    let observation =
-        Memo::new(move |_| state.with(|s| s.steps.get(index).and_then(|s| s.observation.clone())));
+    let actions = Memo::new(move |_| {
+        state.with(|s| {
+            s.steps
+                .get(index)
+                .map(|s| s.actions.clone())
+                .unwrap_or_default()
+        })
+    });
+    let observations = Memo::new(move |_| {
+        state.with(|s| {
+            s.steps
+                .get(index)
+                .map(|s| s.observations.clone())
+                .unwrap_or_default()
+        })
+    });
+    let notices = Memo::new(move |_| {
+        state.with(|s| {
+            s.steps
+                .get(index)
+                .map(|s| s.notices.clone())
+                .unwrap_or_default()
+        })
+    });
     let (number, forced) = state.with_untracked(|s| {
         s.steps
             .get(index)
@@ -112,6 +132,13 @@ fn Step(state: RwSignal<PanelState>, index: usize) -> impl IntoView {
                     <div class="reasoning-text">{move || reasoning.get().unwrap_or_default()}</div>
                 </details>
             </Show>
+            {move || {
+                notices
+                    .get()
+                    .into_iter()
+                    .map(|n| view! { <div class="notice" role="status">{n}</div> })
+                    .collect_view()
+            }}
             <Show when=move || live.with(Option::is_some)>
                 <div class="live">{move || live.get().unwrap_or_default()}</div>
             </Show>
@@ -128,8 +155,9 @@ fn Step(state: RwSignal<PanelState>, index: usize) -> impl IntoView {
                     })
             }}
             {move || {
-                action
+                actions
                     .get()
+                    .into_iter()
                     .map(|(tool, input)| {
                         view! {
                             <div class="action">
@@ -139,10 +167,12 @@ fn Step(state: RwSignal<PanelState>, index: usize) -> impl IntoView {
                             </div>
                         }
                     })
+                    .collect_view()
             }}
             {move || {
-                observation
+                observations
                     .get()
+                    .into_iter()
                     .map(|(text, is_error)| {
                         view! {
                             <div class="observation" class:error=is_error>
@@ -151,6 +181,7 @@ fn Step(state: RwSignal<PanelState>, index: usize) -> impl IntoView {
                             </div>
                         }
                     })
+                    .collect_view()
             }}
         </li>
     }

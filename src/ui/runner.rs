@@ -7,9 +7,12 @@ use leptos::task::spawn_local;
 use web_sys::AbortController;
 
 use super::jsonp::FrameJsonp;
+use super::model_info::model_supports_tools;
 use super::python_worker::WorkerPython;
 use super::tool_fetch::BrowserHttp;
+use crate::agent::action_protocol::{ProtocolChoice, ProtocolPlan};
 use crate::agent::panel::PanelState;
+use crate::agent::run::RunOptions;
 use crate::agent::{run_agent, Mode};
 use crate::llm::fetch::BrowserChatModel;
 use crate::llm::ChatParams;
@@ -41,7 +44,8 @@ impl PanelRun {
 }
 
 /// Spawns one task per mode. They interleave on the page's event loop, so their requests are
-/// in flight together: the three modes run concurrently, not one after another.
+/// in flight together: the three modes run concurrently, not one after another. With the
+/// "auto" protocol the endpoint's model list is read first (once per endpoint and page).
 pub fn start_runs(
     run_id: u32,
     settings: &Settings,
@@ -55,7 +59,8 @@ pub fn start_runs(
         temperature: settings.temperature,
         max_tokens: settings.max_tokens,
     };
-    modes
+    let mut jobs = Vec::new();
+    let panels = modes
         .iter()
         .map(|&mode| {
             let panel = PanelRun {
@@ -70,8 +75,6 @@ pub fn start_runs(
                 params: params.clone(),
                 signal: controller.signal(),
             };
-            let (state, question, max_steps) =
-                (panel.state, question.to_string(), settings.max_steps);
             // Each panel's run has its own tools: its own cache, Wikipedia page and Python
             // worker. None of them is given the token.
             let env = ToolEnv {
@@ -86,14 +89,40 @@ pub fn start_runs(
                 python_timeout_secs: settings.python_timeout_secs,
             };
             let tools = Registry::for_run(&env, |name| settings.tool_enabled(name));
+            jobs.push((mode, model, tools, panel.state));
+            panel
+        })
+        .collect();
+
+    let needs_plan =
+        settings.protocol == ProtocolChoice::Auto && modes.iter().any(|m| m.uses_tools());
+    let (choice, base_url, token, model_id) = (
+        settings.protocol,
+        settings.base_url.clone(),
+        token.to_string(),
+        params.model.clone(),
+    );
+    let (question, max_steps) = (question.to_string(), settings.max_steps);
+    spawn_local(async move {
+        let supports = if needs_plan {
+            model_supports_tools(&base_url, &token, &model_id).await
+        } else {
+            None
+        };
+        let options = RunOptions {
+            max_steps,
+            plan: ProtocolPlan::resolve(choice, supports),
+        };
+        for (mode, model, tools, state) in jobs {
+            let question = question.clone();
             spawn_local(async move {
                 // `try_update`: the panel may have been replaced by a newer run meanwhile.
                 let mut emit = |event| {
                     state.try_update(|s| s.apply(event));
                 };
-                run_agent(mode, &question, &model, &tools, max_steps, &mut emit).await;
+                run_agent(mode, &question, &model, &tools, &options, &mut emit).await;
             });
-            panel
-        })
-        .collect()
+        }
+    });
+    panels
 }

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use crate::agent::action_protocol::ProtocolChoice;
 use crate::settings::{Settings, MAX_PYTHON_TIMEOUT_SECS};
 use crate::tools::endpoints::{is_http_url, ENDPOINT_FIELDS};
 use crate::tools::registry::TOOL_NAMES;
@@ -62,6 +63,21 @@ pub fn ToolsSettings(
         .collect_view();
 
     view! {
+        <label for="protocol">"Tool calls"</label>
+        <select
+            id="protocol"
+            prop:value=move || settings.with(|s| s.protocol.id())
+            on:change=move |ev| {
+                if let Some(choice) = ProtocolChoice::from_id(&event_target_value(&ev)) {
+                    settings.update(|s| s.protocol = choice);
+                }
+            }
+        >
+            {ProtocolChoice::ALL
+                .into_iter()
+                .map(|c| view! { <option value=c.id()>{c.label()}</option> })
+                .collect_view()}
+        </select>
         <span class="settings-label">"Tools"</span>
         <div class="tool-toggles">{checkboxes}</div>
         <label for="python-timeout">"Python time limit (s)"</label>

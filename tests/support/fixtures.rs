@@ -5,7 +5,9 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
@@ -47,16 +49,24 @@ const PROBE_SCRIPT: &str = r##"
 pub struct FixtureServer {
     pub base: String,
     log: Arc<Mutex<Vec<Recorded>>>,
+    delay_ms: Arc<AtomicU64>,
 }
 
 #[derive(Clone)]
 struct Shared {
     log: Arc<Mutex<Vec<Recorded>>>,
+    /// Every answer waits this long, so a test can see whether calls overlap.
+    delay_ms: Arc<AtomicU64>,
 }
 
 impl FixtureServer {
     pub async fn start() -> Self {
         let log = Arc::new(Mutex::new(Vec::new()));
+        let delay_ms = Arc::new(AtomicU64::new(0));
+        let shared = Shared {
+            log: log.clone(),
+            delay_ms: delay_ms.clone(),
+        };
         let pyodide = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("node_modules/pyodide");
         assert!(
             pyodide.join("pyodide.mjs").is_file(),
@@ -69,19 +79,22 @@ impl FixtureServer {
             .route("/wttr/{place}", get(wttr))
             .route("/ddg/", get(duckduckgo))
             .nest_service("/pyodide", ServeDir::new(pyodide))
-            .layer(axum::middleware::from_fn_with_state(
-                Shared { log: log.clone() },
-                record,
-            ))
+            .layer(axum::middleware::from_fn_with_state(shared.clone(), record))
             .layer(CorsLayer::very_permissive())
-            .with_state(Shared { log: log.clone() });
+            .with_state(shared);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         FixtureServer {
             base: format!("http://{addr}"),
             log,
+            delay_ms,
         }
+    }
+
+    /// Makes every later answer wait `ms` milliseconds.
+    pub fn set_delay(&self, ms: u64) {
+        self.delay_ms.store(ms, Ordering::SeqCst);
     }
 
     /// Settings that point every tool here.
@@ -124,6 +137,10 @@ async fn record(
         received: std::time::Instant::now(),
         finished: None,
     });
+    let delay = shared.delay_ms.load(Ordering::SeqCst);
+    if delay > 0 && method != Method::OPTIONS {
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+    }
     next.run(request).await
 }
 

@@ -11,7 +11,7 @@ use react_arena::agent::ChatModel;
 use react_arena::llm::error::message_from_error_body;
 use react_arena::llm::request::{completions_url, request_body, ChatParams};
 use react_arena::llm::stream::ChatStreamReader;
-use react_arena::llm::{ChatDelta, ChatMessage, LlmError};
+use react_arena::llm::{ChatCall, ChatDelta, LlmError};
 
 pub struct HttpChatModel {
     pub base_url: String,
@@ -22,19 +22,14 @@ pub struct HttpChatModel {
 impl ChatModel for HttpChatModel {
     async fn stream_chat(
         &self,
-        messages: &[ChatMessage],
-        stop: &[&str],
+        call: &ChatCall<'_>,
         on_delta: &mut dyn FnMut(ChatDelta),
     ) -> Result<(), LlmError> {
         let client = Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
         let request = hyper::Request::post(completions_url(&self.base_url))
             .header("content-type", "application/json")
             .header("authorization", format!("Bearer {}", self.token))
-            .body(Full::new(Bytes::from(request_body(
-                &self.params,
-                messages,
-                stop,
-            ))))
+            .body(Full::new(Bytes::from(request_body(&self.params, call))))
             .unwrap();
         let response = client
             .request(request)

@@ -41,6 +41,8 @@ pub enum Reply {
 pub struct StreamScript {
     pub reasoning: Vec<String>,
     pub content: Vec<String>,
+    /// Native tool calls (name, JSON arguments), streamed as fragments after the content.
+    pub tool_calls: Vec<(String, String)>,
     /// Wait before the response headers are sent.
     pub latency: Duration,
     /// Wait before each SSE event.
@@ -83,6 +85,7 @@ impl Reply {
         Reply::Stream(StreamScript {
             reasoning: Vec::new(),
             content,
+            tool_calls: Vec::new(),
             latency: Duration::from_millis(20),
             chunk_delay: Duration::from_millis(10),
             usage: Some((10, completion)),
@@ -106,6 +109,16 @@ impl Reply {
             edit(s);
         }
         self
+    }
+
+    /// A native tool-call reply: no content, the given calls.
+    pub fn tool_calls(calls: &[(&str, &str)]) -> Self {
+        Reply::text("").script(|s| {
+            s.tool_calls = calls
+                .iter()
+                .map(|(n, a)| (n.to_string(), a.to_string()))
+                .collect()
+        })
     }
 
     pub fn with_reasoning(self, text: &str) -> Self {
@@ -375,6 +388,30 @@ fn sse_events(script: &StreamScript) -> Vec<String> {
             .iter()
             .map(|t| chunk(serde_json::json!({ "content": t }))),
     );
+    // Interleaved as OpenAI does it: each call opens with id and name, then its arguments
+    // arrive in two pieces, the calls' pieces alternating.
+    for (i, (name, _)) in script.tool_calls.iter().enumerate() {
+        events.push(chunk(serde_json::json!({ "tool_calls": [{
+            "index": i, "id": format!("call_mock_{i}"), "type": "function",
+            "function": { "name": name, "arguments": "" }
+        }]})));
+    }
+    for half in 0..2 {
+        for (i, (_, args)) in script.tool_calls.iter().enumerate() {
+            let cut = args
+                .char_indices()
+                .nth(args.chars().count() / 2)
+                .map_or(args.len(), |(b, _)| b);
+            let piece = if half == 0 {
+                &args[..cut]
+            } else {
+                &args[cut..]
+            };
+            events.push(chunk(serde_json::json!({ "tool_calls": [{
+                "index": i, "function": { "arguments": piece }
+            }]})));
+        }
+    }
     match &script.ending {
         Ending::Done => {
             if let Some((prompt, completion)) = script.usage {

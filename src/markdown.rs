@@ -6,33 +6,75 @@ use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag, TagEnd};
 pub fn render_markdown(text: &str) -> String {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let mut dropped_links = Vec::new(); // per open link: was it dropped?
-    let events = Parser::new_ext(text, options).filter_map(|ev| match ev {
-        Event::Html(raw) | Event::InlineHtml(raw) => Some(Event::Text(raw)),
-        Event::Start(Tag::Link {
-            link_type,
-            dest_url,
-            title,
-            id,
-        }) => {
-            let unsafe_link = !is_safe_url(&dest_url);
-            dropped_links.push(unsafe_link);
-            (!unsafe_link).then_some(Event::Start(Tag::Link {
+    let mut image_links = Vec::new(); // per open image: is it shown as a link?
+    let events = Parser::new_ext(text, options).flat_map(|ev| -> Vec<Event> {
+        let one = |e| vec![e];
+        match ev {
+            Event::Html(raw) | Event::InlineHtml(raw) => one(Event::Text(raw)),
+            Event::Start(Tag::Link {
                 link_type,
                 dest_url,
                 title,
                 id,
-            }))
+            }) => {
+                let unsafe_link = !is_safe_url(&dest_url);
+                dropped_links.push(unsafe_link);
+                if unsafe_link {
+                    vec![]
+                } else {
+                    one(Event::Start(Tag::Link {
+                        link_type,
+                        dest_url,
+                        title,
+                        id,
+                    }))
+                }
+            }
+            Event::End(TagEnd::Link) => {
+                if dropped_links.pop().unwrap_or(false) {
+                    vec![]
+                } else {
+                    one(Event::End(TagEnd::Link))
+                }
+            }
+            // An image would be fetched by the browser on its own, possibly to leak data in its
+            // URL: it becomes a placeholder naming the host, a link that opens it only on click.
+            Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => {
+                let label = Event::Text(CowStr::from(format!(
+                    "[image from {}: ",
+                    host_of(&dest_url)
+                )));
+                let linked = is_safe_url(&dest_url) && dest_url.contains("://");
+                image_links.push(linked);
+                if linked {
+                    vec![
+                        Event::Start(Tag::Link {
+                            link_type,
+                            dest_url,
+                            title,
+                            id,
+                        }),
+                        label,
+                    ]
+                } else {
+                    vec![label]
+                }
+            }
+            Event::End(TagEnd::Image) => {
+                let close = Event::Text(CowStr::Borrowed("]"));
+                if image_links.pop().unwrap_or(false) {
+                    vec![close, Event::End(TagEnd::Link)]
+                } else {
+                    vec![close]
+                }
+            }
+            other => one(other),
         }
-        Event::End(TagEnd::Link) => {
-            (!dropped_links.pop().unwrap_or(false)).then_some(Event::End(TagEnd::Link))
-        }
-        // An image would be fetched by the browser on its own, possibly to leak data in its URL.
-        Event::Start(Tag::Image { dest_url, .. }) => Some(Event::Text(CowStr::from(format!(
-            "[image from {}: ",
-            host_of(&dest_url)
-        )))),
-        Event::End(TagEnd::Image) => Some(Event::Text(CowStr::Borrowed("]"))),
-        other => Some(other),
     });
     let mut out = String::with_capacity(text.len() + text.len() / 2);
     html::push_html(&mut out, events);
@@ -76,6 +118,16 @@ fn host_of(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn images_become_placeholders_that_open_only_on_click() {
+        let out = render_markdown("![chart](http://127.0.0.1:9/leak?d=secret)");
+        assert!(!out.contains("<img"), "{out}");
+        assert!(out.contains("[image from 127.0.0.1:9: chart]"), "{out}");
+        assert!(out.contains("<a target=\"_blank\" rel=\"noopener noreferrer\" href=\"http://127.0.0.1:9/leak?d=secret\">"), "{out}");
+        let out = render_markdown("![x](javascript:alert(1))");
+        assert!(!out.contains("<a") && !out.contains("<img"), "{out}");
+    }
 
     #[test]
     fn formats_markdown() {

@@ -27,6 +27,8 @@ pub struct Settings {
     pub python_timeout_secs: u32,
     /// How the model asks for tools.
     pub protocol: ProtocolChoice,
+    /// A model stream that sends nothing for this long is cut.
+    pub stream_idle_timeout_secs: u32,
 }
 
 impl Default for Settings {
@@ -42,6 +44,7 @@ impl Default for Settings {
             tool_endpoints: ToolEndpoints::default(),
             python_timeout_secs: DEFAULT_TIMEOUT_SECS,
             protocol: ProtocolChoice::Auto,
+            stream_idle_timeout_secs: 60,
         }
     }
 }
@@ -70,6 +73,7 @@ impl Settings {
         self.max_tokens = self.max_tokens.clamp(16, 32_768);
         self.max_steps = self.max_steps.clamp(1, MAX_STEPS_LIMIT);
         self.python_timeout_secs = self.python_timeout_secs.clamp(1, MAX_PYTHON_TIMEOUT_SECS);
+        self.stream_idle_timeout_secs = self.stream_idle_timeout_secs.clamp(1, 600);
         self.tool_endpoints = self.tool_endpoints.repaired();
         self
     }

@@ -36,6 +36,7 @@ fn refuses(status: u16) -> Reply {
         fail: Some(LlmError::Http {
             status,
             message: Some("tools not supported".into()),
+            retry_after: None,
         }),
         ..Reply::default()
     }
@@ -404,6 +405,7 @@ fn a_model_failure_ends_the_run_and_keeps_what_streamed() {
             fail: Some(LlmError::Http {
                 status: 429,
                 message: None,
+                retry_after: None,
             }),
             ..Reply::default()
         },

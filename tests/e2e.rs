@@ -270,7 +270,8 @@ fn rate_limit_in_one_panel_shows_there_while_the_others_finish() {
     browser_test(|rig: Rig| async move {
         rig.mock.script(
             Mode::Act.prompt_heading(),
-            [Reply::status(429, "Rate limit reached, slow down")],
+            // Still limited after every retry (Retry-After: 1 s keeps the test short).
+            (0..5).map(|_| Reply::status(429, "Rate limit reached, slow down").retry_after(1)),
         );
         script_all_modes(&rig.mock, 30);
         rig.open_app(3).await;
@@ -280,6 +281,16 @@ fn rate_limit_in_one_panel_shows_there_while_the_others_finish() {
 
         let act = by_mode["act"];
         assert_eq!(act.status, "error", "{act:#?}");
+        assert!(
+            act.text.contains("retrying in 1 s (4/4)"),
+            "retries were shown: {act:#?}"
+        );
+        assert_eq!(
+            rig.mock
+                .chat_requests_containing(Mode::Act.prompt_heading())
+                .len(),
+            5
+        );
         assert!(act.error.contains("429"), "{act:#?}");
         assert!(
             act.error.contains("Rate limit reached, slow down"),

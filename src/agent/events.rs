@@ -36,4 +36,7 @@ pub enum AgentEvent {
     /// Something the user should know about the step (a format reminder was sent, the
     /// endpoint refused native tools and the run switched to text); the call is made again.
     Notice(String),
+    /// Something the user should know that does not interrupt the step (stream lines that
+    /// were not valid JSON and were skipped).
+    Warning(String),
 }

@@ -14,6 +14,8 @@ pub mod run;
 pub mod think_split;
 pub mod transcript;
 
+use futures::future::LocalBoxFuture;
+
 use crate::llm::{ChatCall, ChatDelta, LlmError};
 use crate::tools::ToolSpec;
 
@@ -30,6 +32,16 @@ pub trait ChatModel {
         call: &ChatCall<'_>,
         on_delta: &mut dyn FnMut(ChatDelta),
     ) -> Result<(), LlmError>;
+
+    /// Waits before a retry. The browser waits on a timer; host tests need not wait.
+    fn pause(&self, _ms: u32) -> LocalBoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
+
+    /// A number in 0..1 that spreads retries apart.
+    fn jitter(&self) -> f64 {
+        0.5
+    }
 }
 
 /// The tools a run may call.

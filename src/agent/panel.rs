@@ -146,6 +146,7 @@ impl PanelState {
                 self.error = Some(message);
             }
             AgentEvent::Stopped => self.status = Status::Stopped,
+            AgentEvent::Warning(text) => self.current().notices.push(text),
             AgentEvent::Notice(text) => {
                 // The call is being made again: what streamed was read and is in the notice.
                 let step = self.current();

@@ -17,6 +17,7 @@ use super::protocol::{parse_reply, parse_think, Reply};
 use super::think_split::{Piece, ThinkSplitter};
 use super::transcript::Transcript;
 use super::{ChatModel, Toolbox};
+use crate::llm::retry::{delay_ms, is_retryable, waiting_message, MAX_RETRIES};
 use crate::llm::tool_calls::{ToolCall, ToolCallAssembler};
 use crate::llm::{ChatCall, ChatDelta, ChatMessage, LlmError};
 
@@ -448,9 +449,39 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         }
     }
 
-    /// One streamed model call. Content streams as tokens, `<think>` blocks and the reasoning
-    /// channel as reasoning, native tool-call fragments are joined.
+    /// One model call, retried with backoff while it fails before its first token (rate
+    /// limits, server errors, network); the panel says how long it waits.
     async fn call(&mut self, with_tools: bool) -> Result<ModelReply, LlmError> {
+        let mut attempt = 0;
+        loop {
+            let (result, streamed) = self.call_once(with_tools).await;
+            match result {
+                Err(e) if !streamed && attempt < MAX_RETRIES && is_retryable(&e) => {
+                    attempt += 1;
+                    let retry_after = match &e {
+                        LlmError::Http { retry_after, .. } => *retry_after,
+                        _ => None,
+                    };
+                    let wait = delay_ms(attempt, retry_after, self.model.jitter());
+                    (self.emit)(AgentEvent::Notice(waiting_message(&e, attempt, wait)));
+                    self.model.pause(wait).await;
+                }
+                Err(e) if streamed && e != LlmError::Aborted => {
+                    (self.emit)(AgentEvent::Warning(
+                        "The stream broke after part of the reply arrived: the step is cut there, and what arrived is kept.".into(),
+                    ));
+                    return Err(e);
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// One streamed model call. Content streams as tokens, `<think>` blocks and the reasoning
+    /// channel as reasoning, native tool-call fragments are joined. Also says whether anything
+    /// arrived before it ended.
+    async fn call_once(&mut self, with_tools: bool) -> (Result<ModelReply, LlmError>, bool) {
+        let mut streamed = false;
         let mut reply = ModelReply::default();
         // No lead rule: content streams at once (reasoning models use the reasoning channel).
         let mut splitter = ThinkSplitter::with_lead_limit(0);
@@ -463,16 +494,25 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         };
         let result = self
             .model
-            .stream_chat(&call, &mut |delta| match delta {
-                ChatDelta::Content(t) => route(splitter.push(&t), &mut reply, emit),
-                ChatDelta::Reasoning(t) => emit(AgentEvent::Reasoning(t)),
-                ChatDelta::ToolCall(d) => assembler.push(&d),
-                ChatDelta::Usage(u) => emit(AgentEvent::Usage(u)),
+            .stream_chat(&call, &mut |delta| {
+                streamed |= matches!(
+                    delta,
+                    ChatDelta::Content(_) | ChatDelta::Reasoning(_) | ChatDelta::ToolCall(_)
+                );
+                match delta {
+                    ChatDelta::Content(t) => route(splitter.push(&t), &mut reply, emit),
+                    ChatDelta::Reasoning(t) => emit(AgentEvent::Reasoning(t)),
+                    ChatDelta::ToolCall(d) => assembler.push(&d),
+                    ChatDelta::Usage(u) => emit(AgentEvent::Usage(u)),
+                    ChatDelta::Skipped(n) => emit(AgentEvent::Warning(format!(
+                        "Skipped {n} stream line(s) that were not valid JSON."
+                    ))),
+                }
             })
             .await;
         route(splitter.finish(), &mut reply, emit);
         reply.calls = assembler.finish();
-        result.map(|()| reply)
+        (result.map(|()| reply), streamed)
     }
 }
 

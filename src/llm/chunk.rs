@@ -26,6 +26,8 @@ pub enum ChatDelta {
     /// A fragment of a native tool call.
     ToolCall(ToolCallDelta),
     Usage(Usage),
+    /// The stream ended having skipped this many lines that were not valid JSON.
+    Skipped(u32),
 }
 
 /// What a payload meant.

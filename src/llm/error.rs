@@ -8,6 +8,8 @@ pub enum LlmError {
     Http {
         status: u16,
         message: Option<String>,
+        /// Seconds from a `Retry-After` header, when the endpoint sent one.
+        retry_after: Option<u32>,
     },
     /// An error object arrived inside an otherwise successful stream.
     Api { message: String },
@@ -15,6 +17,10 @@ pub enum LlmError {
     Network(String),
     /// The user stopped the run.
     Aborted,
+    /// The stream sent nothing for this long.
+    Stalled { seconds: u32 },
+    /// The response passed the size limit; reading stopped.
+    TooLarge { bytes: usize },
 }
 
 /// Longest provider message we show; bodies can be whole HTML error pages.
@@ -24,12 +30,13 @@ impl LlmError {
     /// A sentence for the panel: what happened and what the user can do about it.
     pub fn user_message(&self) -> String {
         match self {
-            LlmError::Http { status, message } => {
+            LlmError::Http { status, message, .. } => {
                 let advice = match status {
                     401 => "The token was rejected (HTTP 401). Check the token in Settings: it must be valid and allowed to call Inference Providers.",
                     402 => "The provider says payment is required (HTTP 402): your included credits are used up. Add credits or pick another provider or model.",
                     403 => "Access denied (HTTP 403). The token may lack the permission to call Inference Providers, or the model is gated.",
                     404 => "Not found (HTTP 404). Check the model id and the API base URL in Settings.",
+                    422 => "The endpoint could not process the request (HTTP 422). Check the model id, and try the text protocol for tool calls in Settings.",
                     429 => "Rate-limited (HTTP 429). Wait a moment and run again.",
                     500..=599 => "The provider had a server error. Try again in a moment or pick another model.",
                     _ => "The model endpoint refused the request.",
@@ -47,6 +54,13 @@ impl LlmError {
                 "Network error: could not reach the model endpoint ({detail}). Check the API base URL, your connection, and that the server allows cross-origin requests (CORS)."
             ),
             LlmError::Aborted => "Stopped.".to_string(),
+            LlmError::Stalled { seconds } => format!(
+                "The stream stalled: nothing arrived for {seconds} s, so the reply was cut there. What arrived is kept above."
+            ),
+            LlmError::TooLarge { bytes } => format!(
+                "The reply passed {} MB, so reading stopped. What arrived is kept above; lower Max tokens in Settings.",
+                bytes / 1_000_000
+            ),
         }
     }
 }
@@ -149,6 +163,7 @@ mod tests {
             LlmError::Http {
                 status: s,
                 message: None,
+                retry_after: None,
             }
             .user_message()
         };
@@ -159,6 +174,7 @@ mod tests {
         let with = LlmError::Http {
             status: 429,
             message: Some("slow down".into()),
+            retry_after: None,
         }
         .user_message();
         assert!(with.contains("slow down"));

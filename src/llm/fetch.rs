@@ -11,6 +11,8 @@ use super::request::{completions_url, request_body};
 use super::stream::ChatStreamReader;
 use super::{ChatCall, ChatDelta, ChatParams, LlmError};
 use crate::agent::ChatModel;
+use crate::ui::timer::sleep;
+use futures::future::{select, Either, LocalBoxFuture};
 
 /// An OpenAI-compatible endpoint called from the page.
 pub struct BrowserChatModel {
@@ -20,7 +22,12 @@ pub struct BrowserChatModel {
     pub params: ChatParams,
     /// Aborts every request of the run when the user presses Stop.
     pub signal: AbortSignal,
+    /// A stream that sends nothing for this long is cut.
+    pub idle_timeout_secs: u32,
 }
+
+/// Reading stops past this many bytes: no reply is that long, and the page must stay alive.
+const MAX_RESPONSE_BYTES: usize = 8_000_000;
 
 impl ChatModel for BrowserChatModel {
     async fn stream_chat(
@@ -44,9 +51,15 @@ impl ChatModel for BrowserChatModel {
             .map_err(|e| self.failure(e.to_string()))?;
         if !response.ok() {
             let text = response.text().await.unwrap_or_default();
+            // Retry-After in seconds (the HTTP-date form is rare from model APIs).
+            let retry_after = response
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.trim().parse::<u32>().ok());
             return Err(LlmError::Http {
                 status: response.status(),
                 message: message_from_error_body(&text),
+                retry_after,
             });
         }
         let body = response
@@ -54,10 +67,19 @@ impl ChatModel for BrowserChatModel {
             .ok_or_else(|| LlmError::Network("the response has no body".into()))?;
         let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
         let mut stream = ChatStreamReader::new();
+        let mut received = 0usize;
         loop {
-            let chunk = JsFuture::from(reader.read())
-                .await
-                .map_err(|e| self.failure(js_error_text(&e)))?;
+            let read = JsFuture::from(reader.read());
+            let idle = sleep(self.idle_timeout_secs.saturating_mul(1000));
+            let chunk = match select(read, Box::pin(idle)).await {
+                Either::Left((chunk, _)) => chunk.map_err(|e| self.failure(js_error_text(&e)))?,
+                Either::Right(_) => {
+                    let _ = reader.cancel();
+                    return Err(LlmError::Stalled {
+                        seconds: self.idle_timeout_secs,
+                    });
+                }
+            };
             let done = Reflect::get(&chunk, &JsValue::from_str("done"))
                 .ok()
                 .and_then(|d| d.as_bool())
@@ -67,6 +89,11 @@ impl ChatModel for BrowserChatModel {
             }
             if let Ok(value) = Reflect::get(&chunk, &JsValue::from_str("value")) {
                 let bytes = Uint8Array::new(&value).to_vec();
+                received += bytes.len();
+                if received > MAX_RESPONSE_BYTES {
+                    let _ = reader.cancel();
+                    return Err(LlmError::TooLarge { bytes: received });
+                }
                 if let Err(e) = stream.push(&bytes, on_delta) {
                     let _ = reader.cancel();
                     return Err(e);
@@ -79,9 +106,21 @@ impl ChatModel for BrowserChatModel {
         }
         stream.finish(on_delta)
     }
+
+    fn pause(&self, ms: u32) -> LocalBoxFuture<'_, ()> {
+        self.pause_for(ms)
+    }
+
+    fn jitter(&self) -> f64 {
+        js_sys::Math::random()
+    }
 }
 
 impl BrowserChatModel {
+    fn pause_for(&self, ms: u32) -> LocalBoxFuture<'_, ()> {
+        Box::pin(sleep(ms))
+    }
+
     fn failure(&self, detail: String) -> LlmError {
         if self.signal.aborted() {
             LlmError::Aborted

@@ -4,6 +4,7 @@
 pub mod chunk;
 pub mod error;
 pub mod request;
+pub mod retry;
 pub mod sse;
 pub mod stream;
 pub mod tool_calls;

@@ -41,6 +41,9 @@ impl ChatStreamReader {
         if let Some(ev) = self.sse.finish() {
             self.take(&ev.data, on_delta)?;
         }
+        if self.malformed > 0 {
+            on_delta(ChatDelta::Skipped(self.malformed));
+        }
         Ok(())
     }
 

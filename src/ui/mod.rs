@@ -11,7 +11,7 @@ mod question_bar;
 mod runner;
 mod settings_panel;
 mod storage;
-mod timer;
+pub(crate) mod timer;
 mod tool_fetch;
 mod tools_settings;
 

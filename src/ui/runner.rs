@@ -74,6 +74,7 @@ pub fn start_runs(
                 token: token.to_string(),
                 params: params.clone(),
                 signal: controller.signal(),
+                idle_timeout_secs: settings.stream_idle_timeout_secs,
             };
             // Each panel's run has its own tools: its own cache, Wikipedia page and Python
             // worker. None of them is given the token.

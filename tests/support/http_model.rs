@@ -36,6 +36,11 @@ impl ChatModel for HttpChatModel {
             .await
             .map_err(|e| LlmError::Network(e.to_string()))?;
         let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u32>().ok());
         let mut body = response.into_body();
         if !(200..300).contains(&status) {
             let bytes = body
@@ -46,6 +51,7 @@ impl ChatModel for HttpChatModel {
             return Err(LlmError::Http {
                 status,
                 message: message_from_error_body(&String::from_utf8_lossy(&bytes)),
+                retry_after,
             });
         }
         let mut reader = ChatStreamReader::new();

@@ -49,6 +49,8 @@ pub struct StreamScript {
     pub chunk_delay: Duration,
     pub usage: Option<(u32, u32)>,
     pub ending: Ending,
+    /// `data:` lines that are not JSON, sent before the content.
+    pub garbage_lines: usize,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -59,6 +61,8 @@ pub enum Ending {
     ErrorEvent(String),
     /// The connection is cut after the content, with no `[DONE]`.
     Dropped,
+    /// After the content the stream stays open and silent for good.
+    Stalls,
 }
 
 /// Splits text into word-sized tokens that keep their whitespace, as a model would stream it.
@@ -90,6 +94,7 @@ impl Reply {
             chunk_delay: Duration::from_millis(10),
             usage: Some((10, completion)),
             ending: Ending::Done,
+            garbage_lines: 0,
         })
     }
 
@@ -139,6 +144,19 @@ impl Reply {
 
     pub fn ending(self, ending: Ending) -> Self {
         self.script(|s| s.ending = ending)
+    }
+
+    /// For an HTTP error reply: send a `Retry-After: secs` header.
+    pub fn retry_after(mut self, secs: u32) -> Self {
+        if let Reply::Status { retry_after, .. } = &mut self {
+            *retry_after = Some(secs);
+        }
+        self
+    }
+
+    /// Adds lines that are not JSON among the content chunks.
+    pub fn with_garbage_lines(self, n: usize) -> Self {
+        self.script(|s| s.garbage_lines = n)
     }
 }
 
@@ -192,7 +210,11 @@ impl MockEndpoint {
             .route("/v1/models", get(models))
             .route("/v1/chat/completions", any(chat))
             .fallback(not_found)
-            .layer(CorsLayer::very_permissive())
+            // Browsers let the page read Retry-After only when the endpoint exposes it.
+            .layer(
+                CorsLayer::very_permissive()
+                    .expose_headers([axum::http::HeaderName::from_static("retry-after")]),
+            )
             .with_state(inner.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -328,6 +350,7 @@ async fn respond(reply: Reply, state: Shared, index: usize) -> Response {
             let events = sse_events(&script);
             let delay = script.chunk_delay;
             let dropped = script.ending == Ending::Dropped;
+            let stalls = script.ending == Ending::Stalls;
             let stream = futures::stream::unfold(
                 (events.into_iter(), state, false),
                 move |(mut events, state, ended)| async move {
@@ -339,7 +362,7 @@ async fn respond(reply: Reply, state: Shared, index: usize) -> Response {
                         Some(event) => {
                             // The client may hang up right after [DONE]: the last event sent
                             // is when the reply finished.
-                            if events.len() == 0 && !dropped {
+                            if events.len() == 0 && !dropped && !stalls {
                                 state.lock().unwrap().log[index].finished = Some(Instant::now());
                             }
                             Some((Ok(Bytes::from(event)), (events, state, false)))
@@ -348,6 +371,11 @@ async fn respond(reply: Reply, state: Shared, index: usize) -> Response {
                             Err(std::io::Error::other("scripted connection drop")),
                             (events, state, true),
                         )),
+                        None if stalls => {
+                            // Silent, open, forever (until the client hangs up).
+                            futures::future::pending::<()>().await;
+                            None
+                        }
                         None => None,
                     }
                 },
@@ -376,6 +404,7 @@ fn sse_events(script: &StreamScript) -> Vec<String> {
     let mut events = vec![chunk(
         serde_json::json!({ "role": "assistant", "content": "" }),
     )];
+    events.extend((0..script.garbage_lines).map(|i| format!("data: {{not json {i}\n\n")));
     events.extend(
         script
             .reasoning
@@ -436,7 +465,7 @@ fn sse_events(script: &StreamScript) -> Vec<String> {
             });
             events.push(format!("data: {value}\n\n"));
         }
-        Ending::Dropped => {}
+        Ending::Dropped | Ending::Stalls => {}
     }
     events
 }

@@ -112,6 +112,13 @@ pub fn missing_for_run(settings: &Settings, token: &str, question: &str) -> Opti
     None
 }
 
+/// Set when the token would cross the network unencrypted: the user confirms before it is sent.
+pub fn insecure_token_warning(settings: &Settings, token: &str) -> Option<&'static str> {
+    let plain_http = settings.base_url.trim().starts_with("http://");
+    (plain_http && !settings.endpoint_is_local() && !token.trim().is_empty())
+        .then_some("Send the token over plain HTTP?")
+}
+
 fn is_local_url(url: &str) -> bool {
     let rest = url
         .strip_prefix("http://")
@@ -192,6 +199,18 @@ mod tests {
         assert!(missing_for_run(&bad, "t", "q")
             .unwrap()
             .contains("base URL"));
+    }
+
+    #[test]
+    fn plain_http_to_a_remote_host_needs_a_confirmation() {
+        let at = |url: &str| Settings {
+            base_url: url.into(),
+            ..Settings::default()
+        };
+        assert!(insecure_token_warning(&at("http://10.0.0.2:8000/v1"), "hf_x").is_some());
+        assert!(insecure_token_warning(&at("http://10.0.0.2:8000/v1"), "").is_none());
+        assert!(insecure_token_warning(&at("http://127.0.0.1:8000/v1"), "hf_x").is_none());
+        assert!(insecure_token_warning(&at("https://router.huggingface.co/v1"), "hf_x").is_none());
     }
 
     #[test]

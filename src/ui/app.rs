@@ -8,7 +8,7 @@ use super::settings_panel::SettingsPanel;
 use super::storage;
 use crate::agent::mode::ModeChoice;
 use crate::agent::Mode;
-use crate::settings::missing_for_run;
+use crate::settings::{insecure_token_warning, missing_for_run};
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -33,6 +33,19 @@ pub fn App() -> impl IntoView {
             token.with(|t| question.with(|q| missing_for_run(s, t, q).map(str::to_string)))
         })
     });
+    // Plain http to a remote host: the first press of Run asks, the second sends.
+    let confirmed_insecure = RwSignal::new(None::<String>);
+    let confirm = Memo::new(move |_| {
+        settings.with(|s| {
+            token.with(|t| {
+                insecure_token_warning(s, t)
+                    .filter(|_| {
+                        confirmed_insecure.with(|c| c.as_deref() != Some(s.base_url.as_str()))
+                    })
+                    .map(str::to_string)
+            })
+        })
+    });
     let running = Signal::derive(move || {
         panels.with(|ps| ps.iter().any(|p| p.state.with(|s| s.status.is_active())))
     });
@@ -44,6 +57,10 @@ pub fn App() -> impl IntoView {
     });
     let run = Callback::new(move |()| {
         if missing.get_untracked().is_some() {
+            return;
+        }
+        if confirm.get_untracked().is_some() {
+            confirmed_insecure.set(Some(settings.with_untracked(|s| s.base_url.clone())));
             return;
         }
         stop.run(());
@@ -87,6 +104,7 @@ pub fn App() -> impl IntoView {
             question=question
             mode_choice=mode_choice
             missing=missing
+            confirm=confirm
             running=running
             on_run=run
             on_stop=stop

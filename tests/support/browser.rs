@@ -5,7 +5,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -15,13 +15,60 @@ use serde_json::{json, Value};
 use tokio::process::{Child, Command};
 use tower_http::services::ServeDir;
 
-use super::mock::MockEndpoint;
+use super::mock::{MockEndpoint, Recorded};
 
 /// The token the tests type; it must only ever appear in an Authorization header.
 pub const MARKER_TOKEN: &str = "hf_test_marker_0000";
 
 /// Browser tests share two cores: one at a time keeps their timings meaningful.
 static ONE_BROWSER_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+type RequestLog = Arc<Mutex<Vec<Recorded>>>;
+
+/// Logs of the tool fixture servers of the running test: the token must never reach them.
+static TOOL_SERVER_LOGS: Mutex<Vec<RequestLog>> = Mutex::new(Vec::new());
+
+pub fn watch_for_token(log: RequestLog) {
+    TOOL_SERVER_LOGS.lock().unwrap().push(log);
+}
+
+/// Every browser test ends with this check over all the traffic it caused: the marker token
+/// appears only as the bearer token of requests to the model endpoint.
+fn assert_token_only_where_it_belongs(model_requests: &[Recorded]) {
+    let bearer = format!("Bearer {MARKER_TOKEN}");
+    for r in model_requests {
+        assert!(!r.uri.contains(MARKER_TOKEN), "token in a URL: {}", r.uri);
+        assert!(
+            !r.body.contains(MARKER_TOKEN),
+            "token in a request body to {}",
+            r.uri
+        );
+        for (name, value) in &r.headers {
+            if value.contains(MARKER_TOKEN) {
+                assert!(
+                    name == "authorization" && *value == bearer,
+                    "token in header {name}"
+                );
+            }
+        }
+    }
+    for log in TOOL_SERVER_LOGS.lock().unwrap().iter() {
+        for r in log.lock().unwrap().iter() {
+            assert!(
+                !r.uri.contains(MARKER_TOKEN),
+                "token sent to a tool: {}",
+                r.uri
+            );
+            for (name, value) in &r.headers {
+                assert!(
+                    !value.contains(MARKER_TOKEN),
+                    "token in header {name} to tool {}",
+                    r.uri
+                );
+            }
+        }
+    }
+}
 
 fn chromium() -> String {
     std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into())
@@ -96,6 +143,7 @@ where
         .enable_all()
         .build()
         .unwrap();
+    TOOL_SERVER_LOGS.lock().unwrap().clear();
     runtime.block_on(async move {
         let mock = MockEndpoint::start().await;
         let app = serve_dir(dist_dir()).await;
@@ -105,6 +153,7 @@ where
             app_url: format!("http://{app}/"),
             client: client.clone(),
         };
+        let model_endpoint = rig.mock.clone();
         let outcome = std::panic::AssertUnwindSafe(test(rig)).catch_unwind().await;
         let _ = client.close().await;
         let _ = driver.kill().await;
@@ -112,6 +161,7 @@ where
         if let Err(panic) = outcome {
             std::panic::resume_unwind(panic);
         }
+        assert_token_only_where_it_belongs(&model_endpoint.requests());
     });
 }
 

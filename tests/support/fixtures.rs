@@ -85,6 +85,7 @@ impl FixtureServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        super::browser::watch_for_token(log.clone());
         FixtureServer {
             base: format!("http://{addr}"),
             log,
@@ -192,7 +193,7 @@ async fn wttr(Path(place): Path<String>) -> Response {
     }
 }
 
-async fn duckduckgo(Query(q): Query<HashMap<String, String>>) -> Response {
+async fn duckduckgo(Query(q): Query<HashMap<String, String>>, headers: HeaderMap) -> Response {
     let callback = q.get("callback").cloned().unwrap_or_default();
     let valid = !callback.is_empty()
         && callback
@@ -204,6 +205,20 @@ async fn duckduckgo(Query(q): Query<HashMap<String, String>>) -> Response {
     let query = q.get("q").map(|s| s.to_lowercase()).unwrap_or_default();
     let body = if query.contains("frame probe") {
         PROBE_SCRIPT.replace("CALLBACK", &callback)
+    } else if query.contains("hostile") {
+        // A tool result that tries to run script and load an image that leaks data.
+        let host = headers
+            .get("host")
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("127.0.0.1");
+        let data = serde_json::json!({
+            "Heading": "Hostile",
+            "AbstractText": format!("<img src=\"http://{host}/leak?d=from-tool\" onerror=\"document.title='pwned'\"><script>document.title='pwned'</script> ![x](http://{host}/leak?d=md)"),
+            "AbstractSource": "fixture",
+            "AbstractURL": "javascript:document.title='pwned'",
+            "RelatedTopics": []
+        });
+        format!("{callback}({data});")
     } else {
         let data = fixture(if query.contains("eiffel") {
             "web_search/eiffel_tower.json"

@@ -1,0 +1,298 @@
+//! Hostile output and flaky networks, in the browser: fault injection with the scripted
+//! endpoint, and model and tool output that tries to run script or leak data.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use std::time::Duration;
+
+use react_arena::agent::Mode;
+use serde_json::json;
+use support::browser::{browser_test, PanelView, Rig, MARKER_TOKEN};
+use support::fixtures::FixtureServer;
+use support::mock::{Ending, Reply};
+
+const SETTLE: Duration = Duration::from_secs(40);
+
+async fn open(rig: &Rig, extra: serde_json::Value) {
+    let mut settings = json!({
+        "model": "mock/model",
+        "base_url": rig.mock.base_url(),
+        "temperature": 0.0,
+        "max_tokens": 512,
+        "max_steps": 3,
+        "protocol": "text",
+        "stream_idle_timeout_secs": 2,
+    });
+    for (k, v) in extra.as_object().unwrap() {
+        settings[k] = v.clone();
+    }
+    rig.open_app_with(settings, MARKER_TOKEN, false).await;
+}
+
+async fn think(rig: &Rig) -> PanelView {
+    rig.ask("A question.", "think").await;
+    rig.wait_until_settled(SETTLE).await.remove(0)
+}
+
+#[test]
+fn rate_limit_with_retry_after_waits_as_told_then_succeeds() {
+    browser_test(|rig: Rig| async move {
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [
+                Reply::status(429, "slow down").retry_after(2),
+                Reply::text("Answer: fine"),
+            ],
+        );
+        open(&rig, json!({})).await;
+        let p = think(&rig).await;
+
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert!(
+            p.text
+                .contains("Rate-limited (HTTP 429); retrying in 2 s (1/4)."),
+            "{p:#?}"
+        );
+        let calls = rig.mock.chat_requests();
+        let waited = calls[1].received - calls[0].received;
+        assert!(waited >= Duration::from_millis(1900), "waited {waited:?}");
+    });
+}
+
+#[test]
+fn rate_limit_without_retry_after_backs_off_then_succeeds() {
+    browser_test(|rig: Rig| async move {
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [Reply::status(429, "slow down"), Reply::text("Answer: fine")],
+        );
+        open(&rig, json!({})).await;
+        let p = think(&rig).await;
+
+        assert_eq!(p.status, "done", "{p:#?}");
+        // 1 s ± 25 % jitter, shown rounded up
+        assert!(
+            p.text.contains("Rate-limited (HTTP 429); retrying in") && p.text.contains("(1/4)"),
+            "{p:#?}"
+        );
+        let calls = rig.mock.chat_requests();
+        let waited = calls[1].received - calls[0].received;
+        // 1 s ± 25 % jitter
+        assert!(waited >= Duration::from_millis(700), "waited {waited:?}");
+    });
+}
+
+#[test]
+fn three_server_errors_then_success() {
+    browser_test(|rig: Rig| async move {
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [
+                Reply::status(503, "overloaded"),
+                Reply::status(503, "overloaded"),
+                Reply::status(503, "overloaded"),
+                Reply::text("Answer: made it"),
+            ],
+        );
+        open(&rig, json!({})).await;
+        let p = think(&rig).await;
+
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert!(p.answer.contains("made it"));
+        assert_eq!(
+            p.text
+                .matches("Server error (HTTP 503); retrying in")
+                .count(),
+            3,
+            "{p:#?}"
+        );
+        for n in 1..=3 {
+            assert!(p.text.contains(&format!("({n}/4)")), "{p:#?}");
+        }
+        assert_eq!(rig.mock.chat_requests().len(), 4);
+    });
+}
+
+#[test]
+fn a_bad_token_is_not_retried_and_says_what_to_do() {
+    browser_test(|rig: Rig| async move {
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [Reply::status(
+                401,
+                "Invalid credentials in Authorization header",
+            )],
+        );
+        open(&rig, json!({})).await;
+        let p = think(&rig).await;
+
+        assert_eq!(p.status, "error", "{p:#?}");
+        assert!(p.error.contains("token"), "{p:#?}");
+        assert!(!p.error.contains(MARKER_TOKEN));
+        assert_eq!(rig.mock.chat_requests().len(), 1, "401 is not retried");
+    });
+}
+
+#[test]
+fn an_error_object_mid_stream_keeps_what_arrived() {
+    browser_test(|rig: Rig| async move {
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [Reply::text("Thought: the first part of my reasoning")
+                .ending(Ending::ErrorEvent("Model too busy".into()))],
+        );
+        open(&rig, json!({})).await;
+        let p = think(&rig).await;
+
+        assert_eq!(p.status, "error", "{p:#?}");
+        assert!(p.error.contains("Model too busy"), "{p:#?}");
+        assert!(p.text.contains("the first part of my reasoning"), "{p:#?}");
+        assert!(p.text.contains("the step is cut there"), "{p:#?}");
+        assert_eq!(
+            rig.mock.chat_requests().len(),
+            1,
+            "not retried after tokens arrived"
+        );
+    });
+}
+
+#[test]
+fn a_connection_dropped_mid_stream_keeps_what_arrived() {
+    browser_test(|rig: Rig| async move {
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [Reply::text("Thought: half of an idea").ending(Ending::Dropped)],
+        );
+        open(&rig, json!({})).await;
+        let p = think(&rig).await;
+
+        assert_eq!(p.status, "error", "{p:#?}");
+        assert!(p.text.contains("half of an idea"), "{p:#?}");
+        assert!(p.text.contains("the step is cut there"), "{p:#?}");
+    });
+}
+
+#[test]
+fn a_stream_that_goes_silent_is_cut_by_the_idle_timeout() {
+    browser_test(|rig: Rig| async move {
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [Reply::text("Thought: and then nothing more").ending(Ending::Stalls)],
+        );
+        open(&rig, json!({})).await;
+        let p = think(&rig).await;
+
+        assert_eq!(p.status, "error", "{p:#?}");
+        assert!(
+            p.error.contains("stalled") && p.error.contains("2 s"),
+            "{p:#?}"
+        );
+        assert!(p.text.contains("and then nothing more"), "{p:#?}");
+        // The page is still alive: a new run works.
+        rig.mock
+            .script(Mode::Think.prompt_heading(), [Reply::text("Answer: back")]);
+        let p = think(&rig).await;
+        assert_eq!(p.status, "done", "{p:#?}");
+    });
+}
+
+#[test]
+fn lines_that_are_not_json_are_skipped_and_counted() {
+    browser_test(|rig: Rig| async move {
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [Reply::text("Answer: still fine").with_garbage_lines(3)],
+        );
+        open(&rig, json!({})).await;
+        let p = think(&rig).await;
+
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert!(p.answer.contains("still fine"));
+        assert!(p.text.contains("Skipped 3 stream line(s)"), "{p:#?}");
+    });
+}
+
+#[test]
+fn hostile_markdown_from_model_and_tools_runs_nothing_and_leaks_nothing() {
+    browser_test(|rig: Rig| async move {
+        let fixtures = FixtureServer::start().await;
+        let leak = format!(
+            "{}/leak?d=conversation-secret",
+            rig.mock.base_url().trim_end_matches("/v1")
+        );
+        let hostile = format!(
+            "<img src=x onerror=\"document.title='pwned'\"> <script>document.title='pwned'</script> \
+             [click me](javascript:document.title='pwned') ![chart]({leak})"
+        );
+        let hostile: &'static str = Box::leak(hostile.into_boxed_str());
+        rig.mock.script(
+            Mode::ReAct.prompt_heading(),
+            [
+                // The tool result is hostile too: the probe fixture answers with markup.
+                Reply::text(&format!(
+                    "Thought: {hostile}\nAction: web_search\nAction Input: hostile markup"
+                )),
+                Reply::text(&format!("Thought: done.\nAnswer: {hostile}")),
+            ],
+        );
+        open(&rig, json!({ "tool_endpoints": fixtures.endpoints() })).await;
+        rig.ask("Be hostile.", "react").await;
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+
+        assert_eq!(p.status, "done", "{p:#?}");
+        let page = rig
+            .js("return [document.title, document.querySelectorAll('.panel img, .panel script, .panel iframe').length, \
+                 document.querySelectorAll('.panel a[href^=javascript]').length, \
+                 Array.from(document.querySelectorAll('.panel a')).every(a => a.rel === 'noopener noreferrer' && a.target === '_blank'), \
+                 !!document.querySelector('meta[http-equiv=Content-Security-Policy]')]")
+            .await;
+        assert_ne!(page[0], "pwned", "a script ran");
+        assert_eq!(page[1], 0, "live img/script/iframe elements");
+        assert_eq!(page[2], 0, "javascript: links");
+        assert_eq!(page[3], true, "links open apart");
+        assert_eq!(page[4], true, "the CSP meta tag is there");
+        assert!(
+            p.text.contains("<script>"),
+            "raw HTML is shown as text: {p:#?}"
+        );
+        assert!(p.answer.contains("[image from 127.0.0.1"), "{p:#?}");
+        // Give a lazy image every chance to load, then check nobody asked for the leak URL.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let leaked: Vec<_> = rig
+            .mock
+            .requests()
+            .into_iter()
+            .chain(fixtures.requests())
+            .filter(|r| r.uri.contains("leak"))
+            .collect();
+        assert!(leaked.is_empty(), "the image URL was fetched: {leaked:?}");
+    });
+}
+
+#[test]
+fn plain_http_to_a_remote_host_asks_before_sending_the_token() {
+    browser_test(|rig: Rig| async move {
+        open(&rig, json!({ "base_url": "http://10.255.255.1:9/v1" })).await;
+        let field = rig
+            .client
+            .find(fantoccini::Locator::Css("#question"))
+            .await
+            .unwrap();
+        field.send_keys("Anything?").await.unwrap();
+        let run = rig
+            .client
+            .find(fantoccini::Locator::Css("#run"))
+            .await
+            .unwrap();
+        assert_eq!(run.text().await.unwrap(), "Send the token over plain HTTP?");
+        run.click().await.unwrap();
+        // The first press only confirms: nothing started.
+        assert_eq!(run.text().await.unwrap(), "Run");
+        let statuses = rig.js("return Array.from(document.querySelectorAll('section.panel')).map(p => p.dataset.status)").await;
+        assert!(
+            statuses.as_array().unwrap().iter().all(|s| s == "idle"),
+            "{statuses}"
+        );
+    });
+}

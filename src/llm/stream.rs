@@ -123,7 +123,10 @@ mod tests {
         assert!(res.is_ok());
         assert_eq!(malformed, 1);
         // The count is reported once, when the stream ends.
-        assert_eq!(out, vec![ChatDelta::Content("ok".into()), ChatDelta::Skipped(1)]);
+        assert_eq!(
+            out,
+            vec![ChatDelta::Content("ok".into()), ChatDelta::Skipped(1)]
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! live in `agent`, `settings` and `llm`.
 
 mod app;
+mod frame_batch;
 mod jsonp;
 mod markdown_view;
 mod model_info;

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::AbortController;
 
+use super::frame_batch::FrameBatch;
 use super::jsonp::FrameJsonp;
 use super::model_info::model_supports_tools;
 use super::python_worker::WorkerPython;
@@ -117,11 +118,10 @@ pub fn start_runs(
         for (mode, model, tools, state) in jobs {
             let question = question.clone();
             spawn_local(async move {
-                // `try_update`: the panel may have been replaced by a newer run meanwhile.
-                let mut emit = |event| {
-                    state.try_update(|s| s.apply(event));
-                };
+                let batch = FrameBatch::new(state);
+                let mut emit = |event| batch.push(event);
                 run_agent(mode, &question, &model, &tools, &options, &mut emit).await;
+                batch.flush();
             });
         }
     });

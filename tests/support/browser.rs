@@ -195,7 +195,7 @@ async fn start_browser() -> (Child, Client, PathBuf) {
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--no-first-run", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync",
-                "--window-size=1400,900",
+                "--window-size=1400,900", "--enable-precise-memory-info",
                 format!("--user-data-dir={}", profile.display()),
             ]
         }),

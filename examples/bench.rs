@@ -1,0 +1,385 @@
+//! `scripts/bench`: what the app costs, measured in headless Chromium against the scripted
+//! endpoint (a benchmark, not a test: it prints figures and writes bench/results.json).
+//!
+//! Figures: first-load bytes; time to interactive (median of 5); streaming throughput with
+//! three panels, the longest main-thread task and the render time after the last token;
+//! All-mode wall time over the slowest single mode's; JS heap after long runs.
+
+#[cfg(not(target_arch = "wasm32"))]
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    host::main();
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod host {
+    use std::path::Path;
+    use std::process::Command;
+    use std::time::{Duration, Instant};
+
+    use react_arena::agent::Mode;
+    use serde_json::{json, Value};
+
+    use crate::support::browser::{browser_test, dist_dir, Rig, MARKER_TOKEN};
+    use crate::support::mock::Reply;
+
+    fn gzip_size(path: &Path) -> u64 {
+        let out = Command::new("gzip")
+            .args(["-9", "-c"])
+            .arg(path)
+            .output()
+            .expect("gzip");
+        out.stdout.len() as u64
+    }
+
+    /// The files the page fetches before it is interactive: the HTML and what it links
+    /// (the loader script, the wasm, the stylesheet). Workers and the search frame load later.
+    fn first_load() -> Value {
+        let dist = dist_dir();
+        let mut files = Vec::new();
+        let (mut raw, mut gz) = (0, 0);
+        let mut wasm = json!(null);
+        for entry in std::fs::read_dir(&dist).unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let initial = name == "index.html"
+                || (name.starts_with("react-arena-")
+                    && (name.ends_with(".js") || name.ends_with(".wasm")))
+                || (name.starts_with("style-") && name.ends_with(".css"));
+            if !initial {
+                continue;
+            }
+            let size = entry.metadata().unwrap().len();
+            let gzipped = gzip_size(&entry.path());
+            raw += size;
+            gz += gzipped;
+            if name.ends_with(".wasm") {
+                wasm = json!({ "raw_bytes": size, "gzip_bytes": gzipped });
+            }
+            files.push(json!({ "file": name, "raw_bytes": size, "gzip_bytes": gzipped }));
+        }
+        json!({ "files": files, "raw_bytes": raw, "gzip_bytes": gz, "wasm": wasm,
+                "brotli": "not emitted by the build" })
+    }
+
+    fn settings(rig: &Rig, max_steps: u32) -> Value {
+        json!({
+            "model": "mock/model",
+            "base_url": rig.mock.base_url(),
+            "temperature": 0.0,
+            "max_tokens": 32768,
+            "max_steps": max_steps,
+            "protocol": "text",
+        })
+    }
+
+    fn median(mut v: Vec<f64>) -> f64 {
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        v[v.len() / 2]
+    }
+
+    async fn time_to_interactive(rig: &Rig) -> Value {
+        let mut samples = Vec::new();
+        for _ in 0..5 {
+            rig.client.goto("about:blank").await.unwrap();
+            rig.client.goto(&rig.app_url).await.unwrap();
+            rig.wait_for(
+                "the app",
+                Duration::from_secs(20),
+                "return performance.getEntriesByName('app-interactive').length > 0",
+            )
+            .await;
+            let ms = rig
+                .js("return performance.getEntriesByName('app-interactive')[0].startTime")
+                .await;
+            samples.push(ms.as_f64().unwrap());
+        }
+        json!({ "median_ms": median(samples.clone()), "samples_ms": samples })
+    }
+
+    /// Markdown with code and lists, as a model writes it, `n` tokens long.
+    fn long_markdown(n: usize) -> String {
+        let words = [
+            "The ",
+            "answer ",
+            "uses ",
+            "**bold** ",
+            "and ",
+            "`code` ",
+            "with ",
+            "a ",
+            "list:\n",
+            "- item ",
+            "one\n",
+            "- item ",
+            "two\n",
+            "```rust\n",
+            "let ",
+            "x ",
+            "= ",
+            "42;\n",
+            "```\n",
+            "Then ",
+            "more ",
+            "text ",
+            "follows. ",
+        ];
+        (0..n).map(|i| words[i % words.len()]).collect()
+    }
+
+    async fn streaming(rig: &Rig, tokens_per_panel: usize) -> Value {
+        let body = format!("Answer: {}", long_markdown(tokens_per_panel));
+        let body: &'static str = Box::leak(body.into_boxed_str());
+        for mode in Mode::ALL {
+            rig.mock.script(
+                mode.prompt_heading(),
+                [Reply::text(body).with_chunk_delay(0).with_latency(0)],
+            );
+        }
+        rig.open_app_with(settings(rig, 3), MARKER_TOKEN, false)
+            .await;
+        rig.js(
+            "window.__long = []; new PerformanceObserver(l => { for (const e of l.getEntries()) \
+             window.__long.push(e.duration); }).observe({ type: 'longtask', buffered: false }); return 0",
+        )
+        .await;
+        let started = Instant::now();
+        rig.ask("Stream as fast as you can.", "all").await;
+        let mut done_at = None;
+        while done_at.is_none() {
+            let done = rig
+                .js("return Array.from(document.querySelectorAll('section.panel')).every(p => p.dataset.status === 'done')")
+                .await;
+            if done == true {
+                done_at = Some(Instant::now());
+            } else {
+                assert!(
+                    started.elapsed() < Duration::from_secs(300),
+                    "streaming did not finish"
+                );
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        }
+        let done_at = done_at.unwrap();
+        let last_sent = rig
+            .mock
+            .chat_requests()
+            .iter()
+            .filter_map(|r| r.finished)
+            .max()
+            .unwrap();
+        let total_tokens = 3 * tokens_per_panel;
+        let seconds = (done_at - started).as_secs_f64();
+        let long = rig.js("return window.__long").await;
+        let longest = long
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_f64)
+            .fold(0.0, f64::max);
+        json!({
+            "tokens": total_tokens,
+            "seconds": seconds,
+            "tokens_per_second": total_tokens as f64 / seconds,
+            "long_tasks": long.as_array().unwrap().len(),
+            "longest_task_ms": longest,
+            "render_after_last_token_ms": done_at.saturating_duration_since(last_sent).as_secs_f64() * 1000.0,
+        })
+    }
+
+    /// Wall time of one run of `mode` ("think", "act", "react" or "all").
+    async fn wall_time(rig: &Rig, mode: &str) -> f64 {
+        for (m, latency, calls) in [
+            (Mode::Think, 1000, 1),
+            (Mode::Act, 2000, 3),
+            (Mode::ReAct, 3000, 3),
+        ] {
+            let replies = (0..calls).map(move |i| {
+                let text = if i + 1 == calls {
+                    "Thought: done.\nAnswer: 42".to_string()
+                } else {
+                    format!("Thought: step {i}.\nAction: calculator\nAction Input: {i} + 1")
+                };
+                Reply::text(Box::leak(text.into_boxed_str())).with_latency(latency)
+            });
+            rig.mock.script(m.prompt_heading(), replies);
+        }
+        rig.open_app_with(settings(rig, 5), MARKER_TOKEN, false)
+            .await;
+        let started = Instant::now();
+        rig.ask("How long does this take?", mode).await;
+        rig.wait_until_settled(Duration::from_secs(120)).await;
+        started.elapsed().as_secs_f64()
+    }
+
+    async fn heap_after(rig: &Rig, steps: u32) -> f64 {
+        for m in [Mode::Act, Mode::ReAct] {
+            let replies = (0..steps).map(|i| {
+                let text = format!(
+                    "Thought: step {i} of a long run.\nAction: calculator\nAction Input: {i} * 3"
+                );
+                Reply::text(Box::leak(text.into_boxed_str()))
+                    .with_chunk_delay(0)
+                    .with_latency(0)
+            });
+            rig.mock.script(
+                m.prompt_heading(),
+                replies.chain([Reply::text("Answer: done")]),
+            );
+        }
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [Reply::text("Answer: done").with_chunk_delay(0)],
+        );
+        rig.open_app_with(settings(rig, steps), MARKER_TOKEN, false)
+            .await;
+        rig.ask("A long run.", "all").await;
+        rig.wait_until_settled(Duration::from_secs(300)).await;
+        // Let the garbage collector settle before reading the heap.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let bytes = rig
+            .js("return performance.memory ? performance.memory.usedJSHeapSize : -1")
+            .await;
+        bytes.as_f64().unwrap() / 1_048_576.0
+    }
+
+    pub fn main() {
+        let tokens: usize = std::env::var("BENCH_TOKENS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(20_000);
+        let load = first_load();
+        let results = std::sync::Arc::new(std::sync::Mutex::new(json!({ "first_load": load })));
+
+        let r = results.clone();
+        browser_test(|rig| async move {
+            let tti = time_to_interactive(&rig).await;
+            r.lock().unwrap()["interactive"] = tti;
+        });
+        let r = results.clone();
+        browser_test(|rig| async move {
+            let s = streaming(&rig, tokens).await;
+            r.lock().unwrap()["streaming"] = s;
+        });
+        let mut walls = serde_json::Map::new();
+        for mode in ["react", "all"] {
+            let r = std::sync::Arc::new(std::sync::Mutex::new(0.0));
+            let out = r.clone();
+            browser_test(|rig| async move {
+                *out.lock().unwrap() = wall_time(&rig, mode).await;
+            });
+            walls.insert(mode.into(), json!(*r.lock().unwrap()));
+        }
+        let ratio = walls["all"].as_f64().unwrap() / walls["react"].as_f64().unwrap();
+        results.lock().unwrap()["concurrency"] = json!({
+            "slowest_single_mode_s": walls["react"], "all_mode_s": walls["all"], "all_over_slowest": ratio,
+        });
+        let mut heap = serde_json::Map::new();
+        for steps in [25, 50] {
+            let r = std::sync::Arc::new(std::sync::Mutex::new(0.0));
+            let out = r.clone();
+            browser_test(|rig| async move {
+                *out.lock().unwrap() = heap_after(&rig, steps).await;
+            });
+            heap.insert(format!("{steps}_steps_mb"), json!(*r.lock().unwrap()));
+        }
+        results.lock().unwrap()["js_heap"] = Value::Object(heap);
+
+        let results = results.lock().unwrap().clone();
+        print_table(&results);
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("results.json"),
+            serde_json::to_string_pretty(&results).unwrap(),
+        )
+        .unwrap();
+        println!("\nwritten to bench/results.json");
+    }
+
+    fn print_table(r: &Value) {
+        let f = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+        let kb = |v: &Value| f(v) / 1000.0;
+        let target = |ok: bool| if ok { "met" } else { "NOT met" };
+        let load_gz = kb(&r["first_load"]["gzip_bytes"]);
+        let tti = f(&r["interactive"]["median_ms"]);
+        let tps = f(&r["streaming"]["tokens_per_second"]);
+        let longest = f(&r["streaming"]["longest_task_ms"]);
+        let ratio = f(&r["concurrency"]["all_over_slowest"]);
+        println!("{:<48} {:>14}  target", "figure", "value");
+        let rows = [
+            (
+                "first load, gzip (HTML+JS+wasm+CSS)",
+                format!("{load_gz:.1} KB"),
+                "<= 250 KB",
+                target(load_gz <= 250.0),
+            ),
+            (
+                "first load, raw",
+                format!("{:.1} KB", kb(&r["first_load"]["raw_bytes"])),
+                "",
+                "",
+            ),
+            (
+                ".wasm alone, gzip / raw",
+                format!(
+                    "{:.1} / {:.1} KB",
+                    kb(&r["first_load"]["wasm"]["gzip_bytes"]),
+                    kb(&r["first_load"]["wasm"]["raw_bytes"])
+                ),
+                "",
+                "",
+            ),
+            (
+                "time to interactive (median of 5)",
+                format!("{tti:.0} ms"),
+                "<= 500 ms",
+                target(tti <= 500.0),
+            ),
+            (
+                "streaming, 3 panels",
+                format!("{tps:.0} tok/s"),
+                ">= 5,000 tok/s",
+                target(tps >= 5000.0),
+            ),
+            (
+                "longest main-thread task while streaming",
+                format!("{longest:.0} ms"),
+                "<= 50 ms",
+                target(longest <= 50.0),
+            ),
+            (
+                "render after the last token",
+                format!("{:.0} ms", f(&r["streaming"]["render_after_last_token_ms"])),
+                "",
+                "",
+            ),
+            (
+                "All-mode wall / slowest single mode",
+                format!("{ratio:.3}"),
+                "<= 1.1",
+                target(ratio <= 1.1),
+            ),
+            (
+                "JS heap after 25 steps per panel",
+                format!("{:.1} MB", f(&r["js_heap"]["25_steps_mb"])),
+                "",
+                "",
+            ),
+            (
+                "JS heap after 50 steps per panel",
+                format!("{:.1} MB", f(&r["js_heap"]["50_steps_mb"])),
+                "linear",
+                "",
+            ),
+        ];
+        for (name, value, goal, verdict) in rows {
+            println!("{name:<48} {value:>14}  {goal:<18} {verdict}");
+        }
+    }
+}

@@ -59,6 +59,9 @@ pub struct StepView {
     pub reasoning: String,
     /// The reply as it streams; replaced by the parsed parts once the step is read.
     pub live: String,
+    /// Counts the times `live` was emptied (a retried call), so a view that appends to what it
+    /// showed knows when to start over.
+    pub live_epoch: u32,
     pub thought: Option<String>,
     /// Tool calls of this step (several with native calls or JSON actions): (tool, input).
     pub actions: Vec<(String, String)>,
@@ -152,6 +155,7 @@ impl PanelState {
                 let step = self.current();
                 step.notices.push(text);
                 step.live.clear();
+                step.live_epoch += 1;
             }
         }
     }

@@ -68,18 +68,31 @@ impl ChatModel for BrowserChatModel {
         let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
         let mut stream = ChatStreamReader::new();
         let mut received = 0usize;
+        // One idle timer per timeout window, not one per read: when it fires, the stream has
+        // stalled only if nothing arrived since it was set.
+        let idle_ms = self.idle_timeout_secs.saturating_mul(1000);
+        let mut idle = Box::pin(sleep(idle_ms));
+        let mut arrived_since_timer = false;
         loop {
-            let read = JsFuture::from(reader.read());
-            let idle = sleep(self.idle_timeout_secs.saturating_mul(1000));
-            let chunk = match select(read, Box::pin(idle)).await {
-                Either::Left((chunk, _)) => chunk.map_err(|e| self.failure(js_error_text(&e)))?,
-                Either::Right(_) => {
-                    let _ = reader.cancel();
-                    return Err(LlmError::Stalled {
-                        seconds: self.idle_timeout_secs,
-                    });
+            let mut read = JsFuture::from(reader.read());
+            let chunk = loop {
+                match select(&mut read, idle.as_mut()).await {
+                    Either::Left((chunk, _)) => {
+                        break chunk.map_err(|e| self.failure(js_error_text(&e)))?
+                    }
+                    Either::Right(_) if arrived_since_timer => {
+                        arrived_since_timer = false;
+                        idle = Box::pin(sleep(idle_ms));
+                    }
+                    Either::Right(_) => {
+                        let _ = reader.cancel();
+                        return Err(LlmError::Stalled {
+                            seconds: self.idle_timeout_secs,
+                        });
+                    }
                 }
             };
+            arrived_since_timer = true;
             let done = Reflect::get(&chunk, &JsValue::from_str("done"))
                 .ok()
                 .and_then(|d| d.as_bool())

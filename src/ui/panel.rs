@@ -103,6 +103,32 @@ fn Step(state: RwSignal<PanelState>, index: usize) -> impl IntoView {
                 .unwrap_or_default()
         })
     });
+    // The streaming text only grows: append what is new instead of replacing the whole text,
+    // so the browser does not lay out and shape the full reply again on every frame.
+    let live_ref = NodeRef::<leptos::html::Div>::new();
+    let epoch = Memo::new(move |_| state.with(|s| s.steps.get(index).map_or(0, |s| s.live_epoch)));
+    let shown = StoredValue::new((0u32, 0usize)); // (epoch, bytes) on screen
+    Effect::new(move |_| {
+        let (text, epoch) = (live.get(), epoch.get());
+        let Some(el) = live_ref.get() else {
+            return;
+        };
+        match text {
+            Some(t) => {
+                let (shown_epoch, n) = shown.get_value();
+                if shown_epoch == epoch && n <= t.len() && t.is_char_boundary(n) {
+                    let _ = el.append_with_str_1(&t[n..]);
+                } else {
+                    el.set_text_content(Some(&t));
+                }
+                shown.set_value((epoch, t.len()));
+            }
+            None => {
+                el.set_text_content(None);
+                shown.set_value((epoch, 0));
+            }
+        }
+    });
     let notices = Memo::new(move |_| {
         state.with(|s| {
             s.steps
@@ -139,9 +165,7 @@ fn Step(state: RwSignal<PanelState>, index: usize) -> impl IntoView {
                     .map(|n| view! { <div class="notice" role="status">{n}</div> })
                     .collect_view()
             }}
-            <Show when=move || live.with(Option::is_some)>
-                <div class="live">{move || live.get().unwrap_or_default()}</div>
-            </Show>
+            <div class="live" node_ref=live_ref hidden=move || live.with(Option::is_none)></div>
             {move || {
                 thought
                     .get()

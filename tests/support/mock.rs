@@ -346,7 +346,9 @@ async fn respond(reply: Reply, state: Shared, index: usize) -> Response {
             response
         }
         Reply::Stream(script) => {
-            tokio::time::sleep(script.latency).await;
+            if !script.latency.is_zero() {
+                tokio::time::sleep(script.latency).await;
+            }
             let events = sse_events(&script);
             let delay = script.chunk_delay;
             let dropped = script.ending == Ending::Dropped;
@@ -357,7 +359,10 @@ async fn respond(reply: Reply, state: Shared, index: usize) -> Response {
                     if ended {
                         return None;
                     }
-                    tokio::time::sleep(delay).await;
+                    // sleep(0) still waits for a timer tick (about 1 ms): skip it.
+                    if !delay.is_zero() {
+                        tokio::time::sleep(delay).await;
+                    }
                     match events.next() {
                         Some(event) => {
                             // The client may hang up right after [DONE]: the last event sent

@@ -26,6 +26,15 @@ pub struct BrowserChatModel {
     pub idle_timeout_secs: u32,
 }
 
+/// Longest stretch of stream reading before the page gets to draw.
+const YIELD_EVERY_MS: f64 = 8.0;
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
 /// Reading stops past this many bytes: no reply is that long, and the page must stay alive.
 const MAX_RESPONSE_BYTES: usize = 8_000_000;
 
@@ -73,6 +82,7 @@ impl ChatModel for BrowserChatModel {
         let idle_ms = self.idle_timeout_secs.saturating_mul(1000);
         let mut idle = Box::pin(sleep(idle_ms));
         let mut arrived_since_timer = false;
+        let mut last_yield = now_ms();
         loop {
             let mut read = JsFuture::from(reader.read());
             let chunk = loop {
@@ -111,6 +121,13 @@ impl ChatModel for BrowserChatModel {
                     let _ = reader.cancel();
                     return Err(e);
                 }
+            }
+            // Data that is already there resolves reads as microtasks, one after another, and
+            // the page could not draw until the whole stream is read: give the event loop a
+            // turn every few milliseconds.
+            if now_ms() - last_yield > YIELD_EVERY_MS {
+                sleep(0).await;
+                last_yield = now_ms();
             }
             if stream.is_done() {
                 let _ = reader.cancel(); // nothing after [DONE] matters

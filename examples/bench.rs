@@ -217,7 +217,8 @@ mod host {
         started.elapsed().as_secs_f64()
     }
 
-    async fn heap_after(rig: &Rig, steps: u32) -> f64 {
+    /// JS heap and wasm linear memory (MB) after a run of `steps` steps in each panel.
+    async fn heap_after(rig: &Rig, steps: u32) -> (f64, f64) {
         for m in [Mode::Act, Mode::ReAct] {
             let replies = (0..steps).map(|i| {
                 let text = format!(
@@ -243,9 +244,13 @@ mod host {
         // Let the garbage collector settle before reading the heap.
         tokio::time::sleep(Duration::from_millis(500)).await;
         let bytes = rig
-            .js("return performance.memory ? performance.memory.usedJSHeapSize : -1")
+            .js(
+                "return [performance.memory ? performance.memory.usedJSHeapSize : -1, \
+                 window.reactArenaWasmMemory ? window.reactArenaWasmMemory.buffer.byteLength : -1]",
+            )
             .await;
-        bytes.as_f64().unwrap() / 1_048_576.0
+        let mb = |i: usize| bytes[i].as_f64().unwrap() / 1_048_576.0;
+        (mb(0), mb(1))
     }
 
     pub fn main() {
@@ -281,14 +286,16 @@ mod host {
         });
         let mut heap = serde_json::Map::new();
         for steps in [25, 50] {
-            let r = std::sync::Arc::new(std::sync::Mutex::new(0.0));
+            let r = std::sync::Arc::new(std::sync::Mutex::new((0.0, 0.0)));
             let out = r.clone();
             browser_test(|rig| async move {
                 *out.lock().unwrap() = heap_after(&rig, steps).await;
             });
-            heap.insert(format!("{steps}_steps_mb"), json!(*r.lock().unwrap()));
+            let (js, wasm) = *r.lock().unwrap();
+            heap.insert(format!("{steps}_steps_js_mb"), json!(js));
+            heap.insert(format!("{steps}_steps_wasm_mb"), json!(wasm));
         }
-        results.lock().unwrap()["js_heap"] = Value::Object(heap);
+        results.lock().unwrap()["memory"] = Value::Object(heap);
 
         let results = results.lock().unwrap().clone();
         print_table(&results);
@@ -366,14 +373,22 @@ mod host {
                 target(ratio <= 1.1),
             ),
             (
-                "JS heap after 25 steps per panel",
-                format!("{:.1} MB", f(&r["js_heap"]["25_steps_mb"])),
+                "JS heap / wasm memory, 25 steps per panel",
+                format!(
+                    "{:.1} / {:.1} MB",
+                    f(&r["memory"]["25_steps_js_mb"]),
+                    f(&r["memory"]["25_steps_wasm_mb"])
+                ),
                 "",
                 "",
             ),
             (
-                "JS heap after 50 steps per panel",
-                format!("{:.1} MB", f(&r["js_heap"]["50_steps_mb"])),
+                "JS heap / wasm memory, 50 steps per panel",
+                format!(
+                    "{:.1} / {:.1} MB",
+                    f(&r["memory"]["50_steps_js_mb"]),
+                    f(&r["memory"]["50_steps_wasm_mb"])
+                ),
                 "linear",
                 "",
             ),

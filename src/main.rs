@@ -1,9 +1,17 @@
 #[cfg(target_arch = "wasm32")]
 fn main() {
     leptos::mount::mount_to_body(react_arena::ui::App);
-    // For scripts/bench: when the page became usable.
-    if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
-        let _ = performance.mark("app-interactive");
+    // For scripts/bench: when the page became usable, and the wasm memory (where the runs'
+    // state lives) to measure.
+    if let Some(window) = web_sys::window() {
+        if let Some(performance) = window.performance() {
+            let _ = performance.mark("app-interactive");
+        }
+        let _ = js_sys::Reflect::set(
+            &window,
+            &"reactArenaWasmMemory".into(),
+            &wasm_bindgen::memory(),
+        );
     }
 }
 

@@ -88,14 +88,21 @@ async fn think_mode_keeps_reasoning_apart_from_the_answer() {
 async fn http_errors_reach_the_panel_with_advice() {
     for (code, expected) in [(401, "401"), (402, "402"), (429, "429"), (503, "503")] {
         let mock = MockEndpoint::start().await;
+        // 429 and 5xx are retried four times before the error stands; 401/402 are not.
         mock.script(
             Mode::Act.prompt_heading(),
-            [Reply::status(code, "scripted failure")],
+            (0..5).map(|_| Reply::status(code, "scripted failure")),
         );
         let panel = run(&mock, Mode::Act, "anything").await;
         assert_eq!(panel.status, Status::Error, "HTTP {code}");
         let error = panel.error.unwrap();
         assert!(error.contains(expected), "HTTP {code}: {error}");
+        let calls = mock.chat_requests().len();
+        assert_eq!(
+            calls,
+            if matches!(code, 429 | 503) { 5 } else { 1 },
+            "HTTP {code}"
+        );
     }
 }
 

@@ -596,3 +596,70 @@ fn think_tags_in_content_become_reasoning() {
     assert_eq!(panel.steps[0].reasoning, "6 sevens are 42");
     assert_eq!(answer_of(&events), Some(("42".into(), false, 1)));
 }
+
+#[test]
+fn a_cut_stream_can_be_continued_from_the_same_step() {
+    let model = ScriptedModel::new([
+        says("Action: calculator\nAction Input: 2*3"),
+        Reply {
+            content: "Thought: halfway thr",
+            fail: Some(LlmError::Network("connection reset".into())),
+            ..Reply::default()
+        },
+    ]);
+    let tools = FakeTools::new();
+    let (events, panel) = run(Mode::ReAct, &model, &tools, 5);
+    let resume = panel.resume.clone().expect("the cut run can be continued");
+    assert_eq!(resume.step, 2);
+    assert_eq!(panel.status, Status::Error);
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, AgentEvent::Warning(w) if w.contains("cut"))));
+    // The transcript to continue from ends with the observation, not the broken reply.
+    assert_eq!(
+        resume.transcript.messages.last().unwrap().content,
+        "Observation: 6"
+    );
+
+    let again = ScriptedModel::new([says("Answer: 6")]);
+    let mut panel = panel;
+    let mut events = Vec::new();
+    block_on(react_arena::agent::run::resume_agent(
+        Mode::ReAct,
+        resume,
+        &again,
+        &tools,
+        &RunOptions::text(5),
+        &mut |e| {
+            panel.apply(e.clone());
+            events.push(e);
+        },
+    ));
+    assert_eq!(answer_of(&events), Some(("6".into(), false, 2)));
+    assert_eq!(panel.status, Status::Done);
+    assert_eq!(panel.error, None);
+    assert!(
+        panel.steps[1].live.contains("halfway thr"),
+        "what arrived before the cut stays"
+    );
+    // The continued call saw the whole conversation up to the cut.
+    assert_eq!(
+        again.messages_of_call(0).last().unwrap().content,
+        "Observation: 6"
+    );
+}
+
+#[test]
+fn a_failure_before_any_token_is_not_resumable() {
+    let model = ScriptedModel::new([Reply {
+        fail: Some(LlmError::Http {
+            status: 401,
+            message: None,
+            retry_after: None,
+        }),
+        ..Reply::default()
+    }]);
+    let (_, panel) = run(Mode::Act, &model, &FakeTools::new(), 5);
+    assert_eq!(panel.status, Status::Error);
+    assert!(panel.resume.is_none());
+}

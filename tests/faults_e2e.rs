@@ -296,3 +296,49 @@ fn plain_http_to_a_remote_host_asks_before_sending_the_token() {
         );
     });
 }
+
+#[test]
+fn a_cut_run_continues_from_the_step_it_was_in() {
+    browser_test(|rig: Rig| async move {
+        rig.mock.script(
+            Mode::ReAct.prompt_heading(),
+            [
+                Reply::text("Thought: multiply first.\nAction: calculator\nAction Input: 6*7"),
+                Reply::text("Thought: now I know the product is").ending(Ending::Dropped),
+                Reply::text("Thought: the product is 42.\nAnswer: 42"),
+            ],
+        );
+        open(&rig, json!({})).await;
+        rig.ask("What is 6 times 7?", "react").await;
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+        assert_eq!(p.status, "error", "{p:#?}");
+        assert!(p.text.contains("now I know the product is"), "{p:#?}");
+
+        rig.client
+            .find(fantoccini::Locator::Css(".panel button.continue"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert!(p.answer.contains("42"), "{p:#?}");
+        assert!(p.error.is_empty(), "{p:#?}");
+        assert_eq!(p.observations.len(), 1, "step 1 was not run again: {p:#?}");
+        let calls = rig.mock.chat_requests();
+        assert_eq!(calls.len(), 3);
+        assert!(
+            calls[2].body.contains("Observation: 42"),
+            "the continued call knows step 1"
+        );
+        assert!(
+            !calls[2].body.contains("now I know the product is"),
+            "the broken reply is not sent back"
+        );
+        let button = rig
+            .js("return document.querySelectorAll('button.continue').length")
+            .await;
+        assert_eq!(button, 0);
+    });
+}

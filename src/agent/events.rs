@@ -39,4 +39,6 @@ pub enum AgentEvent {
     /// Something the user should know that does not interrupt the step (stream lines that
     /// were not valid JSON and were skipped).
     Warning(String),
+    /// The stream broke after part of a reply arrived: the run can be continued from here.
+    Resumable(Box<super::run::Resume>),
 }

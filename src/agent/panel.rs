@@ -87,6 +87,8 @@ pub struct PanelState {
     pub answer: Option<AnswerView>,
     pub error: Option<String>,
     pub usage: Usage,
+    /// Set when the run was cut mid-reply and can be continued.
+    pub resume: Option<crate::agent::run::Resume>,
 }
 
 impl PanelState {
@@ -102,6 +104,9 @@ impl PanelState {
         match event {
             AgentEvent::StepStarted { step, forced } => {
                 self.status = Status::Waiting;
+                // A continued run starts a step again: the earlier failure is over.
+                self.error = None;
+                self.resume = None;
                 self.steps.push(StepView {
                     number: step,
                     forced,
@@ -150,6 +155,7 @@ impl PanelState {
             }
             AgentEvent::Stopped => self.status = Status::Stopped,
             AgentEvent::Warning(text) => self.current().notices.push(text),
+            AgentEvent::Resumable(from) => self.resume = Some(*from),
             AgentEvent::Notice(text) => {
                 // The call is being made again: what streamed was read and is in the notice.
                 let step = self.current();

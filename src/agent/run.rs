@@ -61,29 +61,70 @@ pub async fn run_agent<M: ChatModel, T: Toolbox>(
     } else {
         Protocol::Text
     };
+    let mut transcript = Transcript::default();
+    transcript.push(ChatMessage::system(mode.system_prompt(&specs, protocol)));
+    transcript.push(ChatMessage::user(question.trim()));
+    let start = Resume {
+        transcript,
+        step: 1,
+        protocol,
+    };
+    drive(mode, start, model, tools, options, emit).await
+}
+
+/// Where a run whose stream broke mid-reply can pick up: the conversation before the cut
+/// call, that step's number, and the protocol it was speaking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resume {
+    pub transcript: Transcript,
+    pub step: u32,
+    pub protocol: Protocol,
+}
+
+/// Runs the cut step again with what is known, then goes on as the run would have.
+pub async fn resume_agent<M: ChatModel, T: Toolbox>(
+    mode: Mode,
+    from: Resume,
+    model: &M,
+    tools: &T,
+    options: &RunOptions,
+    emit: &mut dyn FnMut(AgentEvent),
+) -> Transcript {
+    drive(mode, from, model, tools, options, emit).await
+}
+
+async fn drive<M: ChatModel, T: Toolbox>(
+    mode: Mode,
+    from: Resume,
+    model: &M,
+    tools: &T,
+    options: &RunOptions,
+    emit: &mut dyn FnMut(AgentEvent),
+) -> Transcript {
+    let specs = if mode.uses_tools() {
+        tools.specs()
+    } else {
+        Vec::new()
+    };
     let mut run = Run {
         mode,
         model,
         tools,
         tools_json: tools_param(&specs),
         specs,
-        protocol,
-        can_fall_back: options.plan.fall_back_to_text,
-        transcript: Transcript::default(),
+        protocol: from.protocol,
+        can_fall_back: options.plan.fall_back_to_text && from.protocol == Protocol::Native,
+        transcript: from.transcript,
         history: Vec::new(),
+        cut: false,
         emit,
     };
-    run.transcript.push(ChatMessage::system(
-        mode.system_prompt(&run.specs, protocol),
-    ));
-    run.transcript.push(ChatMessage::user(question.trim()));
-
     if mode == Mode::Think {
         run.think().await;
         return run.transcript;
     }
     let max_steps = options.max_steps.max(1);
-    for step in 1..=max_steps {
+    for step in from.step.max(1)..=max_steps {
         (run.emit)(AgentEvent::StepStarted {
             step,
             forced: false,
@@ -146,6 +187,8 @@ struct Run<'a, M, T> {
     transcript: Transcript,
     /// Tool calls made so far, for spotting a loop: (tool, input).
     history: Vec<(String, String)>,
+    /// The last call failed after part of its reply arrived.
+    cut: bool,
     emit: &'a mut dyn FnMut(AgentEvent),
 }
 
@@ -157,7 +200,10 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         });
         let reply = match self.call(false).await {
             Ok(r) => r,
-            Err(e) => return (self.emit)(failure(e)),
+            Err(e) => {
+                self.offer_resume(1);
+                return (self.emit)(failure(e));
+            }
         };
         self.transcript
             .push(ChatMessage::assistant(reply.content.trim_end()));
@@ -193,6 +239,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
                     continue;
                 }
                 Err(e) => {
+                    self.offer_resume(step);
                     (self.emit)(failure(e));
                     return Flow::Finished;
                 }
@@ -349,6 +396,17 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         })
     }
 
+    /// After a cut stream: what the UI needs to run the step again.
+    fn offer_resume(&mut self, step: u32) {
+        if self.cut {
+            (self.emit)(AgentEvent::Resumable(Box::new(Resume {
+                transcript: self.transcript.clone(),
+                step,
+                protocol: self.protocol,
+            })));
+        }
+    }
+
     fn switch_to_text(&mut self, status: u16) {
         self.protocol = Protocol::Text;
         self.can_fall_back = false;
@@ -467,6 +525,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
                     self.model.pause(wait).await;
                 }
                 Err(e) if streamed && e != LlmError::Aborted => {
+                    self.cut = true;
                     (self.emit)(AgentEvent::Warning(
                         "The stream broke after part of the reply arrived: the step is cut there, and what arrived is kept.".into(),
                     ));

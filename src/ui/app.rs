@@ -3,7 +3,7 @@ use web_sys::AbortController;
 
 use super::panel::Panel;
 use super::question_bar::QuestionBar;
-use super::runner::{start_runs, PanelRun};
+use super::runner::{continue_run, start_runs, PanelRun};
 use super::settings_panel::SettingsPanel;
 use super::storage;
 use crate::agent::mode::ModeChoice;
@@ -84,6 +84,31 @@ pub fn App() -> impl IntoView {
         old.into_iter().for_each(|p| p.state.dispose());
     });
 
+    // A panel whose stream broke mid-reply offers Continue: that step runs again.
+    let continue_panel = Callback::new(move |(run_id, mode): (u32, Mode)| {
+        let Some(panel) = panels.with_untracked(|ps| {
+            ps.iter()
+                .find(|p| p.run_id == run_id && p.mode == mode)
+                .cloned()
+        }) else {
+            return;
+        };
+        let Some(from) = panel.state.try_update(|s| s.resume.take()).flatten() else {
+            return;
+        };
+        let live = controller
+            .get_value()
+            .filter(|c| !c.signal().aborted())
+            .or_else(|| AbortController::new().ok());
+        let Some(live) = live else {
+            return;
+        };
+        controller.set_value(Some(live.clone()));
+        settings.with_untracked(|s| {
+            continue_run(s, &token.get_untracked(), &panel, from, &live);
+        });
+    });
+
     let layout = move || {
         if panels.with(|p| p.len()) > 1 {
             "panels three"
@@ -111,7 +136,7 @@ pub fn App() -> impl IntoView {
         />
         <main id="panels" class=layout>
             <For each=move || panels.get() key=|p| (p.run_id, p.mode) let:p>
-                <Panel run=p />
+                <Panel run=p on_continue=continue_panel />
             </For>
         </main>
         <footer class="bottom">

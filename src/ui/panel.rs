@@ -14,7 +14,8 @@ fn blurb(mode: Mode) -> &'static str {
 }
 
 #[component]
-pub fn Panel(run: PanelRun) -> impl IntoView {
+pub fn Panel(run: PanelRun, on_continue: Callback<(u32, Mode)>) -> impl IntoView {
+    let run_id = run.run_id;
     let state = run.state;
     let mode = run.mode;
     let max_steps = if mode.uses_tools() { run.max_steps } else { 1 };
@@ -67,6 +68,11 @@ pub fn Panel(run: PanelRun) -> impl IntoView {
                     })
             }}
             {move || error.get().map(|e| view! { <div class="panel-error" role="alert">{e}</div> })}
+            <Show when=move || state.with(|s| s.resume.is_some() && s.status == Status::Error)>
+                <button class="continue" on:click=move |_| on_continue.run((run_id, mode))>
+                    "Continue from the cut"
+                </button>
+            </Show>
             <footer class="usage">
                 {move || {
                     let u = usage.get();

@@ -13,7 +13,7 @@ use super::python_worker::WorkerPython;
 use super::tool_fetch::BrowserHttp;
 use crate::agent::action_protocol::{ProtocolChoice, ProtocolPlan};
 use crate::agent::panel::PanelState;
-use crate::agent::run::RunOptions;
+use crate::agent::run::{resume_agent, Resume, RunOptions};
 use crate::agent::{run_agent, Mode};
 use crate::llm::fetch::BrowserChatModel;
 use crate::llm::ChatParams;
@@ -44,6 +44,69 @@ impl PanelRun {
     }
 }
 
+fn chat_model(
+    settings: &Settings,
+    token: &str,
+    params: &ChatParams,
+    controller: &AbortController,
+) -> BrowserChatModel {
+    BrowserChatModel {
+        base_url: settings.base_url.clone(),
+        token: token.to_string(),
+        params: params.clone(),
+        signal: controller.signal(),
+        idle_timeout_secs: settings.stream_idle_timeout_secs,
+    }
+}
+
+/// Each panel's run has its own tools: its own cache, Wikipedia page and Python worker.
+/// None of them is given the token.
+fn run_tools(settings: &Settings) -> Registry {
+    let env = ToolEnv {
+        http: Rc::new(BrowserHttp {
+            timeout_secs: TOOL_TIMEOUT_SECS,
+        }),
+        jsonp: Rc::new(FrameJsonp {
+            timeout_secs: TOOL_TIMEOUT_SECS,
+        }),
+        python: Rc::new(WorkerPython::new(settings.tool_endpoints.pyodide.clone())),
+        endpoints: settings.tool_endpoints.clone(),
+        python_timeout_secs: settings.python_timeout_secs,
+    };
+    Registry::for_run(&env, |name| settings.tool_enabled(name))
+}
+
+/// Continues a panel's run that a broken stream cut, from the step it was in.
+pub fn continue_run(
+    settings: &Settings,
+    token: &str,
+    panel: &PanelRun,
+    from: Resume,
+    controller: &AbortController,
+) {
+    let params = ChatParams {
+        model: settings.model.trim().to_string(),
+        temperature: settings.temperature,
+        max_tokens: settings.max_tokens,
+    };
+    let model = chat_model(settings, token, &params, controller);
+    let tools = run_tools(settings);
+    let options = RunOptions {
+        max_steps: panel.max_steps,
+        plan: ProtocolPlan {
+            protocol: from.protocol,
+            fall_back_to_text: false,
+        },
+    };
+    let (mode, state) = (panel.mode, panel.state);
+    spawn_local(async move {
+        let batch = FrameBatch::new(state);
+        let mut emit = |event| batch.push(event);
+        resume_agent(mode, from, &model, &tools, &options, &mut emit).await;
+        batch.flush();
+    });
+}
+
 /// Spawns one task per mode. They interleave on the page's event loop, so their requests are
 /// in flight together: the three modes run concurrently, not one after another. With the
 /// "auto" protocol the endpoint's model list is read first (once per endpoint and page).
@@ -70,28 +133,8 @@ pub fn start_runs(
                 max_steps: settings.max_steps,
                 state: RwSignal::new(PanelState::starting()),
             };
-            let model = BrowserChatModel {
-                base_url: settings.base_url.clone(),
-                token: token.to_string(),
-                params: params.clone(),
-                signal: controller.signal(),
-                idle_timeout_secs: settings.stream_idle_timeout_secs,
-            };
-            // Each panel's run has its own tools: its own cache, Wikipedia page and Python
-            // worker. None of them is given the token.
-            let env = ToolEnv {
-                http: Rc::new(BrowserHttp {
-                    timeout_secs: TOOL_TIMEOUT_SECS,
-                }),
-                jsonp: Rc::new(FrameJsonp {
-                    timeout_secs: TOOL_TIMEOUT_SECS,
-                }),
-                python: Rc::new(WorkerPython::new(settings.tool_endpoints.pyodide.clone())),
-                endpoints: settings.tool_endpoints.clone(),
-                python_timeout_secs: settings.python_timeout_secs,
-            };
-            let tools = Registry::for_run(&env, |name| settings.tool_enabled(name));
-            jobs.push((mode, model, tools, panel.state));
+            let model = chat_model(settings, token, &params, controller);
+            jobs.push((mode, model, run_tools(settings), panel.state));
             panel
         })
         .collect();

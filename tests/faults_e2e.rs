@@ -14,20 +14,15 @@ use support::mock::{Ending, Reply};
 
 const SETTLE: Duration = Duration::from_secs(40);
 
-async fn open(rig: &Rig, extra: serde_json::Value) {
-    let mut settings = json!({
-        "model": "mock/model",
-        "base_url": rig.mock.base_url(),
-        "temperature": 0.0,
-        "max_tokens": 512,
-        "max_steps": 3,
-        "protocol": "text",
-        "stream_idle_timeout_secs": 2,
-    });
-    for (k, v) in extra.as_object().unwrap() {
-        settings[k] = v.clone();
+async fn open(rig: &Rig, mut extra: serde_json::Value) {
+    for (key, value) in [
+        ("max_steps", json!(3)),
+        ("protocol", json!("text")),
+        ("stream_idle_timeout_secs", json!(2)),
+    ] {
+        extra.as_object_mut().unwrap().entry(key).or_insert(value);
     }
-    rig.open_app_with(settings, MARKER_TOKEN, false).await;
+    rig.open_app_overriding(extra).await;
 }
 
 async fn think(rig: &Rig) -> PanelView {

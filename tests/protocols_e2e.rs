@@ -8,25 +8,15 @@ use std::time::Duration;
 
 use react_arena::agent::Mode;
 use serde_json::{json, Value};
-use support::browser::{browser_test, PanelView, Rig, MARKER_TOKEN};
+use support::browser::{browser_test, PanelView, Rig};
 use support::fixtures::FixtureServer;
 use support::mock::Reply;
 
 const SETTLE: Duration = Duration::from_secs(30);
 
-async fn open(rig: &Rig, fixtures: &FixtureServer, extra: Value) {
-    let mut settings = json!({
-        "model": "mock/model",
-        "base_url": rig.mock.base_url(),
-        "temperature": 0.0,
-        "max_tokens": 512,
-        "max_steps": 5,
-        "tool_endpoints": fixtures.endpoints(),
-    });
-    for (k, v) in extra.as_object().unwrap() {
-        settings[k] = v.clone();
-    }
-    rig.open_app_with(settings, MARKER_TOKEN, false).await;
+async fn open(rig: &Rig, fixtures: &FixtureServer, mut extra: Value) {
+    extra["tool_endpoints"] = fixtures.endpoints();
+    rig.open_app_overriding(extra).await;
 }
 
 async fn run(rig: &Rig, mode: &str) -> PanelView {

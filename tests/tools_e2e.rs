@@ -16,19 +16,9 @@ const SETTLE: Duration = Duration::from_secs(30);
 /// The first python call loads Pyodide (several MB) into a fresh worker.
 const PYTHON_SETTLE: Duration = Duration::from_secs(120);
 
-async fn open_with_tools(rig: &Rig, fixtures: &FixtureServer, extra: Value) {
-    let mut settings = json!({
-        "model": "mock/model",
-        "base_url": rig.mock.base_url(),
-        "temperature": 0.0,
-        "max_tokens": 512,
-        "max_steps": 5,
-        "tool_endpoints": fixtures.endpoints(),
-    });
-    for (k, v) in extra.as_object().unwrap() {
-        settings[k] = v.clone();
-    }
-    rig.open_app_with(settings, MARKER_TOKEN, false).await;
+async fn open_with_tools(rig: &Rig, fixtures: &FixtureServer, mut extra: Value) {
+    extra["tool_endpoints"] = fixtures.endpoints();
+    rig.open_app_overriding(extra).await;
 }
 
 fn action(tool: &str, input: &str) -> Reply {

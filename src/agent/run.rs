@@ -51,11 +51,7 @@ pub async fn run_agent<M: ChatModel, T: Toolbox>(
     options: &RunOptions,
     emit: &mut dyn FnMut(AgentEvent),
 ) -> Transcript {
-    let specs = if mode.uses_tools() {
-        tools.specs()
-    } else {
-        Vec::new()
-    };
+    let specs = offered_specs(mode, tools);
     let protocol = if mode.uses_tools() {
         options.plan.protocol
     } else {
@@ -101,11 +97,7 @@ async fn drive<M: ChatModel, T: Toolbox>(
     options: &RunOptions,
     emit: &mut dyn FnMut(AgentEvent),
 ) -> Transcript {
-    let specs = if mode.uses_tools() {
-        tools.specs()
-    } else {
-        Vec::new()
-    };
+    let specs = offered_specs(mode, tools);
     let mut run = Run {
         mode,
         model,
@@ -641,6 +633,15 @@ fn route(pieces: Vec<Piece>, reply: &mut ModelReply, emit: &mut dyn FnMut(AgentE
             }
             Piece::Reasoning(t) => emit(AgentEvent::Reasoning(t)),
         }
+    }
+}
+
+/// The tools a mode offers the model: none for Think-only.
+fn offered_specs<T: Toolbox>(mode: Mode, tools: &T) -> Vec<crate::tools::ToolSpec> {
+    if mode.uses_tools() {
+        tools.specs()
+    } else {
+        Vec::new()
     }
 }
 

@@ -284,14 +284,27 @@ impl Rig {
 
     /// Opens the app pointed at the mock endpoint, with the marker token.
     pub async fn open_app(&self, max_steps: u32) {
-        let settings = json!({
+        self.open_app_overriding(json!({ "max_steps": max_steps }))
+            .await;
+    }
+
+    /// Opens the app pointed at the mock endpoint, with the marker token, and with the given
+    /// settings replacing the defaults (max 5 steps, 512 max tokens, temperature 0).
+    pub async fn open_app_overriding(&self, overrides: Value) {
+        let mut settings = json!({
             "model": "mock/model",
             "base_url": self.mock.base_url(),
             "temperature": 0.0,
             "max_tokens": 512,
-            "max_steps": max_steps,
+            "max_steps": 5,
             "remember_token": false,
         });
+        for (key, value) in overrides
+            .as_object()
+            .expect("settings overrides are an object")
+        {
+            settings[key] = value.clone();
+        }
         self.open_app_with(settings, MARKER_TOKEN, false).await;
     }
 

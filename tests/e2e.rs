@@ -325,6 +325,7 @@ fn a_stream_cut_midway_keeps_what_arrived_and_says_so() {
             p.text.contains("The first half of a careful argument"),
             "{p:#?}"
         );
+        assert!(p.text.contains("the step is cut there"), "{p:#?}");
         // The question is still there to run again.
         let question = rig
             .js("return document.querySelector('#question').value")
@@ -351,13 +352,7 @@ fn run_button_says_what_is_missing() {
         rig.open_settings().await;
         token.send_keys("hf_test_marker_0000").await.unwrap();
         assert_eq!(run.text().await.unwrap(), "Type a question");
-        rig.client
-            .find(Locator::Css(".example"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        rig.click(".example").await;
         assert_eq!(run.text().await.unwrap(), "Run");
         assert!(run.is_enabled().await.unwrap());
         let question = rig
@@ -402,9 +397,7 @@ fn settings_survive_a_reload_and_the_token_stays_in_the_session() {
         assert_eq!(value("#model").await, "my-org/my-model");
         assert_eq!(value("#max-steps").await, "7");
         assert_eq!(value("#token").await, MARKER_TOKEN);
-        let stored = rig
-            .js("return [sessionStorage.getItem('react-arena.token'), localStorage.getItem('react-arena.token')]")
-            .await;
+        let stored = rig.stored_token().await;
         assert_eq!(
             stored,
             json!([MARKER_TOKEN, null]),
@@ -413,27 +406,11 @@ fn settings_survive_a_reload_and_the_token_stays_in_the_session() {
 
         // "Remember on this device" moves it to localStorage; "Forget" removes it everywhere.
         rig.open_settings().await;
-        rig.client
-            .find(Locator::Css("#remember-token"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
-        let stored = rig
-            .js("return [sessionStorage.getItem('react-arena.token'), localStorage.getItem('react-arena.token')]")
-            .await;
+        rig.click("#remember-token").await;
+        let stored = rig.stored_token().await;
         assert_eq!(stored, json!([null, MARKER_TOKEN]));
-        rig.client
-            .find(Locator::Css("#forget-token"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
-        let stored = rig
-            .js("return [sessionStorage.getItem('react-arena.token'), localStorage.getItem('react-arena.token')]")
-            .await;
+        rig.click("#forget-token").await;
+        let stored = rig.stored_token().await;
         assert_eq!(stored, json!([null, null]));
         assert_eq!(value("#token").await, "");
 
@@ -486,13 +463,7 @@ fn ctrl_enter_runs_and_stop_keeps_what_streamed() {
             [Reply::text(long).with_chunk_delay(100)],
         );
         rig.open_app(5).await;
-        rig.client
-            .find(Locator::Css("#mode option[value='think']"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        rig.click("#mode option[value='think']").await;
         let field = rig.client.find(Locator::Css("#question")).await.unwrap();
         field
             .send_keys(&format!(
@@ -509,13 +480,7 @@ fn ctrl_enter_runs_and_stop_keeps_what_streamed() {
             "return (document.querySelector('.panel .live')?.innerText || '').includes('one word')",
         )
         .await;
-        rig.client
-            .find(Locator::Css("#stop"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        rig.click("#stop").await;
         let p = rig.wait_until_settled(SETTLE).await.remove(0);
 
         assert_eq!(p.status, "stopped", "{p:#?}");

@@ -270,13 +270,7 @@ fn disabled_tools_are_not_offered_to_the_model() {
         );
         open_with_tools(&rig, &fixtures, json!({})).await;
         rig.open_settings().await;
-        rig.client
-            .find(fantoccini::Locator::Css("#tool-python"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        rig.click("#tool-python").await;
         let p = run_react(&rig, "Use python.", SETTLE).await;
 
         let first = &rig.mock.chat_requests()[0].body;

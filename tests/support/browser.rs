@@ -308,6 +308,19 @@ impl Rig {
         self.open_app_with(settings, MARKER_TOKEN, false).await;
     }
 
+    /// Clicks the first element matching `css`.
+    pub async fn click(&self, css: &str) {
+        let element = self.client.find(Locator::Css(css)).await;
+        let element = element.unwrap_or_else(|e| panic!("no {css} to click: {e}"));
+        element.click().await.unwrap();
+    }
+
+    /// Where the token is stored: [sessionStorage, localStorage].
+    pub async fn stored_token(&self) -> Value {
+        self.js("return [sessionStorage.getItem('react-arena.token'), localStorage.getItem('react-arena.token')]")
+            .await
+    }
+
     /// Opens the settings drawer if it is closed.
     pub async fn open_settings(&self) {
         if self

@@ -102,6 +102,8 @@ mod host {
         "answer",
         ",",
         ":",
+        "\r",
+        "\r\n",
     ];
 
     const MARKDOWN_WORDS: &[&str] = &[
@@ -138,6 +140,9 @@ mod host {
         "java\tscript:",
         "&#x6A;avascript:",
         "[x]: javascript:y\n[z][x]",
+        "[a](ms-settings-connectabledevices:x)",
+        "[a](https://h/p)",
+        "[a](/rel:x)",
     ];
 
     fn bytes_input(rng: &mut Rng, words: &[&[u8]]) -> Vec<u8> {
@@ -278,6 +283,18 @@ mod host {
                     || tag.contains(&format!("src=\"{scheme}"))
                 {
                     return (text, Some(format!("a {scheme} URL in <{tag}>")));
+                }
+            }
+            // Links keep only allowed schemes: http(s), mailto, or none (relative).
+            if let Some(href) = tag
+                .split("href=\"")
+                .nth(1)
+                .and_then(|h| h.split('"').next())
+            {
+                let scheme = href.split(':').next().unwrap_or("");
+                let relative = !href.contains(':') || scheme.contains(['/', '?', '#']);
+                if !relative && !["http", "https", "mailto"].contains(&scheme) {
+                    return (text, Some(format!("a {scheme}: link in <{tag}>")));
                 }
             }
             if name == "a" && !tag.contains("rel=\"noopener noreferrer\"") {

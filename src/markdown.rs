@@ -85,24 +85,22 @@ pub fn render_markdown(text: &str) -> String {
     )
 }
 
+/// Only http(s), mailto and relative links are kept: an allowlist, whatever the scheme's length.
 fn is_safe_url(url: &str) -> bool {
-    let lower: String = url
+    // Browsers ignore whitespace and control characters inside a scheme ("java\tscript:").
+    let cleaned: String = url
         .chars()
         .filter(|c| !c.is_whitespace() && !c.is_control())
-        .take(16)
-        .collect::<String>()
-        .to_ascii_lowercase();
-    match lower.find(':') {
-        // No scheme: a relative link or fragment.
-        None => true,
-        Some(i) => {
-            let scheme = &lower[..i];
-            if scheme.contains(['/', '?', '#']) {
-                return true; // the colon is past the path start: relative
-            }
-            matches!(scheme, "http" | "https" | "mailto")
-        }
+        .collect();
+    let lower = cleaned.to_ascii_lowercase();
+    let Some(colon) = lower.find(':') else {
+        return true; // no scheme: a relative link or fragment
+    };
+    let scheme = &lower[..colon];
+    if scheme.contains(['/', '?', '#']) {
+        return true; // the colon is past the path start: relative
     }
+    matches!(scheme, "http" | "https" | "mailto")
 }
 
 fn host_of(url: &str) -> String {
@@ -118,6 +116,20 @@ fn host_of(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_or_odd_schemes_lose_their_link() {
+        for url in [
+            "ms-settings-connectabledevices:x",
+            "x-apple-systempreferences:x",
+            "java\tscript:alert(1)",
+        ] {
+            let out = render_markdown(&format!("[a]({url})"));
+            assert!(!out.contains("<a"), "{url}: {out}");
+        }
+        assert!(render_markdown("[a](https://example.org/a:b)").contains("<a "));
+        assert!(render_markdown("[a](/docs/x:y)").contains("<a "));
+    }
 
     #[test]
     fn images_become_placeholders_that_open_only_on_click() {

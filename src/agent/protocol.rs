@@ -202,7 +202,9 @@ const STRAY_TOKENS: [&str; 9] = [
 ];
 
 fn prepare(text: &str) -> Prepared {
-    let (mut content, mut had_reasoning) = strip_reasoning_tags(text);
+    // Old Mac line ends (a lone CR) are line ends too: `str::lines` only splits on LF.
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let (mut content, mut had_reasoning) = strip_reasoning_tags(&text);
     let mut final_channel = false;
     let mut harmony_call = None;
     if let Some(h) = read_harmony(&content) {
@@ -1390,6 +1392,20 @@ fn find_ci(hay: &str, needle: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lone_carriage_return_ends_a_line() {
+        match parse_reply("Action: calculator\r6*7\rAction Input: 6*7") {
+            Reply::Action { tool, input, .. } => {
+                assert_eq!(tool, "calculator");
+                assert_eq!(input, "6*7");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            matches!(parse_reply("Thought: x\rAnswer: 4"), Reply::Answer { answer, .. } if answer == "4")
+        );
+    }
 
     fn action(tool: &str, input: &str) -> (String, String) {
         (tool.to_string(), input.to_string())

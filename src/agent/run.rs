@@ -65,7 +65,7 @@ pub async fn run_agent<M: ChatModel, T: Toolbox>(
         step: 1,
         protocol,
     };
-    drive(mode, start, model, tools, options, emit).await
+    resume_agent(mode, start, model, tools, options, emit).await
 }
 
 /// Where a run whose stream broke mid-reply can pick up: the conversation before the cut
@@ -77,19 +77,9 @@ pub struct Resume {
     pub protocol: Protocol,
 }
 
-/// Runs the cut step again with what is known, then goes on as the run would have.
+/// Runs from `from.step` with the conversation so far: a fresh run starts at step 1, a cut
+/// run runs the cut step again with what is known, then goes on as the run would have.
 pub async fn resume_agent<M: ChatModel, T: Toolbox>(
-    mode: Mode,
-    from: Resume,
-    model: &M,
-    tools: &T,
-    options: &RunOptions,
-    emit: &mut dyn FnMut(AgentEvent),
-) -> Transcript {
-    drive(mode, from, model, tools, options, emit).await
-}
-
-async fn drive<M: ChatModel, T: Toolbox>(
     mode: Mode,
     from: Resume,
     model: &M,

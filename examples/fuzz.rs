@@ -116,6 +116,11 @@ mod host {
         "[a](data:text/html,x)",
         "[a](vbscript:x)",
         "![i](http://h/x.png)",
+        "[a](search-frame.html#http://evil/x.js)",
+        "[a](//evil/x)",
+        "[a](http://127.0.0.1/search-frame.html)",
+        "http://127.0.0.1",
+        "@",
         "<a href=",
         "<iframe",
         "<svg onload=",
@@ -259,9 +264,12 @@ mod host {
         (text, None)
     }
 
+    /// The page the fuzzed markdown is shown on: links back into it must not survive.
+    const FUZZ_PAGE_ORIGIN: &str = "http://127.0.0.1";
+
     fn markdown(rng: &mut Rng) -> (String, Option<String>) {
         let text = text_input(rng, MARKDOWN_WORDS);
-        let html = render_markdown(&text).to_ascii_lowercase();
+        let html = render_markdown(&text, FUZZ_PAGE_ORIGIN).to_ascii_lowercase();
         // Text is escaped (`<` becomes `&lt;`), so every `<` left in the output opens a real tag.
         for tag in html
             .split('<')
@@ -285,16 +293,25 @@ mod host {
                     return (text, Some(format!("a {scheme} URL in <{tag}>")));
                 }
             }
-            // Links keep only allowed schemes: http(s), mailto, or none (relative).
+            // Links keep only absolute http(s) links to another origin, and mailto.
             if let Some(href) = tag
                 .split("href=\"")
                 .nth(1)
                 .and_then(|h| h.split('"').next())
             {
-                let scheme = href.split(':').next().unwrap_or("");
-                let relative = !href.contains(':') || scheme.contains(['/', '?', '#']);
-                if !relative && !["http", "https", "mailto"].contains(&scheme) {
-                    return (text, Some(format!("a {scheme}: link in <{tag}>")));
+                let out = href.starts_with("http://") || href.starts_with("https://");
+                if !(out || href.starts_with("mailto:")) {
+                    return (
+                        text,
+                        Some(format!("a link that does not leave the app: <{tag}>")),
+                    );
+                }
+                let rest = href.strip_prefix(FUZZ_PAGE_ORIGIN);
+                if rest.is_some_and(|r| r.is_empty() || r.starts_with(['/', '?', '#'])) {
+                    return (
+                        text,
+                        Some(format!("a link into the app's own origin: <{tag}>")),
+                    );
                 }
             }
             if name == "a" && !tag.contains("rel=\"noopener noreferrer\"") {

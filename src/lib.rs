@@ -6,6 +6,7 @@
 pub mod agent;
 pub mod llm;
 pub mod markdown;
+pub mod origin;
 pub mod settings;
 pub mod tools;
 

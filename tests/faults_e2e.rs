@@ -250,8 +250,10 @@ fn hostile_markdown_from_model_and_tools_runs_nothing_and_leaks_nothing() {
 }
 
 #[test]
-fn plain_http_to_a_remote_host_asks_before_sending_the_token() {
+fn plain_http_to_a_remote_host_is_refused_with_a_clear_reason() {
     browser_test(|rig: Rig| async move {
+        // The page's policy lets plain http reach only this machine: Run says so up front
+        // instead of failing with a blocked request.
         open(&rig, json!({ "base_url": "http://10.255.255.1:9/v1" })).await;
         let field = rig
             .client
@@ -264,10 +266,11 @@ fn plain_http_to_a_remote_host_asks_before_sending_the_token() {
             .find(fantoccini::Locator::Css("#run"))
             .await
             .unwrap();
-        assert_eq!(run.text().await.unwrap(), "Send the token over plain HTTP?");
-        run.click().await.unwrap();
-        // The first press only confirms: nothing started.
-        assert_eq!(run.text().await.unwrap(), "Run");
+        assert_eq!(
+            run.text().await.unwrap(),
+            "Use https for the API base URL: plain http is allowed only to this machine"
+        );
+        assert!(!run.is_enabled().await.unwrap());
         let statuses = rig.js("return Array.from(document.querySelectorAll('section.panel')).map(p => p.dataset.status)").await;
         assert!(
             statuses.as_array().unwrap().iter().all(|s| s == "idle"),

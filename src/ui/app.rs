@@ -1,6 +1,7 @@
 use leptos::prelude::*;
 use web_sys::AbortController;
 
+use super::host_confirm::HostConfirm;
 use super::panel::Panel;
 use super::question_bar::QuestionBar;
 use super::runner::{continue_run, start_runs, PanelRun};
@@ -8,43 +9,47 @@ use super::settings_panel::SettingsPanel;
 use super::storage;
 use crate::agent::mode::ModeChoice;
 use crate::agent::Mode;
-use crate::settings::{insecure_token_warning, missing_for_run};
+use crate::origin::Origin;
+use crate::settings::{cannot_call_model, host_to_confirm, missing_for_run};
+
+/// What waits for the user to confirm the host the token would go to.
+#[derive(Clone, Copy, PartialEq)]
+enum AfterConfirm {
+    Run,
+    Continue(u32, Mode),
+}
 
 #[component]
 pub fn App() -> impl IntoView {
     let settings = RwSignal::new(storage::load_settings());
     let token = RwSignal::new(storage::load_token());
+    let token_hosts = RwSignal::new(storage::load_token_hosts());
     let question = RwSignal::new(String::new());
     let mode_choice = RwSignal::new(ModeChoice::All);
-    let max_steps = settings.get_untracked().max_steps;
-    let panels = RwSignal::new(
+    let panels = RwSignal::new(settings.with_untracked(|s| {
         Mode::ALL
             .iter()
-            .map(|&m| PanelRun::idle(m, max_steps))
-            .collect::<Vec<_>>(),
-    );
+            .map(|&m| PanelRun::idle(m, s))
+            .collect::<Vec<_>>()
+    }));
+    // Runs own their panels' signals: a run started from a dialog that closes as it starts
+    // must not have them disposed with the dialog.
+    let owner = Owner::current().expect("the app is mounted under an owner");
     let controller = StoredValue::new_local(None::<AbortController>);
     let run_counter = StoredValue::new(0u32);
+    // Storage failures and refused actions, said where the user is looking.
+    let alert = RwSignal::new(None::<String>);
+    // The host the token would go to, and what to do once the user confirms it.
+    let pending = RwSignal::new(None::<(Origin, AfterConfirm)>);
 
-    Effect::new(move || storage::save_settings(&settings.get()));
+    Effect::new(move || {
+        if let Err(e) = storage::save_settings(&settings.get()) {
+            alert.set(Some(e));
+        }
+    });
 
     let missing = Memo::new(move |_| {
-        settings.with(|s| {
-            token.with(|t| question.with(|q| missing_for_run(s, t, q).map(str::to_string)))
-        })
-    });
-    // Plain http to a remote host: the first press of Run asks, the second sends.
-    let confirmed_insecure = RwSignal::new(None::<String>);
-    let confirm = Memo::new(move |_| {
-        settings.with(|s| {
-            token.with(|t| {
-                insecure_token_warning(s, t)
-                    .filter(|_| {
-                        confirmed_insecure.with(|c| c.as_deref() != Some(s.base_url.as_str()))
-                    })
-                    .map(str::to_string)
-            })
-        })
+        settings.with(|s| token.with(|t| question.with(|q| missing_for_run(s, t, q))))
     });
     let running = Signal::derive(move || {
         panels.with(|ps| ps.iter().any(|p| p.state.with(|s| s.status.is_active())))
@@ -55,12 +60,28 @@ pub fn App() -> impl IntoView {
             c.abort();
         }
     });
+
+    // Asks the user first when the token would go to a host they have not confirmed.
+    let confirmed = move |base_url: &str, then: AfterConfirm| -> bool {
+        let ask =
+            token_hosts.with_untracked(|h| host_to_confirm(base_url, &token.get_untracked(), h));
+        match ask {
+            Some(origin) => {
+                pending.set(Some((origin, then)));
+                false
+            }
+            None => true,
+        }
+    };
+
     let run = Callback::new(move |()| {
         if missing.get_untracked().is_some() {
             return;
         }
-        if confirm.get_untracked().is_some() {
-            confirmed_insecure.set(Some(settings.with_untracked(|s| s.base_url.clone())));
+        if !confirmed(
+            &settings.with_untracked(|s| s.base_url.clone()),
+            AfterConfirm::Run,
+        ) {
             return;
         }
         stop.run(());
@@ -68,15 +89,17 @@ pub fn App() -> impl IntoView {
             return;
         };
         run_counter.update_value(|n| *n += 1);
-        let new_panels = settings.with_untracked(|s| {
-            start_runs(
-                run_counter.get_value(),
-                s,
-                &token.get_untracked(),
-                &question.get_untracked(),
-                &mode_choice.get_untracked().modes(),
-                &fresh,
-            )
+        let new_panels = owner.with(|| {
+            settings.with_untracked(|s| {
+                start_runs(
+                    run_counter.get_value(),
+                    s,
+                    &token.get_untracked(),
+                    &question.get_untracked(),
+                    &mode_choice.get_untracked().modes(),
+                    &fresh,
+                )
+            })
         });
         controller.set_value(Some(fresh));
         let old = panels.get_untracked();
@@ -84,7 +107,8 @@ pub fn App() -> impl IntoView {
         old.into_iter().for_each(|p| p.state.dispose());
     });
 
-    // A panel whose stream broke mid-reply offers Continue: that step runs again.
+    // A panel whose stream broke mid-reply offers Continue: that step runs again, with the
+    // run's own settings, after the same checks as Run.
     let continue_panel = Callback::new(move |(run_id, mode): (u32, Mode)| {
         let Some(panel) = panels.with_untracked(|ps| {
             ps.iter()
@@ -93,6 +117,16 @@ pub fn App() -> impl IntoView {
         }) else {
             return;
         };
+        if let Some(problem) = cannot_call_model(&panel.settings, &token.get_untracked()) {
+            alert.set(Some(format!("Cannot continue: {problem}.")));
+            return;
+        }
+        if !confirmed(
+            &panel.settings.base_url,
+            AfterConfirm::Continue(run_id, mode),
+        ) {
+            return;
+        }
         let Some(from) = panel.state.try_update(|s| s.resume.take()).flatten() else {
             return;
         };
@@ -104,10 +138,26 @@ pub fn App() -> impl IntoView {
             return;
         };
         controller.set_value(Some(live.clone()));
-        settings.with_untracked(|s| {
-            continue_run(s, &token.get_untracked(), &panel, from, &live);
-        });
+        continue_run(&token.get_untracked(), &panel, from, &live);
     });
+
+    let on_confirm = Callback::new(move |()| {
+        let Some((origin, then)) = pending.get_untracked() else {
+            return;
+        };
+        pending.set(None);
+        let mut hosts = token_hosts.get_untracked();
+        hosts.trust(&origin);
+        if let Err(e) = storage::save_token_hosts(&hosts) {
+            alert.set(Some(e));
+        }
+        token_hosts.set(hosts);
+        match then {
+            AfterConfirm::Run => run.run(()),
+            AfterConfirm::Continue(run_id, mode) => continue_panel.run((run_id, mode)),
+        }
+    });
+    let on_cancel = Callback::new(move |()| pending.set(None));
 
     let layout = move || {
         if panels.with(|p| p.len()) > 1 {
@@ -124,16 +174,36 @@ pub fn App() -> impl IntoView {
                 "Watch Think-only, Act-only and ReAct answer the same question, side by side, streaming live."
             </p>
         </header>
-        <SettingsPanel settings=settings token=token />
+        <SettingsPanel settings=settings token=token alert=alert />
         <QuestionBar
             question=question
             mode_choice=mode_choice
             missing=missing
-            confirm=confirm
             running=running
             on_run=run
             on_stop=stop
         />
+        {move || {
+            pending
+                .get()
+                .map(|(origin, _)| {
+                    view! { <HostConfirm origin=origin on_confirm=on_confirm on_cancel=on_cancel /> }
+                })
+        }}
+        {move || {
+            alert
+                .get()
+                .map(|text| {
+                    view! {
+                        <div id="app-alert" class="app-alert" role="alert">
+                            <span>{text}</span>
+                            <button class="dismiss" aria-label="Dismiss" on:click=move |_| alert.set(None)>
+                                "×"
+                            </button>
+                        </div>
+                    }
+                })
+        }}
         <main id="panels" class=layout>
             <For each=move || panels.get() key=|p| (p.run_id, p.mode) let:p>
                 <Panel run=p on_continue=continue_panel />

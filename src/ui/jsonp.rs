@@ -1,19 +1,21 @@
 //! `JsonpClient` for the browser. A JSONP answer is a third-party script; it runs only inside a
 //! fresh `<iframe sandbox="allow-scripts">` (no `allow-same-origin`, so its origin is opaque:
-//! it cannot read the app's storage, cookies or DOM). The frame (`public/search-frame.js`)
-//! loads the script and posts the JSON back; one frame per call, removed afterwards.
+//! it cannot read the app's storage, cookies or DOM). The frame (`public/search-frame.html`)
+//! says it is ready, gets the URL by message (never in its own URL, which anyone could link
+//! to), loads the script and posts the JSON back; one frame per call, removed afterwards.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures::channel::oneshot;
 use futures::future::{select, Either, LocalBoxFuture};
+use js_sys::{Object, Reflect};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{HtmlIFrameElement, MessageEvent};
 
 use super::timer::sleep;
-use crate::tools::http::{encode_component, FetchError};
+use crate::tools::http::FetchError;
 use crate::tools::web_search::JsonpClient;
 
 pub struct FrameJsonp {
@@ -26,24 +28,28 @@ type FrameReply = Result<String, String>;
 impl JsonpClient for FrameJsonp {
     fn get<'a>(&'a self, url: &'a str) -> LocalBoxFuture<'a, Result<String, FetchError>> {
         Box::pin(async move {
-            let frame = open_frame(url).map_err(FetchError::Network)?;
+            let frame = open_frame().map_err(FetchError::Network)?;
             let (sender, receiver) = oneshot::channel::<FrameReply>();
             let sender = Rc::new(RefCell::new(Some(sender)));
             let source = frame.content_window();
             let listener = {
                 let sender = sender.clone();
+                let url = url.to_string();
                 Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-                    // Only this call's frame may answer it.
-                    let from_frame = match (&source, event.source()) {
-                        (Some(own), Some(from)) => {
-                            JsValue::from(own.clone()) == JsValue::from(from)
-                        }
-                        _ => false,
-                    };
-                    if from_frame {
-                        if let Some(tx) = sender.borrow_mut().take() {
-                            let _ = tx.send(read_reply(&event.data()));
-                        }
+                    // Only this call's sandboxed frame may answer it.
+                    let Some(own) = source.as_ref() else { return };
+                    let from_frame = event
+                        .source()
+                        .is_some_and(|from| JsValue::from(own.clone()) == JsValue::from(from));
+                    if !from_frame || event.origin() != "null" {
+                        return;
+                    }
+                    let data = event.data();
+                    if is_ready(&data) {
+                        // An opaque origin cannot be named as the target: the window is ours.
+                        let _ = own.post_message(&url_message(&url), "*");
+                    } else if let Some(tx) = sender.borrow_mut().take() {
+                        let _ = tx.send(read_reply(&data));
                     }
                 })
             };
@@ -73,8 +79,8 @@ impl JsonpClient for FrameJsonp {
     }
 }
 
-/// A hidden sandboxed frame that fetches `url` (passed in the fragment, never sent anywhere).
-fn open_frame(url: &str) -> Result<HtmlIFrameElement, String> {
+/// A hidden sandboxed frame; it asks for its URL once it has loaded.
+fn open_frame() -> Result<HtmlIFrameElement, String> {
     let document = web_sys::window()
         .and_then(|w| w.document())
         .ok_or("no document")?;
@@ -85,7 +91,7 @@ fn open_frame(url: &str) -> Result<HtmlIFrameElement, String> {
     let _ = frame.set_attribute("sandbox", "allow-scripts");
     let _ = frame.set_attribute("hidden", "");
     let _ = frame.set_attribute("class", "search-frame");
-    frame.set_src(&format!("search-frame.html#{}", encode_component(url)));
+    frame.set_src("search-frame.html");
     document
         .body()
         .ok_or("no body")?
@@ -94,10 +100,23 @@ fn open_frame(url: &str) -> Result<HtmlIFrameElement, String> {
     Ok(frame)
 }
 
+fn is_ready(data: &JsValue) -> bool {
+    Reflect::get(data, &JsValue::from_str("ready"))
+        .ok()
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false)
+}
+
+fn url_message(url: &str) -> JsValue {
+    let message = Object::new();
+    let _ = Reflect::set(&message, &JsValue::from_str("url"), &JsValue::from_str(url));
+    message.into()
+}
+
 /// The frame posts `{json: "…"}` or `{error: "…"}`; anything else is refused.
 fn read_reply(data: &JsValue) -> FrameReply {
     let field = |name: &str| {
-        js_sys::Reflect::get(data, &JsValue::from_str(name))
+        Reflect::get(data, &JsValue::from_str(name))
             .ok()
             .and_then(|v| v.as_string())
     };

@@ -3,6 +3,7 @@
 
 mod app;
 mod frame_batch;
+mod host_confirm;
 mod jsonp;
 mod markdown_view;
 mod model_info;

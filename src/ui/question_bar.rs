@@ -25,8 +25,6 @@ pub fn QuestionBar(
     question: RwSignal<String>,
     mode_choice: RwSignal<ModeChoice>,
     missing: Memo<Option<String>>,
-    /// A question to confirm before the run sends the token (plain http).
-    confirm: Memo<Option<String>>,
     running: Signal<bool>,
     on_run: Callback<()>,
     on_stop: Callback<()>,
@@ -68,17 +66,11 @@ pub fn QuestionBar(
                 <button
                     id="run"
                     class="primary"
-                    class:warn=move || missing.get().is_none() && confirm.get().is_some()
                     disabled=move || missing.get().is_some()
-                    title=move || {
-                        missing
-                            .get()
-                            .or_else(|| confirm.get().map(|_| "The API base URL is not https: the token would travel unencrypted. Press again to send it anyway.".to_string()))
-                            .unwrap_or_else(|| "Run (Ctrl/Cmd+Enter)".into())
-                    }
+                    title=move || missing.get().unwrap_or_else(|| "Run (Ctrl/Cmd+Enter)".into())
                     on:click=move |_| on_run.run(())
                 >
-                    {move || missing.get().or_else(|| confirm.get()).unwrap_or_else(|| "Run".into())}
+                    {move || missing.get().unwrap_or_else(|| "Run".into())}
                 </button>
                 <button id="stop" disabled=move || !running.get() on:click=move |_| on_stop.run(())>
                     "Stop"

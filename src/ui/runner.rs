@@ -1,6 +1,7 @@
 //! Starts the selected modes at once and routes each run's events into its panel.
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -31,15 +32,19 @@ pub struct PanelRun {
     pub mode: Mode,
     pub max_steps: u32,
     pub state: RwSignal<PanelState>,
+    /// The settings the run started with: Continue uses these, not today's. (`Arc`: signals
+    /// hold only `Send` values.)
+    pub settings: Arc<Settings>,
 }
 
 impl PanelRun {
-    pub fn idle(mode: Mode, max_steps: u32) -> Self {
+    pub fn idle(mode: Mode, settings: &Settings) -> Self {
         Self {
             run_id: 0,
             mode,
-            max_steps,
+            max_steps: settings.max_steps,
             state: RwSignal::new(PanelState::default()),
+            settings: Arc::new(settings.clone()),
         }
     }
 }
@@ -76,19 +81,19 @@ fn run_tools(settings: &Settings) -> Registry {
     Registry::for_run(&env, |name| settings.tool_enabled(name))
 }
 
-/// Continues a panel's run that a broken stream cut, from the step it was in.
-pub fn continue_run(
-    settings: &Settings,
-    token: &str,
-    panel: &PanelRun,
-    from: Resume,
-    controller: &AbortController,
-) {
-    let params = ChatParams {
+fn chat_params(settings: &Settings) -> ChatParams {
+    ChatParams {
         model: settings.model.trim().to_string(),
         temperature: settings.temperature,
         max_tokens: settings.max_tokens,
-    };
+    }
+}
+
+/// Continues a panel's run that a broken stream cut, from the step it was in, with the run's
+/// own settings.
+pub fn continue_run(token: &str, panel: &PanelRun, from: Resume, controller: &AbortController) {
+    let settings = &panel.settings;
+    let params = chat_params(settings);
     let model = chat_model(settings, token, &params, controller);
     let tools = run_tools(settings);
     let options = RunOptions {
@@ -118,11 +123,8 @@ pub fn start_runs(
     modes: &[Mode],
     controller: &AbortController,
 ) -> Vec<PanelRun> {
-    let params = ChatParams {
-        model: settings.model.trim().to_string(),
-        temperature: settings.temperature,
-        max_tokens: settings.max_tokens,
-    };
+    let params = chat_params(settings);
+    let snapshot = Arc::new(settings.clone());
     let mut jobs = Vec::new();
     let panels = modes
         .iter()
@@ -132,6 +134,7 @@ pub fn start_runs(
                 mode,
                 max_steps: settings.max_steps,
                 state: RwSignal::new(PanelState::starting()),
+                settings: snapshot.clone(),
             };
             let model = chat_model(settings, token, &params, controller);
             jobs.push((mode, model, run_tools(settings), panel.state));

@@ -2,21 +2,38 @@ use leptos::prelude::*;
 
 use super::storage;
 use super::tools_settings::ToolsSettings;
-use crate::settings::{Settings, MAX_STEPS_LIMIT};
+use crate::settings::{token_problem, Settings, MAX_STEPS_LIMIT};
 
 #[component]
-pub fn SettingsPanel(settings: RwSignal<Settings>, token: RwSignal<String>) -> impl IntoView {
+pub fn SettingsPanel(
+    settings: RwSignal<Settings>,
+    token: RwSignal<String>,
+    /// Where storage failures are reported.
+    alert: RwSignal<Option<String>>,
+) -> impl IntoView {
     // Open on first visit, when there is nothing to run with yet.
     let open = token.get_untracked().is_empty() && !settings.get_untracked().endpoint_is_local();
     let field_error = RwSignal::new(None::<String>);
+    let token_error = Memo::new(move |_| token.with(|t| token_problem(t)));
 
     let set_token = move |value: String| {
-        storage::save_token(&value, settings.with_untracked(|s| s.remember_token));
+        if let Err(e) = storage::save_token(&value, settings.with_untracked(|s| s.remember_token)) {
+            alert.set(Some(e));
+        }
         token.set(value);
     };
-    let set_remember = move |remember: bool| {
-        settings.update(|s| s.remember_token = remember);
-        storage::save_token(&token.get_untracked(), remember);
+    // The setting changes only once the token is where it says: a refused write keeps both
+    // the old copy and the old choice.
+    let set_remember = move |ev: leptos::ev::Event| {
+        let remember = event_target_checked(&ev);
+        match storage::save_token(&token.get_untracked(), remember) {
+            Ok(()) => settings.update(|s| s.remember_token = remember),
+            Err(e) => {
+                alert.set(Some(e));
+                // The box goes back to where the token really is.
+                event_target::<web_sys::HtmlInputElement>(&ev).set_checked(!remember);
+            }
+        }
     };
     let forget = move |_| {
         storage::forget_token();
@@ -74,12 +91,17 @@ pub fn SettingsPanel(settings: RwSignal<Settings>, token: RwSignal<String>) -> i
                             id="remember-token"
                             type="checkbox"
                             prop:checked=move || settings.with(|s| s.remember_token)
-                            on:change=move |ev| set_remember(event_target_checked(&ev))
+                            on:change=set_remember
                         />
                         "Remember on this device"
                     </label>
                     <button id="forget-token" on:click=forget>"Forget"</button>
                 </div>
+                <Show when=move || token_error.get().is_some()>
+                    <p id="token-error" class="field-error wide" role="alert">
+                        {move || token_error.get().unwrap_or_default()}
+                    </p>
+                </Show>
                 <p class="hint wide">
                     "Kept in this tab's session storage unless you tick Remember. Create one with the \"Make calls to Inference Providers\" permission in your Hugging Face settings."
                 </p>

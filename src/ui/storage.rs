@@ -1,64 +1,133 @@
-//! Browser storage of settings and the token. The token lives in sessionStorage unless the
-//! user asked to remember it on this device.
+//! Browser storage of settings, the token and the hosts the token may go to. The token lives
+//! in sessionStorage unless the user asked to remember it on this device. Every write reports
+//! its failure (storage full or disabled) so the UI can say so.
 
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Storage;
 
-use crate::settings::Settings;
+use crate::settings::{Settings, TokenHosts};
 
 const SETTINGS_KEY: &str = "react-arena.settings";
 const TOKEN_KEY: &str = "react-arena.token";
+const TOKEN_HOSTS_KEY: &str = "react-arena.token-hosts";
 
-fn local() -> Option<Storage> {
-    web_sys::window()?.local_storage().ok().flatten()
+#[derive(Clone, Copy)]
+enum Area {
+    /// This tab, until it closes.
+    Session,
+    /// This device, until the user clears it.
+    Local,
 }
 
-fn session() -> Option<Storage> {
-    web_sys::window()?.session_storage().ok().flatten()
+impl Area {
+    fn for_token(remember: bool) -> Area {
+        if remember {
+            Area::Local
+        } else {
+            Area::Session
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Area::Session => "this tab's session storage",
+            Area::Local => "this browser's local storage",
+        }
+    }
+
+    fn open(self) -> Result<Storage, String> {
+        let window = web_sys::window().ok_or("no window")?;
+        let storage = match self {
+            Area::Session => window.session_storage(),
+            Area::Local => window.local_storage(),
+        };
+        match storage {
+            Ok(Some(s)) => Ok(s),
+            Ok(None) => Err(format!("{} is not available", self.name())),
+            Err(e) => Err(format!("{} is disabled ({})", self.name(), error_name(&e))),
+        }
+    }
+
+    fn read(self, key: &str) -> Option<String> {
+        self.open().ok()?.get_item(key).ok().flatten()
+    }
+
+    fn write(self, key: &str, value: &str) -> Result<(), String> {
+        self.open()?
+            .set_item(key, value)
+            .map_err(|e| format!("{} refused it ({})", self.name(), error_name(&e)))
+    }
+
+    fn remove(self, key: &str) {
+        if let Ok(s) = self.open() {
+            let _ = s.remove_item(key);
+        }
+    }
+}
+
+/// `QuotaExceededError`, `SecurityError`…: the name says what happened.
+fn error_name(e: &JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.name()))
+        .unwrap_or_else(|| "unknown error".into())
 }
 
 pub fn load_settings() -> Settings {
-    local()
-        .and_then(|s| s.get_item(SETTINGS_KEY).ok().flatten())
+    Area::Local
+        .read(SETTINGS_KEY)
         .map(|json| Settings::from_json(&json))
         .unwrap_or_default()
 }
 
-pub fn save_settings(settings: &Settings) {
-    if let Some(s) = local() {
-        let _ = s.set_item(SETTINGS_KEY, &settings.to_json());
-    }
+pub fn save_settings(settings: &Settings) -> Result<(), String> {
+    Area::Local
+        .write(SETTINGS_KEY, &settings.to_json())
+        .map_err(|e| format!("Settings were not saved: {e}. They last until you reload."))
 }
 
 /// The stored token: session first (this tab), then the remembered one.
 pub fn load_token() -> String {
-    [session(), local()]
-        .into_iter()
-        .flatten()
-        .find_map(|s| s.get_item(TOKEN_KEY).ok().flatten())
+    Area::Session
+        .read(TOKEN_KEY)
+        .or_else(|| Area::Local.read(TOKEN_KEY))
         .unwrap_or_default()
 }
 
-/// Stores the token in exactly one place, chosen by `remember`.
-pub fn save_token(token: &str, remember: bool) {
-    let (keep, clear) = if remember {
-        (local(), session())
-    } else {
-        (session(), local())
-    };
-    if let Some(s) = clear {
-        let _ = s.remove_item(TOKEN_KEY);
+/// Stores the token in the place `remember` chooses; the copy in the other place is removed
+/// only once the new one is written, so a failed write never loses the only copy.
+pub fn save_token(token: &str, remember: bool) -> Result<(), String> {
+    let keep = Area::for_token(remember);
+    let other = Area::for_token(!remember);
+    if token.is_empty() {
+        keep.remove(TOKEN_KEY);
+        other.remove(TOKEN_KEY);
+        return Ok(());
     }
-    if let Some(s) = keep {
-        let _ = if token.is_empty() {
-            s.remove_item(TOKEN_KEY)
-        } else {
-            s.set_item(TOKEN_KEY, token)
-        };
-    }
+    keep.write(TOKEN_KEY, token).map_err(|e| {
+        format!("The token was not saved: {e}. It is still in the field until you reload.")
+    })?;
+    other.remove(TOKEN_KEY);
+    Ok(())
 }
 
 pub fn forget_token() {
-    for s in [session(), local()].into_iter().flatten() {
-        let _ = s.remove_item(TOKEN_KEY);
-    }
+    Area::Session.remove(TOKEN_KEY);
+    Area::Local.remove(TOKEN_KEY);
+}
+
+pub fn load_token_hosts() -> TokenHosts {
+    Area::Local
+        .read(TOKEN_HOSTS_KEY)
+        .map(|json| TokenHosts::from_json(&json))
+        .unwrap_or_default()
+}
+
+pub fn save_token_hosts(hosts: &TokenHosts) -> Result<(), String> {
+    Area::Local
+        .write(TOKEN_HOSTS_KEY, &hosts.to_json())
+        .map_err(|e| {
+            format!(
+                "The confirmed host was not saved: {e}. You will be asked again after a reload."
+            )
+        })
 }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use futures::FutureExt;
+use react_arena::origin::Origin;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::process::{Child, Command};
@@ -196,6 +197,8 @@ async fn start_browser() -> (Child, Client, PathBuf) {
                 "--no-first-run", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync",
                 "--window-size=1400,900", "--enable-precise-memory-info",
+                // The https test endpoint has a self-signed certificate.
+                "--ignore-certificate-errors",
                 format!("--user-data-dir={}", profile.display()),
             ]
         }),
@@ -258,8 +261,27 @@ impl Rig {
             .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
     }
 
-    /// Opens the app with these settings and token already stored, as a returning user would.
+    /// Opens the app with these settings and token already stored, as a returning user would:
+    /// one who has already confirmed that the token may go to the settings' base URL.
     pub async fn open_app_with(&self, settings: Value, token: &str, remember: bool) {
+        let trusted: Vec<String> = settings["base_url"]
+            .as_str()
+            .and_then(Origin::of)
+            .map(|o| o.to_string())
+            .into_iter()
+            .collect();
+        self.open_app_trusting(settings, token, remember, &trusted)
+            .await;
+    }
+
+    /// Opens the app with these settings, token and confirmed token hosts already stored.
+    pub async fn open_app_trusting(
+        &self,
+        settings: Value,
+        token: &str,
+        remember: bool,
+        trusted_hosts: &[String],
+    ) {
         self.client.goto(&self.app_url).await.unwrap();
         let store = if remember {
             "localStorage"
@@ -269,8 +291,10 @@ impl Rig {
         let script = format!(
             "localStorage.clear(); sessionStorage.clear();\
              localStorage.setItem('react-arena.settings', {settings});\
+             localStorage.setItem('react-arena.token-hosts', {hosts});\
              if ({token:?}) {store}.setItem('react-arena.token', {token:?});",
             settings = serde_json::to_string(&settings.to_string()).unwrap(),
+            hosts = serde_json::to_string(&json!(trusted_hosts).to_string()).unwrap(),
         );
         self.js(&script).await;
         self.client.goto(&self.app_url).await.unwrap();

@@ -205,6 +205,19 @@ async fn duckduckgo(Query(q): Query<HashMap<String, String>>, headers: HeaderMap
     let query = q.get("q").map(|s| s.to_lowercase()).unwrap_or_default();
     let body = if query.contains("frame probe") {
         PROBE_SCRIPT.replace("CALLBACK", &callback)
+    } else if let Some(elsewhere) = query.split("second script from ").nth(1) {
+        // An answer that tries to pull in a script from another origin before answering.
+        let data = serde_json::json!({
+            "Heading": "Second script",
+            "AbstractText": "This answer tried to load a second script.",
+            "AbstractSource": "fixture",
+            "AbstractURL": "https://fixture.test/",
+            "RelatedTopics": []
+        });
+        format!(
+            "(function () {{ var s = document.createElement('script'); s.src = {src:?}; document.head.appendChild(s); }})();\n{callback}({data});",
+            src = format!("{}/second.js", elsewhere.trim()),
+        )
     } else if query.contains("hostile") {
         // A tool result that tries to run script and load an image that leaks data.
         let host = headers

@@ -1,7 +1,9 @@
 //! Shared rig for the host integration and browser tests. Each test binary uses a part of it.
 #![allow(dead_code)]
 
+pub mod attacker;
 pub mod browser;
 pub mod fixtures;
 pub mod http_model;
+pub mod https_endpoint;
 pub mod mock;

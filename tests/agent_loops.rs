@@ -7,8 +7,9 @@ use std::collections::VecDeque;
 use futures::executor::block_on;
 use react_arena::agent::action_protocol::{Protocol, ProtocolPlan};
 use react_arena::agent::mode::{FORCE_ANSWER_PROMPT, STOP_SEQUENCES};
-use react_arena::agent::panel::{PanelState, Status};
-use react_arena::agent::run::RunOptions;
+use react_arena::agent::record::RunConfig;
+use react_arena::agent::record::{RunRecord, Status};
+use react_arena::agent::run::{run_turn, Next, RunOptions};
 use react_arena::agent::{run_agent, AgentEvent, ChatModel, Mode, Toolbox};
 use react_arena::llm::tool_calls::ToolCallDelta;
 use react_arena::llm::{ChatCall, ChatDelta, ChatMessage, LlmError, Role, Usage};
@@ -160,9 +161,9 @@ fn run(
     model: &ScriptedModel,
     tools: &FakeTools,
     max_steps: u32,
-) -> (Vec<AgentEvent>, PanelState) {
+) -> (Vec<AgentEvent>, RunRecord) {
     let mut events = Vec::new();
-    let mut panel = PanelState::starting();
+    let mut panel = RunRecord::default();
     block_on(run_agent(
         mode,
         "What is 6 times 7?",
@@ -170,7 +171,7 @@ fn run(
         tools,
         &RunOptions::text(max_steps),
         &mut |e| {
-            panel.apply(e.clone());
+            panel.apply(0.0, &e);
             events.push(e);
         },
     ));
@@ -218,8 +219,8 @@ fn react_uses_the_calculator_then_answers() {
         "tools are listed in the system prompt"
     );
     assert_eq!(panel.status, Status::Done);
-    assert_eq!(panel.usage.total_tokens, 30);
-    assert_eq!(panel.steps.len(), 2);
+    assert_eq!(panel.usage().total_tokens, 30);
+    assert_eq!(panel.steps().len(), 2);
 }
 
 #[test]
@@ -260,7 +261,7 @@ fn think_only_streams_reasoning_then_answers_without_tools() {
     assert!(tools.calls.borrow().is_empty());
     assert_eq!(model.calls(), 1);
     assert!(!model.messages_of_call(0)[0].content.contains("calculator"));
-    assert_eq!(panel.steps[0].reasoning, "France's capital…");
+    assert_eq!(panel.steps()[0].reasoning, "France's capital…");
 }
 
 #[test]
@@ -383,7 +384,7 @@ fn step_limit_forces_one_final_answer_without_tools() {
         forced: true
     }));
     assert_eq!(answer_of(&events), Some(("4, I think".into(), true, 3)));
-    assert!(panel.answer.unwrap().forced);
+    assert!(panel.answer().unwrap().forced);
 }
 
 #[test]
@@ -413,8 +414,8 @@ fn a_model_failure_ends_the_run_and_keeps_what_streamed() {
     let (events, panel) = run(Mode::ReAct, &model, &FakeTools::new(), 5);
     assert!(matches!(events.last(), Some(AgentEvent::Error(m)) if m.contains("429")));
     assert_eq!(panel.status, Status::Error);
-    assert_eq!(panel.steps[1].live, "Thought: nearly th");
-    assert_eq!(panel.steps[0].observations, [("9".to_string(), false)]);
+    assert_eq!(panel.steps()[1].live, "Thought: nearly th");
+    assert_eq!(panel.steps()[0].observations(), [("9".to_string(), false)]);
     assert!(answer_of(&events).is_none());
 }
 
@@ -428,27 +429,39 @@ fn stop_ends_the_run_as_stopped_not_as_an_error() {
     let (events, panel) = run(Mode::ReAct, &model, &FakeTools::new(), 5);
     assert_eq!(events.last(), Some(&AgentEvent::Stopped));
     assert_eq!(panel.status, Status::Stopped);
-    assert_eq!(panel.error, None);
-    assert_eq!(panel.steps[0].live, "Thought: half a tho");
+    assert_eq!(panel.error(), None);
+    assert_eq!(panel.steps()[0].live, "Thought: half a tho");
     assert_eq!(model.calls(), 1, "no further call after Stop");
 }
 
 #[test]
-fn the_transcript_records_the_whole_exchange() {
+fn the_record_holds_the_whole_exchange_and_the_conversation_is_its_view() {
     let model = ScriptedModel::new([
         says("Action: calculator\nAction Input: 6*7"),
         says("Answer: 42"),
     ]);
     let tools = FakeTools::new();
-    let transcript = block_on(run_agent(
+    // What the page keeps: the same events folded by the same reducer.
+    let mut watched = RunRecord::new(
+        "",
+        0.0,
+        RunConfig {
+            mode: Mode::Act,
+            max_steps: 5,
+            ..RunConfig::default()
+        },
+    );
+    let record = block_on(run_agent(
         Mode::Act,
         "  q  ",
         &model,
         &tools,
         &RunOptions::text(5),
-        &mut |_| {},
+        &mut |e| watched.apply(0.0, &e),
     ));
-    let roles: Vec<Role> = transcript.messages.iter().map(|m| m.role).collect();
+    assert_eq!(watched, record, "the page's record is the loop's");
+    let messages = record.messages();
+    let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
     assert_eq!(
         roles,
         [
@@ -459,10 +472,60 @@ fn the_transcript_records_the_whole_exchange() {
             Role::Assistant
         ]
     );
-    assert_eq!(transcript.messages[1].content, "q");
-    assert_eq!(transcript.messages[3].content, "Observation: 42");
-    let json = serde_json::to_string(&transcript).unwrap();
+    assert_eq!(messages[1].content, "q");
+    assert_eq!(messages[3].content, "Observation: 42");
+    // Each call sent exactly the record's conversation as it stood.
+    assert_eq!(model.messages_of_call(0), messages[..2]);
+    assert_eq!(model.messages_of_call(1), messages[..4]);
+    let json = serde_json::to_string(&record).unwrap();
     assert!(json.contains("\"role\":\"assistant\""));
+    let back: RunRecord = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.messages(), messages);
+}
+
+#[test]
+fn a_follow_up_continues_the_same_conversation() {
+    let model = ScriptedModel::new([
+        says("Action: calculator\nAction Input: 6*7"),
+        says("Answer: 42"),
+        says("Action: calculator\nAction Input: 42*3"),
+        says("Answer: 126"),
+    ]);
+    let tools = FakeTools::new();
+    let first = block_on(run_agent(
+        Mode::ReAct,
+        "What is 6 times 7?",
+        &model,
+        &tools,
+        &RunOptions::text(5),
+        &mut |_| {},
+    ));
+    let mut events = Vec::new();
+    let second = block_on(run_turn(
+        first,
+        Next::Question("And times 3?".into()),
+        &model,
+        &tools,
+        &RunOptions::text(5),
+        &mut |e| events.push(e),
+    ));
+    assert_eq!(answer_of(&events), Some(("126".into(), false, 2)));
+    assert_eq!(second.turns.len(), 2);
+    let sent = model.messages_of_call(2);
+    let contents: Vec<&str> = sent.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(
+        contents[1..],
+        [
+            "What is 6 times 7?",
+            "Action: calculator\nAction Input: 6*7",
+            "Observation: 42",
+            "Answer: 42",
+            "And times 3?"
+        ],
+        "the follow-up call carries the first turn"
+    );
+    assert_eq!(sent[0], second.messages()[0], "one system prompt");
+    assert_eq!(second.turns[1].steps.len(), 2, "steps count per turn");
 }
 
 fn run_with(
@@ -470,9 +533,9 @@ fn run_with(
     model: &ScriptedModel,
     tools: &FakeTools,
     protocol: Protocol,
-) -> (Vec<AgentEvent>, PanelState) {
+) -> (Vec<AgentEvent>, RunRecord) {
     let mut events = Vec::new();
-    let mut panel = PanelState::starting();
+    let mut panel = RunRecord::default();
     let options = RunOptions {
         max_steps: 4,
         plan: ProtocolPlan {
@@ -481,7 +544,7 @@ fn run_with(
         },
     };
     block_on(run_agent(mode, "q", model, tools, &options, &mut |e| {
-        panel.apply(e.clone());
+        panel.apply(0.0, &e);
         events.push(e);
     }));
     (events, panel)
@@ -502,13 +565,13 @@ fn native_calls_run_together_and_answer_with_matching_tool_messages() {
     let tools = FakeTools::new();
     let (events, panel) = run_with(Mode::ReAct, &model, &tools, Protocol::Native);
     assert_eq!(*model.offered_tools.borrow(), [true, true]);
-    assert_eq!(panel.steps[0].actions.len(), 2);
+    assert_eq!(panel.steps()[0].actions().len(), 2);
     assert_eq!(
-        panel.steps[0].observations,
+        panel.steps()[0].observations(),
         [("42".to_string(), false), ("4".to_string(), false)]
     );
     assert_eq!(
-        panel.steps[0].thought.as_deref(),
+        panel.steps()[0].thought.as_deref(),
         Some("I need two numbers.")
     );
     // Plain text without a call is the answer in the native protocol.
@@ -534,7 +597,7 @@ fn a_bare_json_call_in_content_is_understood() {
         says("Answer: 9"),
     ]);
     let (events, panel) = run_with(Mode::Act, &model, &FakeTools::new(), Protocol::Native);
-    assert_eq!(panel.steps[0].observations, [("9".to_string(), false)]);
+    assert_eq!(panel.steps()[0].observations(), [("9".to_string(), false)]);
     assert_eq!(answer_of(&events), Some(("9".into(), false, 2)));
     // No call id to answer: the result goes back as a text observation.
     assert_eq!(
@@ -576,7 +639,7 @@ fn json_reactions_run_several_actions_and_finish_with_an_answer() {
     ]);
     let (events, panel) = run_with(Mode::ReAct, &model, &FakeTools::new(), Protocol::Json);
     assert_eq!(
-        panel.steps[0].observations,
+        panel.steps()[0].observations(),
         [("42".to_string(), false), ("2".to_string(), false)]
     );
     assert!(model
@@ -593,7 +656,7 @@ fn json_reactions_run_several_actions_and_finish_with_an_answer() {
 fn think_tags_in_content_become_reasoning() {
     let model = ScriptedModel::new([says("<think>6 sevens are 42</think>Answer: 42")]);
     let (events, panel) = run(Mode::Think, &model, &FakeTools::new(), 1);
-    assert_eq!(panel.steps[0].reasoning, "6 sevens are 42");
+    assert_eq!(panel.steps()[0].reasoning, "6 sevens are 42");
     assert_eq!(answer_of(&events), Some(("42".into(), false, 1)));
 }
 
@@ -609,37 +672,38 @@ fn a_cut_stream_can_be_continued_from_the_same_step() {
     ]);
     let tools = FakeTools::new();
     let (events, panel) = run(Mode::ReAct, &model, &tools, 5);
-    let resume = panel.resume.clone().expect("the cut run can be continued");
-    assert_eq!(resume.step, 2);
+    let (step, protocol) = panel
+        .last_turn()
+        .and_then(|t| t.resumable)
+        .expect("the cut run can be continued");
+    assert_eq!(step, 2);
     assert_eq!(panel.status, Status::Error);
     assert!(events
         .iter()
         .any(|e| matches!(e, AgentEvent::Warning(w) if w.contains("cut"))));
-    // The transcript to continue from ends with the observation, not the broken reply.
-    assert_eq!(
-        resume.transcript.messages.last().unwrap().content,
-        "Observation: 6"
-    );
+    // The conversation to continue from ends with the observation, not the broken reply.
+    assert_eq!(panel.messages().last().unwrap().content, "Observation: 6");
 
     let again = ScriptedModel::new([says("Answer: 6")]);
     let mut panel = panel;
     let mut events = Vec::new();
-    block_on(react_arena::agent::run::resume_agent(
-        Mode::ReAct,
-        resume,
+    panel.apply(0.0, &AgentEvent::Continuing);
+    block_on(run_turn(
+        panel.clone(),
+        Next::Resume { step, protocol },
         &again,
         &tools,
         &RunOptions::text(5),
         &mut |e| {
-            panel.apply(e.clone());
+            panel.apply(0.0, &e);
             events.push(e);
         },
     ));
     assert_eq!(answer_of(&events), Some(("6".into(), false, 2)));
     assert_eq!(panel.status, Status::Done);
-    assert_eq!(panel.error, None);
+    assert_eq!(panel.error(), None);
     assert!(
-        panel.steps[1].live.contains("halfway thr"),
+        panel.steps()[1].live.contains("halfway thr"),
         "what arrived before the cut stays"
     );
     // The continued call saw the whole conversation up to the cut.
@@ -661,5 +725,5 @@ fn a_failure_before_any_token_is_not_resumable() {
     }]);
     let (_, panel) = run(Mode::Act, &model, &FakeTools::new(), 5);
     assert_eq!(panel.status, Status::Error);
-    assert!(panel.resume.is_none());
+    assert!(panel.last_turn().unwrap().resumable.is_none());
 }

@@ -6,7 +6,7 @@ mod support;
 
 use std::time::Duration;
 
-use react_arena::agent::panel::{PanelState, Status};
+use react_arena::agent::record::{RunRecord, Status};
 use react_arena::agent::run::RunOptions;
 use react_arena::agent::{run_agent, Mode};
 use react_arena::llm::ChatParams;
@@ -27,15 +27,15 @@ fn model(mock: &MockEndpoint) -> HttpChatModel {
 }
 
 /// Runs one mode against the mock and folds its events into what the panel would show.
-async fn run(mock: &MockEndpoint, mode: Mode, question: &str) -> PanelState {
-    let mut panel = PanelState::starting();
+async fn run(mock: &MockEndpoint, mode: Mode, question: &str) -> RunRecord {
+    let mut panel = RunRecord::default();
     run_agent(
         mode,
         question,
         &model(mock),
         &Registry::standard(),
         &RunOptions::text(4),
-        &mut |e| panel.apply(e),
+        &mut |e| panel.apply(0.0, &e),
     )
     .await;
     panel
@@ -54,7 +54,7 @@ async fn react_calls_the_calculator_and_sends_the_observation_back() {
     let panel = run(&mock, Mode::ReAct, "What is 17 times 23?").await;
 
     assert_eq!(panel.status, Status::Done);
-    assert_eq!(panel.answer.as_ref().map(|a| a.text.as_str()), Some("391"));
+    assert_eq!(panel.answer().map(|a| a.text.as_str()), Some("391"));
     let calls = mock.chat_requests();
     assert_eq!(calls.len(), 2);
     let first: serde_json::Value = serde_json::from_str(&calls[0].body).unwrap();
@@ -67,7 +67,7 @@ async fn react_calls_the_calculator_and_sends_the_observation_back() {
         calls[1].body
     );
     // usage of both calls is summed: 10 prompt tokens each
-    assert_eq!(panel.usage.prompt_tokens, 20);
+    assert_eq!(panel.usage().prompt_tokens, 20);
 }
 
 #[tokio::test]
@@ -80,8 +80,8 @@ async fn think_mode_keeps_reasoning_apart_from_the_answer() {
     let panel = run(&mock, Mode::Think, "Capital of France?").await;
 
     assert_eq!(panel.status, Status::Done);
-    assert_eq!(panel.steps[0].reasoning, "France's capital is Paris.");
-    assert_eq!(panel.answer.unwrap().text, "Paris");
+    assert_eq!(panel.steps()[0].reasoning, "France's capital is Paris.");
+    assert_eq!(panel.answer().unwrap().text, "Paris");
 }
 
 #[tokio::test]
@@ -95,7 +95,7 @@ async fn http_errors_reach_the_panel_with_advice() {
         );
         let panel = run(&mock, Mode::Act, "anything").await;
         assert_eq!(panel.status, Status::Error, "HTTP {code}");
-        let error = panel.error.unwrap();
+        let error = panel.error().unwrap();
         assert!(error.contains(expected), "HTTP {code}: {error}");
         let calls = mock.chat_requests().len();
         assert_eq!(
@@ -117,8 +117,8 @@ async fn an_error_mid_stream_keeps_what_streamed_before_it() {
     let panel = run(&mock, Mode::Think, "q").await;
 
     assert_eq!(panel.status, Status::Error);
-    assert!(panel.error.unwrap().contains("the provider overloaded"));
-    assert!(panel.steps[0].live.contains("halfway through"));
+    assert!(panel.error().unwrap().contains("the provider overloaded"));
+    assert!(panel.steps()[0].live.contains("halfway through"));
 }
 
 #[tokio::test]
@@ -131,7 +131,7 @@ async fn a_dropped_connection_is_a_network_error_that_keeps_the_text() {
     let panel = run(&mock, Mode::Think, "q").await;
 
     assert_eq!(panel.status, Status::Error);
-    assert!(panel.steps[0].live.contains("cut off here"));
+    assert!(panel.steps()[0].live.contains("cut off here"));
 }
 
 #[tokio::test]
@@ -149,7 +149,7 @@ async fn the_mock_streams_with_the_scripted_delays() {
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(panel.answer.unwrap().text, "one two three four");
+    assert_eq!(panel.answer().unwrap().text, "one two three four");
 }
 
 #[tokio::test]
@@ -157,5 +157,5 @@ async fn an_unscripted_request_gets_a_clear_500() {
     let mock = MockEndpoint::start().await;
     let panel = run(&mock, Mode::Think, "q").await;
     assert_eq!(panel.status, Status::Error);
-    assert!(panel.error.unwrap().contains("no scripted reply"));
+    assert!(panel.error().unwrap().contains("no scripted reply"));
 }

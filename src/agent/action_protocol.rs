@@ -48,7 +48,8 @@ impl ProtocolChoice {
 }
 
 /// The protocol a run actually speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Protocol {
     Text,
     Native,

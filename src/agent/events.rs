@@ -1,8 +1,20 @@
-use crate::llm::Usage;
+use super::action_protocol::Protocol;
+use crate::llm::{ChatMessage, Usage};
 
 /// What a run reports while it goes. The last event of a run is `Answer`, `Error` or `Stopped`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AgentEvent {
+    /// A question starts a turn (the first, or a follow-up in the same conversation).
+    TurnStarted {
+        question: String,
+    },
+    /// The system prompt the calls send from now on, and the protocol it describes.
+    SystemPrompt {
+        text: String,
+        protocol: Protocol,
+    },
+    /// The conversation grew by this message (a reply, tool results, a reminder).
+    Appended(ChatMessage),
     /// A model call begins. `forced` marks the final no-tools call after the step limit.
     StepStarted {
         step: u32,
@@ -39,6 +51,12 @@ pub enum AgentEvent {
     /// Something the user should know that does not interrupt the step (stream lines that
     /// were not valid JSON and were skipped).
     Warning(String),
-    /// The stream broke after part of a reply arrived: the run can be continued from here.
-    Resumable(Box<super::run::Resume>),
+    /// The user pressed Continue on a cut run: the step is about to run again.
+    Continuing,
+    /// The stream broke after part of a reply arrived: the run can be continued by running
+    /// this step again, in this protocol, with the conversation so far.
+    Resumable {
+        step: u32,
+        protocol: Protocol,
+    },
 }

@@ -1,18 +1,18 @@
 //! The agent core: pure, no browser APIs, tested on the host.
 //!
-//! `run::run_agent` drives one mode's loop against any `ChatModel` and `Toolbox` and reports
-//! what happens as `AgentEvent`s; `panel::PanelState` folds those events into what a panel shows.
+//! `run::run_turn` drives one mode's loop against any `ChatModel` and `Toolbox` and reports
+//! what happens as `AgentEvent`s; `record::RunRecord` folds those events into the run's record,
+//! of which the conversation, the panels and the exports are views.
 
 pub mod action_protocol;
 pub mod events;
 pub mod json_protocol;
 pub mod mode;
 pub mod native;
-pub mod panel;
 pub mod protocol;
+pub mod record;
 pub mod run;
 pub mod think_split;
-pub mod transcript;
 
 use futures::future::LocalBoxFuture;
 

@@ -14,8 +14,8 @@ use super::json_protocol::{parse_json_reaction, JsonReaction};
 use super::mode::{format_reminder, Mode, FORCE_ANSWER_PROMPT, STOP_SEQUENCES};
 use super::native::{bare_json_answer, bare_json_call, call_input, tools_param};
 use super::protocol::{parse_reply, parse_think, Reply};
+use super::record::{RunConfig, RunRecord};
 use super::think_split::{Piece, ThinkSplitter};
-use super::transcript::Transcript;
 use super::{ChatModel, Toolbox};
 use crate::llm::retry::{delay_ms, is_retryable, waiting_message, MAX_RETRIES};
 use crate::llm::tool_calls::{ToolCall, ToolCallAssembler};
@@ -43,6 +43,7 @@ const REPEAT_LIMIT: usize = 3;
 
 const NO_TEXT: &str = "The model returned no answer text (it may have spent all its max tokens on reasoning; raise Max tokens in Settings).";
 
+/// A fresh run of `mode` on `question`: the record it leaves is the whole run.
 pub async fn run_agent<M: ChatModel, T: Toolbox>(
     mode: Mode,
     question: &str,
@@ -50,73 +51,114 @@ pub async fn run_agent<M: ChatModel, T: Toolbox>(
     tools: &T,
     options: &RunOptions,
     emit: &mut dyn FnMut(AgentEvent),
-) -> Transcript {
-    let specs = offered_specs(mode, tools);
-    let protocol = if mode.uses_tools() {
-        options.plan.protocol
-    } else {
-        Protocol::Text
+) -> RunRecord {
+    let config = RunConfig {
+        mode,
+        max_steps: options.max_steps,
+        ..RunConfig::default()
     };
-    let mut transcript = Transcript::default();
-    transcript.push(ChatMessage::system(mode.system_prompt(&specs, protocol)));
-    transcript.push(ChatMessage::user(question.trim()));
-    let start = Resume {
-        transcript,
-        step: 1,
-        protocol,
-    };
-    resume_agent(mode, start, model, tools, options, emit).await
+    let record = RunRecord::new("", 0.0, config);
+    run_turn(
+        record,
+        Next::Question(question.to_string()),
+        model,
+        tools,
+        options,
+        emit,
+    )
+    .await
 }
 
-/// Where a run whose stream broke mid-reply can pick up: the conversation before the cut
-/// call, that step's number, and the protocol it was speaking.
+/// What a run does next with the conversation so far.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resume {
-    pub transcript: Transcript,
-    pub step: u32,
-    pub protocol: Protocol,
+pub enum Next {
+    /// A new question: the first of the run, or a follow-up that sees every earlier turn.
+    Question(String),
+    /// The stream of this step broke mid-reply: run the step again, in the protocol it spoke,
+    /// with what is known, then go on as the run would have.
+    Resume { step: u32, protocol: Protocol },
 }
 
-/// Runs from `from.step` with the conversation so far: a fresh run starts at step 1, a cut
-/// run runs the cut step again with what is known, then goes on as the run would have.
-pub async fn resume_agent<M: ChatModel, T: Toolbox>(
-    mode: Mode,
-    from: Resume,
+/// Runs one turn (or the rest of a cut one) on top of `record`, reporting every change as an
+/// event; the record it returns is `record` with those events applied. The conversation each
+/// call sends is `RunRecord::messages`, so nothing but the record carries the run's state.
+pub async fn run_turn<M: ChatModel, T: Toolbox>(
+    record: RunRecord,
+    next: Next,
     model: &M,
     tools: &T,
     options: &RunOptions,
     emit: &mut dyn FnMut(AgentEvent),
-) -> Transcript {
+) -> RunRecord {
+    let mode = record.config.mode;
     let specs = offered_specs(mode, tools);
+    let mut sink = Sink { record, out: emit };
+    let (first_step, protocol) = match next {
+        Next::Question(question) => {
+            let protocol = if !mode.uses_tools() {
+                Protocol::Text
+            } else if sink.record.turns.is_empty() {
+                options.plan.protocol
+            } else {
+                sink.record.config.protocol
+            };
+            if sink.record.config.system_prompt.is_empty()
+                || protocol != sink.record.config.protocol
+            {
+                sink.emit(AgentEvent::SystemPrompt {
+                    text: mode.system_prompt(&specs, protocol),
+                    protocol,
+                });
+            }
+            sink.emit(AgentEvent::TurnStarted {
+                question: question.trim().to_string(),
+            });
+            (1, protocol)
+        }
+        Next::Resume { step, protocol } => (step.max(1), protocol),
+    };
     let mut run = Run {
         mode,
         model,
         tools,
         tools_json: tools_param(&specs),
         specs,
-        protocol: from.protocol,
-        can_fall_back: options.plan.fall_back_to_text && from.protocol == Protocol::Native,
-        transcript: from.transcript,
+        protocol,
+        can_fall_back: options.plan.fall_back_to_text && protocol == Protocol::Native,
         history: Vec::new(),
         cut: false,
-        emit,
+        sink,
     };
     if mode == Mode::Think {
         run.think().await;
-        return run.transcript;
+        return run.sink.record;
     }
     let max_steps = options.max_steps.max(1);
-    for step in from.step.max(1)..=max_steps {
-        (run.emit)(AgentEvent::StepStarted {
+    for step in first_step..=max_steps {
+        run.sink.emit(AgentEvent::StepStarted {
             step,
             forced: false,
         });
         if run.step(step).await == Flow::Finished {
-            return run.transcript;
+            return run.sink.record;
         }
     }
     run.force_answer(max_steps + 1).await;
-    run.transcript
+    run.sink.record
+}
+
+/// Where the loop's events go: into its own copy of the record (the conversation it sends is
+/// read from there), then out to whoever watches the run.
+struct Sink<'a> {
+    record: RunRecord,
+    out: &'a mut dyn FnMut(AgentEvent),
+}
+
+impl Sink<'_> {
+    fn emit(&mut self, event: AgentEvent) {
+        self.record.apply(0.0, &event);
+        (self.out)(event);
+    }
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -166,17 +208,16 @@ struct Run<'a, M, T> {
     tools_json: Value,
     protocol: Protocol,
     can_fall_back: bool,
-    transcript: Transcript,
     /// Tool calls made so far, for spotting a loop: (tool, input).
     history: Vec<(String, String)>,
     /// The last call failed after part of its reply arrived.
     cut: bool,
-    emit: &'a mut dyn FnMut(AgentEvent),
+    sink: Sink<'a>,
 }
 
 impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
     async fn think(&mut self) {
-        (self.emit)(AgentEvent::StepStarted {
+        self.sink.emit(AgentEvent::StepStarted {
             step: 1,
             forced: false,
         });
@@ -184,27 +225,26 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
             Ok(r) => r,
             Err(e) => {
                 self.offer_resume(1);
-                return (self.emit)(failure(e));
+                return self.sink.emit(failure(e));
             }
         };
-        self.transcript
-            .push(ChatMessage::assistant(reply.content.trim_end()));
+        self.append(ChatMessage::assistant(reply.content.trim_end()));
         let (thought, answer) = parse_think(&reply.content);
         match (answer, thought) {
             (Some(answer), thought) => {
                 self.emit_thought(thought);
-                (self.emit)(AgentEvent::Answer {
+                self.sink.emit(AgentEvent::Answer {
                     text: answer,
                     forced: false,
                     step: 1,
                 });
             }
-            (None, Some(whole)) => (self.emit)(AgentEvent::Answer {
+            (None, Some(whole)) => self.sink.emit(AgentEvent::Answer {
                 text: whole,
                 forced: false,
                 step: 1,
             }),
-            (None, None) => (self.emit)(AgentEvent::Error(NO_TEXT.into())),
+            (None, None) => self.sink.emit(AgentEvent::Error(NO_TEXT.into())),
         }
     }
 
@@ -222,16 +262,15 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
                 }
                 Err(e) => {
                     self.offer_resume(step);
-                    (self.emit)(failure(e));
+                    self.sink.emit(failure(e));
                     return Flow::Finished;
                 }
             };
             match self.decide(&reply) {
                 Decision::Answer { thought, text } => {
-                    self.transcript
-                        .push(ChatMessage::assistant(reply.content.trim_end()));
+                    self.append(ChatMessage::assistant(reply.content.trim_end()));
                     self.emit_thought(thought);
-                    (self.emit)(AgentEvent::Answer {
+                    self.sink.emit(AgentEvent::Answer {
                         text,
                         forced: false,
                         step,
@@ -241,24 +280,21 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
                 Decision::Invalid { problem, .. } if !reminded => {
                     // One corrective retry, as a person would ask again for just the format.
                     reminded = true;
-                    self.transcript
-                        .push(ChatMessage::assistant(reply.content.trim_end()));
-                    self.transcript
-                        .push(ChatMessage::user(format_reminder(self.protocol)));
-                    (self.emit)(AgentEvent::Notice(format!(
+                    self.append(ChatMessage::assistant(reply.content.trim_end()));
+                    self.append(ChatMessage::user(format_reminder(self.protocol)));
+                    self.sink.emit(AgentEvent::Notice(format!(
                         "{problem} Asked the model once more, with a format reminder."
                     )));
                 }
                 Decision::Invalid { thought, problem } => {
-                    self.transcript
-                        .push(ChatMessage::assistant(reply.content.trim_end()));
+                    self.append(ChatMessage::assistant(reply.content.trim_end()));
                     self.emit_thought(thought);
                     let text = format!(
                         "Error: {problem} {}",
                         format_reminder(self.protocol).replace('\n', " ")
                     );
                     self.observe_in_text(std::slice::from_ref(&text));
-                    (self.emit)(AgentEvent::Observation {
+                    self.sink.emit(AgentEvent::Observation {
                         text,
                         is_error: true,
                     });
@@ -286,18 +322,17 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
     ) {
         let native_ids = calls.iter().all(|c| c.call_id.is_some()) && !calls.is_empty();
         if native_ids {
-            self.transcript.push(ChatMessage::assistant_calling(
+            self.append(ChatMessage::assistant_calling(
                 reply.content.trim_end(),
                 reply.calls.clone(),
             ));
         } else {
-            self.transcript
-                .push(ChatMessage::assistant(reply.content.trim_end()));
+            self.append(ChatMessage::assistant(reply.content.trim_end()));
         }
         self.emit_thought(thought);
         for c in &calls {
             let input = c.input.as_deref().unwrap_or("").to_string();
-            (self.emit)(AgentEvent::Action {
+            self.sink.emit(AgentEvent::Action {
                 tool: c.tool.clone(),
                 input,
             });
@@ -325,7 +360,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
                     text = format!("{text}\nNote: {note}");
                 }
             }
-            (self.emit)(AgentEvent::Observation {
+            self.sink.emit(AgentEvent::Observation {
                 text: text.clone(),
                 is_error,
             });
@@ -334,8 +369,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         if native_ids {
             for (call, text) in calls.iter().zip(&texts) {
                 let id = call.call_id.clone().unwrap_or_default();
-                self.transcript
-                    .push(ChatMessage::tool_result(id, text.clone()));
+                self.append(ChatMessage::tool_result(id, text.clone()));
             }
         } else {
             self.observe_in_text(&texts);
@@ -355,7 +389,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
                 format!("Observations:\n{}", lines.join("\n"))
             }
         };
-        self.transcript.push(ChatMessage::user(message));
+        self.append(ChatMessage::user(message));
     }
 
     fn repeat_warning(&mut self, call: &Planned) -> Option<String> {
@@ -381,21 +415,21 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
     /// After a cut stream: what the UI needs to run the step again.
     fn offer_resume(&mut self, step: u32) {
         if self.cut {
-            (self.emit)(AgentEvent::Resumable(Box::new(Resume {
-                transcript: self.transcript.clone(),
+            self.sink.emit(AgentEvent::Resumable {
                 step,
                 protocol: self.protocol,
-            })));
+            });
         }
     }
 
     fn switch_to_text(&mut self, status: u16) {
         self.protocol = Protocol::Text;
         self.can_fall_back = false;
-        if let Some(system) = self.transcript.messages.first_mut() {
-            *system = ChatMessage::system(self.mode.system_prompt(&self.specs, Protocol::Text));
-        }
-        (self.emit)(AgentEvent::Notice(format!(
+        self.sink.emit(AgentEvent::SystemPrompt {
+            text: self.mode.system_prompt(&self.specs, Protocol::Text),
+            protocol: Protocol::Text,
+        });
+        self.sink.emit(AgentEvent::Notice(format!(
             "This endpoint does not accept native tool calls (HTTP {status}); switched to the text protocol."
         )));
     }
@@ -456,14 +490,14 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
 
     /// The step limit is reached: ask once, with no tools, for the best answer so far.
     async fn force_answer(&mut self, step: u32) {
-        (self.emit)(AgentEvent::StepStarted { step, forced: true });
-        self.transcript.push(ChatMessage::user(FORCE_ANSWER_PROMPT));
+        self.sink
+            .emit(AgentEvent::StepStarted { step, forced: true });
+        self.append(ChatMessage::user(FORCE_ANSWER_PROMPT));
         let reply = match self.call(false).await {
             Ok(r) => r,
-            Err(e) => return (self.emit)(failure(e)),
+            Err(e) => return self.sink.emit(failure(e)),
         };
-        self.transcript
-            .push(ChatMessage::assistant(reply.content.trim_end()));
+        self.append(ChatMessage::assistant(reply.content.trim_end()));
         let content = reply.content.trim();
         let text = match (parse_reply(content), parse_json_reaction(content)) {
             (Reply::Answer { answer, .. }, _) => answer,
@@ -472,9 +506,9 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
             _ => content.to_string(),
         };
         if text.is_empty() {
-            (self.emit)(AgentEvent::Error(NO_TEXT.into()));
+            self.sink.emit(AgentEvent::Error(NO_TEXT.into()));
         } else {
-            (self.emit)(AgentEvent::Answer {
+            self.sink.emit(AgentEvent::Answer {
                 text,
                 forced: true,
                 step,
@@ -482,10 +516,15 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         }
     }
 
+    /// The conversation grows only through the record.
+    fn append(&mut self, message: ChatMessage) {
+        self.sink.emit(AgentEvent::Appended(message));
+    }
+
     fn emit_thought(&mut self, thought: Option<String>) {
         // Act-only has no thoughts by design; prose it writes anyway is not shown as one.
         if let Some(t) = thought.filter(|t| self.mode != Mode::Act && !t.trim().is_empty()) {
-            (self.emit)(AgentEvent::Thought(t));
+            self.sink.emit(AgentEvent::Thought(t));
         }
     }
 
@@ -503,12 +542,13 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
                         _ => None,
                     };
                     let wait = delay_ms(attempt, retry_after, self.model.jitter());
-                    (self.emit)(AgentEvent::Notice(waiting_message(&e, attempt, wait)));
+                    self.sink
+                        .emit(AgentEvent::Notice(waiting_message(&e, attempt, wait)));
                     self.model.pause(wait).await;
                 }
                 Err(e) if streamed && e != LlmError::Aborted => {
                     self.cut = true;
-                    (self.emit)(AgentEvent::Warning(
+                    self.sink.emit(AgentEvent::Warning(
                         "The stream broke after part of the reply arrived: the step is cut there, and what arrived is kept.".into(),
                     ));
                     return Err(e);
@@ -527,9 +567,12 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         // No lead rule: content streams at once (reasoning models use the reasoning channel).
         let mut splitter = ThinkSplitter::with_lead_limit(0);
         let mut assembler = ToolCallAssembler::default();
-        let emit = &mut *self.emit;
+        let messages = self.sink.record.messages();
+        let sink = &mut self.sink;
+        let mut emit = |event| sink.emit(event);
+        let emit: &mut dyn FnMut(AgentEvent) = &mut emit;
         let call = ChatCall {
-            messages: &self.transcript.messages,
+            messages: &messages,
             stop: &STOP_SEQUENCES,
             tools: (with_tools && !self.specs.is_empty()).then_some(&self.tools_json),
         };

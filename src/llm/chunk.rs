@@ -1,13 +1,13 @@
 //! Reading one SSE `data:` payload of an OpenAI-style chat-completions stream.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::{message_from_error_value, LlmError};
 use super::tool_calls::ToolCallDelta;
 
 /// Token counts reported by the endpoint (last chunk, with `include_usage`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     #[serde(default)]
     pub prompt_tokens: u64,

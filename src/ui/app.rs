@@ -127,9 +127,12 @@ pub fn App() -> impl IntoView {
         ) {
             return;
         }
-        let Some(from) = panel.state.try_update(|s| s.resume.take()).flatten() else {
+        let resumable = panel
+            .state
+            .with_untracked(|r| r.last_turn().is_some_and(|t| t.resumable.is_some()));
+        if !resumable {
             return;
-        };
+        }
         let live = controller
             .get_value()
             .filter(|c| !c.signal().aborted())
@@ -138,7 +141,7 @@ pub fn App() -> impl IntoView {
             return;
         };
         controller.set_value(Some(live.clone()));
-        continue_run(&token.get_untracked(), &panel, from, &live);
+        continue_run(&token.get_untracked(), &panel, &live);
     });
 
     let on_confirm = Callback::new(move |()| {

@@ -9,18 +9,19 @@ use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-use crate::agent::panel::PanelState;
+use crate::agent::record::RunRecord;
 use crate::agent::AgentEvent;
 
 #[derive(Clone)]
 pub struct FrameBatch {
-    state: RwSignal<PanelState>,
-    pending: Rc<RefCell<Vec<AgentEvent>>>,
+    state: RwSignal<RunRecord>,
+    /// Events with the time they happened (epoch ms), not the time they are drawn.
+    pending: Rc<RefCell<Vec<(f64, AgentEvent)>>>,
     scheduled: Rc<RefCell<bool>>,
 }
 
 impl FrameBatch {
-    pub fn new(state: RwSignal<PanelState>) -> Self {
+    pub fn new(state: RwSignal<RunRecord>) -> Self {
         Self {
             state,
             pending: Rc::default(),
@@ -29,7 +30,7 @@ impl FrameBatch {
     }
 
     pub fn push(&self, event: AgentEvent) {
-        self.pending.borrow_mut().push(event);
+        self.pending.borrow_mut().push((js_sys::Date::now(), event));
         if self.scheduled.replace(true) {
             return;
         }
@@ -42,6 +43,13 @@ impl FrameBatch {
         }
     }
 
+    /// Applies one event at once, without waiting for a frame (a user action the next click
+    /// must already see).
+    pub fn apply_now(&self, event: AgentEvent) {
+        self.push(event);
+        self.flush();
+    }
+
     /// Applies everything queued in one signal update (also called when the run ends, so the
     /// last events never wait for a frame that a hidden tab will not draw).
     pub fn flush(&self) {
@@ -52,6 +60,6 @@ impl FrameBatch {
         }
         // `try_update`: the panel may have been replaced by a newer run meanwhile.
         self.state
-            .try_update(|s| events.into_iter().for_each(|e| s.apply(e)));
+            .try_update(|s| events.iter().for_each(|(at, e)| s.apply(*at, e)));
     }
 }

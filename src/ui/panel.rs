@@ -2,7 +2,7 @@ use leptos::prelude::*;
 
 use super::markdown_view::Markdown;
 use super::runner::PanelRun;
-use crate::agent::panel::{PanelState, Status, StepView};
+use crate::agent::record::{RunRecord, Status, Step as StepRecord};
 use crate::agent::Mode;
 
 fn blurb(mode: Mode) -> &'static str {
@@ -20,9 +20,9 @@ pub fn Panel(run: PanelRun, on_continue: Callback<(u32, Mode)>) -> impl IntoView
     let mode = run.mode;
     let max_steps = if mode.uses_tools() { run.max_steps } else { 1 };
     let status = Memo::new(move |_| state.with(|s| s.status));
-    let step_count = Memo::new(move |_| state.with(|s| s.steps.len()));
+    let step_count = Memo::new(move |_| state.with(|s| s.steps().len()));
     let counter = move || {
-        let n = state.with(PanelState::step_number);
+        let n = state.with(RunRecord::step_number);
         if n == 0 {
             String::new()
         } else if n > max_steps {
@@ -31,9 +31,9 @@ pub fn Panel(run: PanelRun, on_continue: Callback<(u32, Mode)>) -> impl IntoView
             format!("Step {n} / {max_steps}")
         }
     };
-    let answer = Memo::new(move |_| state.with(|s| s.answer.clone()));
-    let error = Memo::new(move |_| state.with(|s| s.error.clone()));
-    let usage = Memo::new(move |_| state.with(|s| s.usage));
+    let answer = Memo::new(move |_| state.with(|s| s.last_turn().and_then(|t| t.answer.clone())));
+    let error = Memo::new(move |_| state.with(|s| s.last_turn().and_then(|t| t.error.clone())));
+    let usage = Memo::new(move |_| state.with(RunRecord::usage));
 
     view! {
         <section class="panel" data-mode=mode.id() data-status=move || status.get().id()>
@@ -68,7 +68,7 @@ pub fn Panel(run: PanelRun, on_continue: Callback<(u32, Mode)>) -> impl IntoView
                     })
             }}
             {move || error.get().map(|e| view! { <div class="panel-error" role="alert">{e}</div> })}
-            <Show when=move || state.with(|s| s.resume.is_some() && s.status == Status::Error)>
+            <Show when=move || state.with(|s| s.status == Status::Error && s.last_turn().is_some_and(|t| t.resumable.is_some()))>
                 <button class="continue" on:click=move |_| on_continue.run((run_id, mode))>
                     "Continue from the cut"
                 </button>
@@ -85,34 +85,35 @@ pub fn Panel(run: PanelRun, on_continue: Callback<(u32, Mode)>) -> impl IntoView
 }
 
 #[component]
-fn Step(state: RwSignal<PanelState>, index: usize) -> impl IntoView {
+fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
     // Each part is its own memo: a token only touches the part it changes.
-    let part = move |f: fn(&StepView) -> Option<String>| {
-        Memo::new(move |_| state.with(|s| s.steps.get(index).and_then(f)))
+    let part = move |f: fn(&StepRecord) -> Option<String>| {
+        Memo::new(move |_| state.with(|s| s.steps().get(index).and_then(f)))
     };
     let reasoning = part(|s| (!s.reasoning.is_empty()).then(|| s.reasoning.clone()));
     let live = part(|s| (!s.settled && !s.live.is_empty()).then(|| s.live.clone()));
     let thought = part(|s| s.thought.clone());
     let actions = Memo::new(move |_| {
         state.with(|s| {
-            s.steps
+            s.steps()
                 .get(index)
-                .map(|s| s.actions.clone())
+                .map(StepRecord::actions)
                 .unwrap_or_default()
         })
     });
     let observations = Memo::new(move |_| {
         state.with(|s| {
-            s.steps
+            s.steps()
                 .get(index)
-                .map(|s| s.observations.clone())
+                .map(StepRecord::observations)
                 .unwrap_or_default()
         })
     });
     // The streaming text only grows: append what is new instead of replacing the whole text,
     // so the browser does not lay out and shape the full reply again on every frame.
     let live_ref = NodeRef::<leptos::html::Div>::new();
-    let epoch = Memo::new(move |_| state.with(|s| s.steps.get(index).map_or(0, |s| s.live_epoch)));
+    let epoch =
+        Memo::new(move |_| state.with(|s| s.steps().get(index).map_or(0, |s| s.live_epoch)));
     let shown = StoredValue::new((0u32, 0usize)); // (epoch, bytes) on screen
     Effect::new(move |_| {
         let (text, epoch) = (live.get(), epoch.get());
@@ -137,14 +138,14 @@ fn Step(state: RwSignal<PanelState>, index: usize) -> impl IntoView {
     });
     let notices = Memo::new(move |_| {
         state.with(|s| {
-            s.steps
+            s.steps()
                 .get(index)
                 .map(|s| s.notices.clone())
                 .unwrap_or_default()
         })
     });
     let (number, forced) = state.with_untracked(|s| {
-        s.steps
+        s.steps()
             .get(index)
             .map_or((0, false), |s| (s.number, s.forced))
     });

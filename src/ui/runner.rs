@@ -13,9 +13,9 @@ use super::model_info::model_supports_tools;
 use super::python_worker::WorkerPython;
 use super::tool_fetch::BrowserHttp;
 use crate::agent::action_protocol::{ProtocolChoice, ProtocolPlan};
-use crate::agent::panel::PanelState;
-use crate::agent::run::{resume_agent, Resume, RunOptions};
-use crate::agent::{run_agent, Mode};
+use crate::agent::record::{RunConfig, RunRecord, Status};
+use crate::agent::run::{run_turn, Next, RunOptions};
+use crate::agent::{AgentEvent, Mode, Toolbox};
 use crate::llm::fetch::BrowserChatModel;
 use crate::llm::ChatParams;
 use crate::settings::Settings;
@@ -31,7 +31,10 @@ pub struct PanelRun {
     pub run_id: u32,
     pub mode: Mode,
     pub max_steps: u32,
-    pub state: RwSignal<PanelState>,
+    /// The run's record, which the panel shows.
+    pub state: RwSignal<RunRecord>,
+    /// The tools of the run, kept for Continue: their cache and Python worker go on.
+    pub tools: StoredValue<Option<Rc<Registry>>, LocalStorage>,
     /// The settings the run started with: Continue uses these, not today's. (`Arc`: signals
     /// hold only `Send` values.)
     pub settings: Arc<Settings>,
@@ -43,7 +46,8 @@ impl PanelRun {
             run_id: 0,
             mode,
             max_steps: settings.max_steps,
-            state: RwSignal::new(PanelState::default()),
+            state: RwSignal::new(RunRecord::default()),
+            tools: StoredValue::new_local(None),
             settings: Arc::new(settings.clone()),
         }
     }
@@ -90,26 +94,63 @@ fn chat_params(settings: &Settings) -> ChatParams {
 }
 
 /// Continues a panel's run that a broken stream cut, from the step it was in, with the run's
-/// own settings.
-pub fn continue_run(token: &str, panel: &PanelRun, from: Resume, controller: &AbortController) {
+/// own settings, conversation and tools.
+pub fn continue_run(token: &str, panel: &PanelRun, controller: &AbortController) {
+    let record = panel.state.get_untracked();
+    let Some((step, protocol)) = record.last_turn().and_then(|t| t.resumable) else {
+        return;
+    };
+    // Said through the record, so a second press finds nothing to continue.
+    FrameBatch::new(panel.state).apply_now(AgentEvent::Continuing);
     let settings = &panel.settings;
-    let params = chat_params(settings);
-    let model = chat_model(settings, token, &params, controller);
-    let tools = run_tools(settings);
+    let model = chat_model(settings, token, &chat_params(settings), controller);
+    let tools = panel
+        .tools
+        .get_value()
+        .unwrap_or_else(|| Rc::new(run_tools(settings)));
     let options = RunOptions {
-        max_steps: panel.max_steps,
+        max_steps: record.config.max_steps,
         plan: ProtocolPlan {
-            protocol: from.protocol,
+            protocol,
             fall_back_to_text: false,
         },
     };
-    let (mode, state) = (panel.mode, panel.state);
+    let state = panel.state;
     spawn_local(async move {
         let batch = FrameBatch::new(state);
         let mut emit = |event| batch.push(event);
-        resume_agent(mode, from, &model, &tools, &options, &mut emit).await;
+        let next = Next::Resume { step, protocol };
+        run_turn(record, next, &model, tools.as_ref(), &options, &mut emit).await;
         batch.flush();
     });
+}
+
+/// A record for a new run of `mode` with these settings.
+fn new_record(run_id: u32, mode: Mode, settings: &Settings, tools: &Registry) -> RunRecord {
+    let now = js_sys::Date::now();
+    let config = RunConfig {
+        mode,
+        model: settings.model.trim().to_string(),
+        base_url: settings.base_url.trim().to_string(),
+        temperature: settings.temperature,
+        max_tokens: settings.max_tokens,
+        max_steps: if mode.uses_tools() {
+            settings.max_steps
+        } else {
+            1
+        },
+        tools: if mode.uses_tools() {
+            tools
+                .specs()
+                .into_iter()
+                .map(|s| s.name.to_string())
+                .collect()
+        } else {
+            Vec::new()
+        },
+        ..RunConfig::default()
+    };
+    RunRecord::new(format!("{now:.0}-{run_id}-{}", mode.id()), now, config)
 }
 
 /// Spawns one task per mode. They interleave on the page's event loop, so their requests are
@@ -129,15 +170,22 @@ pub fn start_runs(
     let panels = modes
         .iter()
         .map(|&mode| {
+            let tools = Rc::new(run_tools(settings));
+            let record = RunRecord {
+                // Waiting from the start: the model list may be read before the first event.
+                status: Status::Waiting,
+                ..new_record(run_id, mode, settings, &tools)
+            };
             let panel = PanelRun {
                 run_id,
                 mode,
                 max_steps: settings.max_steps,
-                state: RwSignal::new(PanelState::starting()),
+                state: RwSignal::new(record),
+                tools: StoredValue::new_local(Some(tools.clone())),
                 settings: snapshot.clone(),
             };
             let model = chat_model(settings, token, &params, controller);
-            jobs.push((mode, model, run_tools(settings), panel.state));
+            jobs.push((model, tools, panel.state));
             panel
         })
         .collect();
@@ -161,12 +209,16 @@ pub fn start_runs(
             max_steps,
             plan: ProtocolPlan::resolve(choice, supports),
         };
-        for (mode, model, tools, state) in jobs {
-            let question = question.clone();
+        for (model, tools, state) in jobs {
+            let next = Next::Question(question.clone());
+            // The loop starts from the panel's record as it is: both fold the same events.
+            let Some(record) = state.try_get_untracked() else {
+                continue; // a newer run replaced this panel meanwhile
+            };
             spawn_local(async move {
                 let batch = FrameBatch::new(state);
                 let mut emit = |event| batch.push(event);
-                run_agent(mode, &question, &model, &tools, &options, &mut emit).await;
+                run_turn(record, next, &model, tools.as_ref(), &options, &mut emit).await;
                 batch.flush();
             });
         }

@@ -1,0 +1,545 @@
+//! A run's record: the single source of truth of one mode's run, turn after turn. It is
+//! changed only by `apply`, a reducer over the run's events, which the loop and the page both
+//! use; the conversation sent to the model (`messages`), the panels, the metrics, exports and
+//! replays are all views of it. Serialisable, so it can be kept, exported and imported.
+
+use serde::{Deserialize, Serialize};
+
+use super::action_protocol::Protocol;
+use super::events::AgentEvent;
+use super::mode::Mode;
+use crate::llm::{ChatMessage, Usage};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    #[default]
+    Idle,
+    /// Request sent, no token yet.
+    Waiting,
+    Streaming,
+    RunningTool,
+    Done,
+    Error,
+    /// The user stopped the run.
+    Stopped,
+}
+
+impl Status {
+    /// Stable identifier for the DOM (`data-status`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Status::Idle => "idle",
+            Status::Waiting => "waiting",
+            Status::Streaming => "streaming",
+            Status::RunningTool => "running-tool",
+            Status::Done => "done",
+            Status::Error => "error",
+            Status::Stopped => "stopped",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Idle => "Ready",
+            Status::Waiting => "Waiting for the model…",
+            Status::Streaming => "Streaming",
+            Status::RunningTool => "Running tool…",
+            Status::Done => "Done",
+            Status::Error => "Error",
+            Status::Stopped => "Stopped",
+        }
+    }
+
+    pub fn is_active(self) -> bool {
+        matches!(
+            self,
+            Status::Waiting | Status::Streaming | Status::RunningTool
+        )
+    }
+}
+
+/// How the run was set up: what a replay, an export or a Continue needs to know.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunConfig {
+    pub mode: Mode,
+    pub model: String,
+    pub base_url: String,
+    pub temperature: f32,
+    pub max_tokens: u32,
+    pub max_steps: u32,
+    /// The action protocol in use (it may switch to text during the run).
+    pub protocol: Protocol,
+    /// The tools offered to the model, by name.
+    pub tools: Vec<String>,
+    /// The system prompt in use, the first message of every call.
+    pub system_prompt: String,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        Self {
+            mode: Mode::ReAct,
+            model: String::new(),
+            base_url: String::new(),
+            temperature: 0.0,
+            max_tokens: 0,
+            max_steps: 1,
+            protocol: Protocol::Text,
+            tools: Vec::new(),
+            system_prompt: String::new(),
+        }
+    }
+}
+
+/// One tool call of a step and what came of it. A run with no tool is an observation about
+/// the reply itself (it fit no format).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToolRun {
+    pub tool: String,
+    pub input: String,
+    /// `None` while it runs.
+    pub output: Option<String>,
+    pub is_error: bool,
+}
+
+impl Step {
+    /// The tool calls, as (tool, input).
+    pub fn actions(&self) -> Vec<(String, String)> {
+        self.tool_runs
+            .iter()
+            .filter(|r| !r.tool.is_empty())
+            .map(|r| (r.tool.clone(), r.input.clone()))
+            .collect()
+    }
+
+    /// What came back, as (text, is_error), in order.
+    pub fn observations(&self) -> Vec<(String, bool)> {
+        self.tool_runs
+            .iter()
+            .filter_map(|r| r.output.clone().map(|o| (o, r.is_error)))
+            .collect()
+    }
+}
+
+/// One model call and the tool calls it asked for.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Step {
+    pub number: u32,
+    /// The final no-tools call after the step limit.
+    pub forced: bool,
+    /// Milliseconds since the Unix epoch.
+    pub t_start: f64,
+    pub t_first_token: Option<f64>,
+    /// When the reply was complete (the model's part of the step).
+    pub t_reply: Option<f64>,
+    /// When the step's tool calls were done.
+    pub t_tools_done: Option<f64>,
+    pub reasoning: String,
+    /// The reply as it streams; once read, its parts are in `thought` and `tool_runs`.
+    pub live: String,
+    /// Counts the times `live` was emptied (a retried call), so a view that appends to what it
+    /// showed knows when to start over.
+    pub live_epoch: u32,
+    pub thought: Option<String>,
+    pub tool_runs: Vec<ToolRun>,
+    /// What the run did about trouble in this step (a format reminder, a protocol switch).
+    pub notices: Vec<String>,
+    /// As the endpoint reported it (summed over retried calls).
+    pub usage: Option<Usage>,
+    /// What this step added to the conversation, in order.
+    pub messages: Vec<ChatMessage>,
+    /// The reply has been read (thought/action/answer known): `live` is no longer shown.
+    pub settled: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    pub text: String,
+    pub forced: bool,
+    pub step: u32,
+}
+
+/// One question and everything the run did about it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Turn {
+    pub question: String,
+    pub t_start: f64,
+    pub steps: Vec<Step>,
+    pub answer: Option<Answer>,
+    pub error: Option<String>,
+    pub stopped: bool,
+    /// When the run was cut mid-reply: the step to run again, in the protocol it spoke.
+    pub resumable: Option<(u32, Protocol)>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunRecord {
+    pub id: String,
+    /// Milliseconds since the Unix epoch.
+    pub created: f64,
+    pub config: RunConfig,
+    pub turns: Vec<Turn>,
+    pub status: Status,
+}
+
+impl RunRecord {
+    pub fn new(id: impl Into<String>, created: f64, config: RunConfig) -> Self {
+        Self {
+            id: id.into(),
+            created,
+            config,
+            turns: Vec::new(),
+            status: Status::Idle,
+        }
+    }
+
+    /// The one way a record changes: an event of the run, at a time (epoch ms).
+    pub fn apply(&mut self, at: f64, event: &AgentEvent) {
+        match event {
+            AgentEvent::TurnStarted { question } => {
+                self.status = Status::Waiting;
+                self.turns.push(Turn {
+                    question: question.clone(),
+                    t_start: at,
+                    ..Turn::default()
+                });
+            }
+            AgentEvent::SystemPrompt { text, protocol } => {
+                self.config.system_prompt = text.clone();
+                self.config.protocol = *protocol;
+            }
+            AgentEvent::StepStarted { step, forced } => {
+                self.status = Status::Waiting;
+                let turn = self.turn();
+                // A continued run starts a step again: the earlier failure is over.
+                turn.error = None;
+                turn.resumable = None;
+                turn.steps.push(Step {
+                    number: *step,
+                    forced: *forced,
+                    t_start: at,
+                    ..Step::default()
+                });
+            }
+            AgentEvent::Token(t) => {
+                self.status = Status::Streaming;
+                let step = self.step();
+                step.t_first_token.get_or_insert(at);
+                step.live.push_str(t);
+            }
+            AgentEvent::Reasoning(t) => {
+                self.status = Status::Streaming;
+                let step = self.step();
+                step.t_first_token.get_or_insert(at);
+                step.reasoning.push_str(t);
+            }
+            AgentEvent::Usage(u) => {
+                let total = self.step().usage.get_or_insert_with(Usage::default);
+                total.prompt_tokens += u.prompt_tokens;
+                total.completion_tokens += u.completion_tokens;
+                total.total_tokens += u.total_tokens;
+            }
+            AgentEvent::Appended(message) => {
+                let step = self.step();
+                step.t_reply.get_or_insert(at);
+                step.messages.push(message.clone());
+            }
+            AgentEvent::Thought(t) => {
+                let step = self.step();
+                step.thought = Some(t.clone());
+                step.settled = true;
+            }
+            AgentEvent::Action { tool, input } => {
+                self.status = Status::RunningTool;
+                let step = self.step();
+                step.tool_runs.push(ToolRun {
+                    tool: tool.clone(),
+                    input: input.clone(),
+                    ..ToolRun::default()
+                });
+                step.settled = true;
+            }
+            AgentEvent::Observation { text, is_error } => {
+                let step = self.step();
+                step.settled = true;
+                step.t_tools_done = Some(at);
+                match step.tool_runs.iter_mut().find(|r| r.output.is_none()) {
+                    Some(run) => {
+                        run.output = Some(text.clone());
+                        run.is_error = *is_error;
+                    }
+                    // An observation about the reply itself (it fit no format).
+                    None => step.tool_runs.push(ToolRun {
+                        output: Some(text.clone()),
+                        is_error: *is_error,
+                        ..ToolRun::default()
+                    }),
+                }
+            }
+            AgentEvent::Answer { text, forced, step } => {
+                self.status = Status::Done;
+                let turn = self.turn();
+                if let Some(s) = turn.steps.last_mut() {
+                    s.settled = true;
+                }
+                turn.answer = Some(Answer {
+                    text: text.clone(),
+                    forced: *forced,
+                    step: *step,
+                });
+            }
+            AgentEvent::Error(message) => {
+                self.status = Status::Error;
+                self.turn().error = Some(message.clone());
+            }
+            AgentEvent::Stopped => {
+                self.status = Status::Stopped;
+                self.turn().stopped = true;
+            }
+            AgentEvent::Warning(text) => self.step().notices.push(text.clone()),
+            AgentEvent::Continuing => {
+                self.status = Status::Waiting;
+                self.turn().resumable = None;
+            }
+            AgentEvent::Resumable { step, protocol } => {
+                self.turn().resumable = Some((*step, *protocol));
+            }
+            AgentEvent::Notice(text) => {
+                // The call is being made again: what streamed was read and is in the notice.
+                let step = self.step();
+                step.notices.push(text.clone());
+                step.live.clear();
+                step.live_epoch += 1;
+            }
+        }
+    }
+
+    /// The conversation as the model sees it now: the system prompt, then each turn's
+    /// question and what its steps added.
+    pub fn messages(&self) -> Vec<ChatMessage> {
+        let mut out = vec![ChatMessage::system(self.config.system_prompt.clone())];
+        for turn in &self.turns {
+            out.push(ChatMessage::user(turn.question.trim()));
+            out.extend(turn.steps.iter().flat_map(|s| s.messages.iter().cloned()));
+        }
+        out
+    }
+
+    /// The latest turn (the one a panel shows).
+    pub fn last_turn(&self) -> Option<&Turn> {
+        self.turns.last()
+    }
+
+    /// The latest turn's answer.
+    pub fn answer(&self) -> Option<&Answer> {
+        self.last_turn().and_then(|t| t.answer.as_ref())
+    }
+
+    /// Why the latest turn failed.
+    pub fn error(&self) -> Option<&str> {
+        self.last_turn().and_then(|t| t.error.as_deref())
+    }
+
+    /// The steps a panel shows: the latest turn's.
+    pub fn steps(&self) -> &[Step] {
+        self.last_turn().map_or(&[], |t| t.steps.as_slice())
+    }
+
+    /// The step counter: the latest step's number.
+    pub fn step_number(&self) -> u32 {
+        self.steps().last().map_or(0, |s| s.number)
+    }
+
+    /// Tokens the endpoint reported over the whole run.
+    pub fn usage(&self) -> Usage {
+        let mut total = Usage::default();
+        for u in self
+            .turns
+            .iter()
+            .flat_map(|t| &t.steps)
+            .filter_map(|s| s.usage)
+        {
+            total.prompt_tokens += u.prompt_tokens;
+            total.completion_tokens += u.completion_tokens;
+            total.total_tokens += u.total_tokens;
+        }
+        total
+    }
+
+    fn turn(&mut self) -> &mut Turn {
+        if self.turns.is_empty() {
+            self.turns.push(Turn::default());
+        }
+        self.turns.last_mut().expect("a turn exists")
+    }
+
+    fn step(&mut self) -> &mut Step {
+        let turn = self.turn();
+        if turn.steps.is_empty() {
+            turn.steps.push(Step {
+                number: 1,
+                ..Step::default()
+            });
+        }
+        turn.steps.last_mut().expect("a step exists")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(p: u64, c: u64) -> Usage {
+        Usage {
+            prompt_tokens: p,
+            completion_tokens: c,
+            total_tokens: p + c,
+        }
+    }
+
+    fn react_step(r: &mut RunRecord) {
+        let events = [
+            AgentEvent::TurnStarted {
+                question: "1+1?".into(),
+            },
+            AgentEvent::StepStarted {
+                step: 1,
+                forced: false,
+            },
+            AgentEvent::Token("Thought: x\n".into()),
+        ];
+        for (i, e) in events.iter().enumerate() {
+            r.apply(100.0 + i as f64, e);
+        }
+    }
+
+    #[test]
+    fn a_react_step_goes_waiting_streaming_tool_done() {
+        let mut r = RunRecord::default();
+        react_step(&mut r);
+        assert_eq!(r.status, Status::Streaming);
+        let step = &r.turns[0].steps[0];
+        assert_eq!(step.live, "Thought: x\n");
+        assert_eq!((step.t_start, step.t_first_token), (101.0, Some(102.0)));
+        r.apply(110.0, &AgentEvent::Usage(usage(1, 2)));
+        r.apply(
+            110.0,
+            &AgentEvent::Appended(ChatMessage::assistant("Thought: x")),
+        );
+        r.apply(110.0, &AgentEvent::Thought("x".into()));
+        r.apply(
+            110.0,
+            &AgentEvent::Action {
+                tool: "calculator".into(),
+                input: "1+1".into(),
+            },
+        );
+        assert_eq!(r.status, Status::RunningTool);
+        r.apply(
+            150.0,
+            &AgentEvent::Observation {
+                text: "2".into(),
+                is_error: false,
+            },
+        );
+        r.apply(
+            150.0,
+            &AgentEvent::Appended(ChatMessage::user("Observation: 2")),
+        );
+        r.apply(
+            151.0,
+            &AgentEvent::StepStarted {
+                step: 2,
+                forced: false,
+            },
+        );
+        r.apply(160.0, &AgentEvent::Usage(usage(1, 2)));
+        r.apply(
+            160.0,
+            &AgentEvent::Answer {
+                text: "2".into(),
+                forced: false,
+                step: 2,
+            },
+        );
+        assert_eq!(r.status, Status::Done);
+        assert_eq!(r.step_number(), 2);
+        assert_eq!(r.usage().total_tokens, 6);
+        let turn = &r.turns[0];
+        assert!(turn.steps.iter().all(|s| s.settled));
+        assert_eq!(turn.answer.as_ref().map(|a| a.text.as_str()), Some("2"));
+        assert_eq!(turn.steps[0].tool_runs[0].output.as_deref(), Some("2"));
+        assert_eq!(
+            (turn.steps[0].t_reply, turn.steps[0].t_tools_done),
+            (Some(110.0), Some(150.0))
+        );
+    }
+
+    #[test]
+    fn an_error_keeps_what_streamed() {
+        let mut r = RunRecord::default();
+        react_step(&mut r);
+        r.apply(5.0, &AgentEvent::Error("boom".into()));
+        assert_eq!(r.status, Status::Error);
+        assert_eq!(r.turns[0].steps[0].live, "Thought: x\n");
+        assert_eq!(r.turns[0].error.as_deref(), Some("boom"));
+    }
+
+    #[test]
+    fn the_conversation_is_a_view_of_the_turns() {
+        let mut r = RunRecord::default();
+        r.apply(
+            0.0,
+            &AgentEvent::SystemPrompt {
+                text: "sys".into(),
+                protocol: Protocol::Text,
+            },
+        );
+        react_step(&mut r);
+        r.apply(
+            1.0,
+            &AgentEvent::Appended(ChatMessage::assistant("Answer: 2")),
+        );
+        r.apply(
+            2.0,
+            &AgentEvent::TurnStarted {
+                question: " and times 3? ".into(),
+            },
+        );
+        let roles: Vec<String> = r
+            .messages()
+            .iter()
+            .map(|m| format!("{:?}:{}", m.role, m.content))
+            .collect();
+        assert_eq!(
+            roles,
+            [
+                "System:sys",
+                "User:1+1?",
+                "Assistant:Answer: 2",
+                "User:and times 3?"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_record_round_trips_through_json() {
+        let mut r = RunRecord::new("run-1", 1_700_000_000_000.0, RunConfig::default());
+        react_step(&mut r);
+        r.apply(3.0, &AgentEvent::Usage(usage(3, 4)));
+        let json = serde_json::to_string(&r).unwrap();
+        let back: RunRecord = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, r);
+        // Fields an older or hand-edited export lacks take their defaults.
+        let partial: RunRecord =
+            serde_json::from_str(r#"{"id":"x","turns":[{"question":"q"}]}"#).unwrap();
+        assert_eq!(partial.turns[0].question, "q");
+        assert_eq!(partial.status, Status::Idle);
+    }
+}

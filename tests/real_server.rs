@@ -100,8 +100,13 @@ fn all_three_modes_stream_from_a_real_llama_cpp_server() {
             assert_eq!(p.status, "done", "{p:#?}");
             assert!(!p.answer.trim().is_empty(), "{p:#?}");
             // "N prompt + M completion tokens", both read from llama.cpp's usage chunk.
-            let numbers: Vec<u64> = p
+            let tokens = p
                 .usage
+                .split(" · ")
+                .find(|part| part.contains("completion tokens"))
+                .unwrap_or_default();
+            assert!(!tokens.contains("estimated"), "{p:#?}");
+            let numbers: Vec<u64> = tokens
                 .split_whitespace()
                 .filter_map(|w| w.parse().ok())
                 .collect();

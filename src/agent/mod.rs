@@ -7,6 +7,7 @@
 pub mod action_protocol;
 pub mod events;
 pub mod json_protocol;
+pub mod metrics;
 pub mod mode;
 pub mod native;
 pub mod protocol;

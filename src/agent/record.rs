@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::action_protocol::Protocol;
 use super::events::AgentEvent;
+use super::metrics::Pricing;
 use super::mode::Mode;
 use crate::llm::{ChatMessage, Usage};
 
@@ -75,6 +76,10 @@ pub struct RunConfig {
     pub tools: Vec<String>,
     /// The system prompt in use, the first message of every call.
     pub system_prompt: String,
+    /// The model's price, when the endpoint's model list gives it.
+    pub pricing: Option<Pricing>,
+    /// The model's context window in tokens, when known.
+    pub context_length: Option<u32>,
 }
 
 impl Default for RunConfig {
@@ -89,6 +94,8 @@ impl Default for RunConfig {
             protocol: Protocol::Text,
             tools: Vec::new(),
             system_prompt: String::new(),
+            pricing: None,
+            context_length: None,
         }
     }
 }

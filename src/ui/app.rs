@@ -1,6 +1,7 @@
 use leptos::prelude::*;
 use web_sys::AbortController;
 
+use super::comparison::Comparison;
 use super::host_confirm::HostConfirm;
 use super::panel::Panel;
 use super::question_bar::QuestionBar;
@@ -212,6 +213,7 @@ pub fn App() -> impl IntoView {
                 <Panel run=p on_continue=continue_panel />
             </For>
         </main>
+        <Comparison panels=panels />
         <footer class="bottom">
             "Everything runs in your browser. Your token is sent only to the API base URL you set, in the Authorization header."
         </footer>

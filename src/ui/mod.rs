@@ -2,6 +2,7 @@
 //! live in `agent`, `settings` and `llm`.
 
 mod app;
+mod comparison;
 mod frame_batch;
 mod host_confirm;
 mod jsonp;

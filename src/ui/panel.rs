@@ -2,6 +2,7 @@ use leptos::prelude::*;
 
 use super::markdown_view::Markdown;
 use super::runner::PanelRun;
+use crate::agent::metrics::{format_ms, format_usd, run_metrics};
 use crate::agent::record::{RunRecord, Status, Step as StepRecord};
 use crate::agent::Mode;
 
@@ -33,7 +34,6 @@ pub fn Panel(run: PanelRun, on_continue: Callback<(u32, Mode)>) -> impl IntoView
     };
     let answer = Memo::new(move |_| state.with(|s| s.last_turn().and_then(|t| t.answer.clone())));
     let error = Memo::new(move |_| state.with(|s| s.last_turn().and_then(|t| t.error.clone())));
-    let usage = Memo::new(move |_| state.with(RunRecord::usage));
 
     view! {
         <section class="panel" data-mode=mode.id() data-status=move || status.get().id()>
@@ -73,15 +73,39 @@ pub fn Panel(run: PanelRun, on_continue: Callback<(u32, Mode)>) -> impl IntoView
                     "Continue from the cut"
                 </button>
             </Show>
-            <footer class="usage">
-                {move || {
-                    let u = usage.get();
-                    (u.total_tokens > 0)
-                        .then(|| format!("{} prompt + {} completion tokens", u.prompt_tokens, u.completion_tokens))
-                }}
-            </footer>
+            <footer class="usage">{move || metrics_line(&state.read())}</footer>
         </section>
     }
+}
+
+/// The panel's figures once its run has started: time, tokens, cost.
+fn metrics_line(record: &RunRecord) -> String {
+    if record.steps().is_empty() || record.status.is_active() {
+        return String::new();
+    }
+    let m = run_metrics(record, record.config.pricing);
+    let mut parts = Vec::new();
+    if let Some(total) = m.total_ms {
+        parts.push(format!(
+            "{} (model {}, tools {})",
+            format_ms(total),
+            format_ms(m.model_ms),
+            format_ms(m.tool_ms)
+        ));
+    }
+    if let Some(ttft) = m.ttft_ms {
+        parts.push(format!("first token {}", format_ms(ttft)));
+    }
+    parts.push(format!(
+        "{} prompt + {} completion tokens{}",
+        m.tokens_in,
+        m.tokens_out,
+        if m.estimated { " (estimated)" } else { "" }
+    ));
+    if let Some(cost) = m.cost_usd {
+        parts.push(format_usd(cost));
+    }
+    parts.join(" · ")
 }
 
 #[component]

@@ -1,0 +1,439 @@
+//! Figures read off a run's record: time to first token, model and tool time, tokens, cost;
+//! the comparison of the modes of one run, and the segments of a timeline. Views only: they
+//! change nothing and keep nothing.
+
+use serde::{Deserialize, Serialize};
+
+use super::record::{RunRecord, Step};
+use crate::llm::ChatMessage;
+
+/// Price of a model at a provider, in US dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Pricing {
+    pub input: f64,
+    pub output: f64,
+}
+
+/// Characters per token for an estimate when the endpoint reports no usage (a common rule of
+/// thumb for English text with BPE tokenizers).
+const CHARS_PER_TOKEN: f64 = 4.0;
+
+fn estimate_tokens(chars: usize) -> u64 {
+    (chars as f64 / CHARS_PER_TOKEN).ceil() as u64
+}
+
+fn message_chars(m: &ChatMessage) -> usize {
+    m.content.chars().count()
+        + m.tool_calls
+            .iter()
+            .map(|c| c.name.len() + c.arguments.chars().count())
+            .sum::<usize>()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StepMetrics {
+    /// From the request to the first token (content or reasoning).
+    pub ttft_ms: Option<f64>,
+    /// From the request to the complete reply.
+    pub model_ms: Option<f64>,
+    /// From the complete reply to the last tool result.
+    pub tool_ms: Option<f64>,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    /// The endpoint reported no usage for this step: the tokens are an estimate.
+    pub estimated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunMetrics {
+    pub steps: usize,
+    pub tool_calls: usize,
+    /// Time to the first token of the first step.
+    pub ttft_ms: Option<f64>,
+    /// From the first request to the end of the last step.
+    pub total_ms: Option<f64>,
+    pub model_ms: f64,
+    pub tool_ms: f64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    /// Some step's tokens are estimated.
+    pub estimated: bool,
+    /// `None` when the model's price is not known.
+    pub cost_usd: Option<f64>,
+    pub answer: Option<String>,
+}
+
+fn span(from: f64, to: Option<f64>) -> Option<f64> {
+    to.map(|t| (t - from).max(0.0))
+}
+
+/// One step's figures. `prompt_chars` is the length of the conversation the step sent, for
+/// the estimate when the endpoint reported no usage.
+pub fn step_metrics(step: &Step, prompt_chars: usize) -> StepMetrics {
+    let model_ms = span(step.t_start, step.t_reply);
+    let tool_ms = match (step.t_reply, step.t_tools_done) {
+        (Some(reply), Some(done)) => Some((done - reply).max(0.0)),
+        _ => None,
+    };
+    let (tokens_in, tokens_out, estimated) = match step.usage {
+        Some(u) => (u.prompt_tokens, u.completion_tokens, false),
+        None => {
+            let reply_chars: usize = step.messages.iter().take(1).map(message_chars).sum();
+            let out_chars =
+                step.reasoning.chars().count() + reply_chars.max(step.live.chars().count());
+            (
+                estimate_tokens(prompt_chars),
+                estimate_tokens(out_chars),
+                true,
+            )
+        }
+    };
+    StepMetrics {
+        ttft_ms: span(step.t_start, step.t_first_token),
+        model_ms,
+        tool_ms,
+        tokens_in,
+        tokens_out,
+        estimated,
+    }
+}
+
+/// The figures of the latest turn of a run (what its panel shows).
+pub fn run_metrics(record: &RunRecord, pricing: Option<Pricing>) -> RunMetrics {
+    let Some(turn) = record.last_turn() else {
+        return RunMetrics::default();
+    };
+    // The conversation before the latest turn's steps, then each step's additions in turn.
+    let earlier: usize = {
+        let mut chars = record.config.system_prompt.chars().count();
+        for t in &record.turns {
+            chars += t.question.chars().count();
+            if std::ptr::eq(t, turn) {
+                break;
+            }
+            chars += t
+                .steps
+                .iter()
+                .flat_map(|s| &s.messages)
+                .map(message_chars)
+                .sum::<usize>();
+        }
+        chars
+    };
+    let mut prompt_chars = earlier;
+    let mut m = RunMetrics {
+        steps: turn.steps.len(),
+        answer: turn.answer.as_ref().map(|a| a.text.clone()),
+        ..RunMetrics::default()
+    };
+    for (i, step) in turn.steps.iter().enumerate() {
+        let s = step_metrics(step, prompt_chars);
+        prompt_chars += step.messages.iter().map(message_chars).sum::<usize>();
+        if i == 0 {
+            m.ttft_ms = s.ttft_ms;
+        }
+        m.tool_calls += step.tool_runs.iter().filter(|r| !r.tool.is_empty()).count();
+        m.model_ms += s.model_ms.unwrap_or(0.0);
+        m.tool_ms += s.tool_ms.unwrap_or(0.0);
+        m.tokens_in += s.tokens_in;
+        m.tokens_out += s.tokens_out;
+        m.estimated |= s.estimated;
+    }
+    let end = turn
+        .steps
+        .iter()
+        .filter_map(|s| s.t_tools_done.or(s.t_reply))
+        .fold(None, |a: Option<f64>, t| Some(a.map_or(t, |a| a.max(t))));
+    m.total_ms = turn.steps.first().and_then(|s| span(s.t_start, end));
+    m.cost_usd = pricing
+        .map(|p| (m.tokens_in as f64 * p.input + m.tokens_out as f64 * p.output) / 1_000_000.0);
+    m
+}
+
+/// Which run is best in each column of the comparison: fewest steps, tool calls, time,
+/// tokens, lowest cost. Ties mark every run that has the best value; runs without a value
+/// (no answer, unknown price) are never best.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Best {
+    pub steps: bool,
+    pub tool_calls: bool,
+    pub time: bool,
+    pub tokens: bool,
+    pub cost: bool,
+}
+
+pub fn best_of(runs: &[RunMetrics]) -> Vec<Best> {
+    fn marks(values: &[Option<f64>]) -> Vec<bool> {
+        let best = values
+            .iter()
+            .flatten()
+            .fold(None, |a: Option<f64>, &v| Some(a.map_or(v, |a| a.min(v))));
+        values
+            .iter()
+            .map(|v| matches!((v, best), (Some(v), Some(b)) if (*v - b).abs() < 1e-9))
+            .collect()
+    }
+    // Only runs that answered compete: a failed run's few steps are not a win.
+    let answered = |m: &RunMetrics, v: f64| m.answer.as_ref().map(|_| v);
+    let column = |f: &dyn Fn(&RunMetrics) -> Option<f64>| -> Vec<bool> {
+        marks(&runs.iter().map(f).collect::<Vec<_>>())
+    };
+    let steps = column(&|m| answered(m, m.steps as f64));
+    let tools = column(&|m| answered(m, m.tool_calls as f64));
+    let time = column(&|m| m.total_ms.and_then(|t| answered(m, t)));
+    let tokens = column(&|m| answered(m, (m.tokens_in + m.tokens_out) as f64));
+    let cost = column(&|m| m.cost_usd.and_then(|c| answered(m, c)));
+    (0..runs.len())
+        .map(|i| Best {
+            steps: steps[i],
+            tool_calls: tools[i],
+            time: time[i],
+            tokens: tokens[i],
+            cost: cost[i],
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SegmentKind {
+    Model,
+    Tool,
+}
+
+/// A stretch of a run's time, in ms from `origin`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Segment {
+    pub kind: SegmentKind,
+    pub from_ms: f64,
+    pub to_ms: f64,
+}
+
+/// The latest turn's model and tool time, measured from `origin` (the start of the earliest
+/// mode of the run, so the modes' timelines share one axis).
+pub fn timeline(record: &RunRecord, origin: f64) -> Vec<Segment> {
+    let mut out = Vec::new();
+    for step in record.steps() {
+        if let Some(reply) = step.t_reply {
+            out.push(Segment {
+                kind: SegmentKind::Model,
+                from_ms: step.t_start - origin,
+                to_ms: reply - origin,
+            });
+            if let Some(done) = step.t_tools_done {
+                out.push(Segment {
+                    kind: SegmentKind::Tool,
+                    from_ms: reply - origin,
+                    to_ms: done - origin,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// "1.2 s", "850 ms".
+pub fn format_ms(ms: f64) -> String {
+    if ms < 1000.0 {
+        format!("{ms:.0} ms")
+    } else {
+        format!("{:.1} s", ms / 1000.0)
+    }
+}
+
+/// "$0.0012", or "<$0.0001".
+pub fn format_usd(usd: f64) -> String {
+    if usd > 0.0 && usd < 0.0001 {
+        "<$0.0001".into()
+    } else {
+        format!("${usd:.4}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::events::AgentEvent;
+    use crate::llm::Usage;
+
+    /// A record of one step at t=1000: first token at 1300, reply at 1800, tool done at 2500;
+    /// then an answer step 2500–3000.
+    fn two_steps(usage: bool) -> RunRecord {
+        let mut r = RunRecord::default();
+        let mut at = |t: f64, e: AgentEvent| r.apply(t, &e);
+        at(
+            900.0,
+            AgentEvent::TurnStarted {
+                question: "q".into(),
+            },
+        );
+        at(
+            1000.0,
+            AgentEvent::StepStarted {
+                step: 1,
+                forced: false,
+            },
+        );
+        at(1300.0, AgentEvent::Token("Action: calculator".into()));
+        if usage {
+            at(
+                1800.0,
+                AgentEvent::Usage(Usage {
+                    prompt_tokens: 100,
+                    completion_tokens: 20,
+                    total_tokens: 120,
+                }),
+            );
+        }
+        at(
+            1800.0,
+            AgentEvent::Appended(ChatMessage::assistant(
+                "Action: calculator\nAction Input: 6*7",
+            )),
+        );
+        at(
+            1800.0,
+            AgentEvent::Action {
+                tool: "calculator".into(),
+                input: "6*7".into(),
+            },
+        );
+        at(
+            2500.0,
+            AgentEvent::Observation {
+                text: "42".into(),
+                is_error: false,
+            },
+        );
+        at(
+            2500.0,
+            AgentEvent::Appended(ChatMessage::user("Observation: 42")),
+        );
+        at(
+            2500.0,
+            AgentEvent::StepStarted {
+                step: 2,
+                forced: false,
+            },
+        );
+        at(2700.0, AgentEvent::Token("Answer: 42".into()));
+        if usage {
+            at(
+                3000.0,
+                AgentEvent::Usage(Usage {
+                    prompt_tokens: 130,
+                    completion_tokens: 5,
+                    total_tokens: 135,
+                }),
+            );
+        }
+        at(
+            3000.0,
+            AgentEvent::Appended(ChatMessage::assistant("Answer: 42")),
+        );
+        at(
+            3000.0,
+            AgentEvent::Answer {
+                text: "42".into(),
+                forced: false,
+                step: 2,
+            },
+        );
+        r
+    }
+
+    #[test]
+    fn times_and_tokens_come_from_the_record() {
+        let m = run_metrics(&two_steps(true), None);
+        assert_eq!(m.steps, 2);
+        assert_eq!(m.tool_calls, 1);
+        assert_eq!(m.ttft_ms, Some(300.0));
+        assert_eq!(m.total_ms, Some(2000.0));
+        assert_eq!(m.model_ms, 800.0 + 500.0);
+        assert_eq!(m.tool_ms, 700.0);
+        assert_eq!((m.tokens_in, m.tokens_out, m.estimated), (230, 25, false));
+        assert_eq!(m.answer.as_deref(), Some("42"));
+        assert_eq!(m.cost_usd, None);
+    }
+
+    #[test]
+    fn cost_is_tokens_times_the_price_per_million() {
+        let pricing = Pricing {
+            input: 0.5,
+            output: 2.0,
+        };
+        let m = run_metrics(&two_steps(true), Some(pricing));
+        // 230 in × $0.50/M + 25 out × $2.00/M = $0.000115 + $0.00005
+        assert!((m.cost_usd.unwrap() - 0.000165).abs() < 1e-12, "{m:?}");
+        assert_eq!(format_usd(m.cost_usd.unwrap()), "$0.0002");
+        assert_eq!(format_usd(0.00001), "<$0.0001");
+    }
+
+    #[test]
+    fn without_usage_tokens_are_estimated_and_marked() {
+        let m = run_metrics(&two_steps(false), None);
+        assert!(m.estimated);
+        // Step 1 sends "q" (1 char; empty system prompt): 1 token; step 2 also sends what
+        // step 1 added (36 + 15 chars): ceil(52 / 4) = 13. Out: ceil(36/4) + ceil(10/4).
+        assert_eq!(m.tokens_in, 1 + 13);
+        assert_eq!(m.tokens_out, 9 + 3);
+    }
+
+    #[test]
+    fn the_best_of_each_column_is_marked_among_runs_that_answered() {
+        let run = |steps, tools, ms, tokens, cost, answered: bool| RunMetrics {
+            steps,
+            tool_calls: tools,
+            total_ms: Some(ms),
+            tokens_in: tokens,
+            cost_usd: Some(cost),
+            answer: answered.then(|| "a".to_string()),
+            ..RunMetrics::default()
+        };
+        let best = best_of(&[
+            run(1, 0, 900.0, 300, 0.002, true),
+            run(3, 2, 2500.0, 900, 0.001, true),
+            run(0, 0, 100.0, 10, 0.0, false),
+        ]);
+        assert_eq!(
+            best[0],
+            Best {
+                steps: true,
+                tool_calls: true,
+                time: true,
+                tokens: true,
+                cost: false
+            }
+        );
+        assert_eq!(
+            best[1],
+            Best {
+                cost: true,
+                ..Best::default()
+            }
+        );
+        assert_eq!(
+            best[2],
+            Best::default(),
+            "a run with no answer wins nothing"
+        );
+    }
+
+    #[test]
+    fn the_timeline_alternates_model_and_tool_time() {
+        let segments = timeline(&two_steps(true), 900.0);
+        let kinds: Vec<_> = segments
+            .iter()
+            .map(|s| (s.kind, s.from_ms, s.to_ms))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (SegmentKind::Model, 100.0, 900.0),
+                (SegmentKind::Tool, 900.0, 1600.0),
+                (SegmentKind::Model, 1600.0, 2100.0)
+            ]
+        );
+        assert_eq!(format_ms(850.0), "850 ms");
+        assert_eq!(format_ms(1250.0), "1.2 s");
+    }
+}

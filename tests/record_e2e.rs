@@ -1,0 +1,92 @@
+//! The run record in the browser: the figures and comparison read off it, follow-up turns on
+//! it. Against the scripted mock endpoint.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use std::time::Duration;
+
+use react_arena::agent::Mode;
+use serde_json::{json, Value};
+use support::browser::{browser_test, Rig};
+use support::mock::Reply;
+
+const SETTLE: Duration = Duration::from_secs(30);
+
+/// The comparison table as the user reads it: per mode, its cells' text and which are marked
+/// best, and how many model and tool bars its timeline has.
+const READ_COMPARISON: &str = r#"
+return Array.from(document.querySelectorAll('#comparison tbody tr')).map(tr => ({
+  mode: tr.dataset.mode,
+  cells: Array.from(tr.querySelectorAll('td')).slice(0, 6).map(td => td.innerText.trim()),
+  best: Array.from(tr.querySelectorAll('td.best')).length,
+  model_bars: tr.querySelectorAll('rect.seg-model').length,
+  tool_bars: tr.querySelectorAll('rect.seg-tool').length,
+}));
+"#;
+
+#[test]
+fn after_an_all_run_a_table_compares_the_modes_with_the_scripted_numbers() {
+    browser_test(|rig: Rig| async move {
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [Reply::text("Thought: six sevens.\nAnswer: 42").with_usage(100, 20)],
+        );
+        rig.mock.script(
+            Mode::Act.prompt_heading(),
+            [
+                Reply::text("Action: calculator\nAction Input: 6 * 7").with_usage(50, 10),
+                Reply::text("Answer: 42").with_usage(70, 5),
+            ],
+        );
+        rig.mock.script(
+            Mode::ReAct.prompt_heading(),
+            [
+                Reply::text(
+                    "Thought: use the calculator.\nAction: calculator\nAction Input: 6 * 7",
+                )
+                .with_usage(60, 15),
+                Reply::text("Thought: it says 42.\nAnswer: 42").with_usage(90, 10),
+            ],
+        );
+        rig.open_app_overriding(json!({ "protocol": "text" })).await;
+        assert_eq!(
+            rig.js("return !!document.querySelector('#comparison')")
+                .await,
+            false,
+            "no table before a run"
+        );
+        rig.ask("What is 6 times 7?", "all").await;
+        rig.wait_until_settled(SETTLE).await;
+        rig.wait_for(
+            "the comparison table",
+            SETTLE,
+            "return document.querySelectorAll('#comparison tbody tr').length === 3",
+        )
+        .await;
+        let rows: Vec<Value> = rig.js(READ_COMPARISON).await.as_array().unwrap().clone();
+        let row = |mode: &str| rows.iter().find(|r| r["mode"] == mode).unwrap().clone();
+        let (think, act, react) = (row("think"), row("act"), row("react"));
+        // answer, steps, tool calls, time, tokens, cost
+        assert_eq!(think["cells"][0], "42");
+        assert_eq!(think["cells"][1], "1 ★");
+        assert_eq!(think["cells"][2], "0 ★");
+        assert_eq!(think["cells"][4], "100 in + 20 out ★");
+        assert_eq!(act["cells"][1], "2");
+        assert_eq!(act["cells"][2], "1");
+        assert_eq!(act["cells"][4], "120 in + 15 out");
+        assert_eq!(react["cells"][4], "150 in + 25 out");
+        assert_eq!(react["cells"][5], "–", "no price known for the mock model");
+        let time = act["cells"][3].as_str().unwrap();
+        assert!(time.ends_with(" ms") || time.ends_with(" s"), "{time}");
+        assert_eq!(think["model_bars"], 1);
+        assert_eq!(think["tool_bars"], 0);
+        assert_eq!(act["model_bars"], 2);
+        assert_eq!(act["tool_bars"], 1);
+        assert_eq!(react["tool_bars"], 1);
+        rig.js("document.querySelector('#comparison').scrollIntoView()")
+            .await;
+        let shot = rig.screenshot("comparison-table.png").await;
+        assert!(shot.is_file());
+    });
+}

@@ -90,3 +90,66 @@ fn after_an_all_run_a_table_compares_the_modes_with_the_scripted_numbers() {
         assert!(shot.is_file());
     });
 }
+
+#[test]
+fn a_follow_up_carries_each_modes_conversation_and_new_conversation_starts_afresh() {
+    browser_test(|rig: Rig| async move {
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [
+                Reply::text("Thought: the forecast says so.\nAnswer: 12 °C in Paris"),
+                Reply::text("Thought: 12 × 9/5 + 32.\nAnswer: 53.6 °F"),
+                Reply::text("Answer: a fresh start"),
+            ],
+        );
+        rig.open_app_overriding(json!({ "protocol": "text" })).await;
+        rig.ask("What is the weather in Paris?", "think").await;
+        rig.wait_until_settled(SETTLE).await;
+        let hint = rig
+            .js("return document.querySelector('#follow-up-hint')?.innerText || ''")
+            .await;
+        assert!(hint.as_str().unwrap().contains("1 turn so far"), "{hint}");
+
+        rig.ask("And in Fahrenheit?", "think").await;
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert!(p.answer.contains("53.6 °F"), "{p:#?}");
+        assert!(
+            p.text.contains("What is the weather in Paris?")
+                && p.text.contains("And in Fahrenheit?"),
+            "both turns are on the panel: {p:#?}"
+        );
+        let calls = rig.mock.chat_requests();
+        assert_eq!(calls.len(), 2);
+        let body: Value = serde_json::from_str(&calls[1].body).unwrap();
+        let sent: Vec<(String, String)> = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["role"].as_str().unwrap().to_string(),
+                    m["content"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(sent.len(), 4, "{sent:?}");
+        assert_eq!(
+            sent[1],
+            ("user".into(), "What is the weather in Paris?".into())
+        );
+        assert_eq!(sent[2].0, "assistant");
+        assert!(sent[2].1.contains("12 °C in Paris"), "{sent:?}");
+        assert_eq!(sent[3], ("user".into(), "And in Fahrenheit?".into()));
+
+        rig.click("#new-conversation").await;
+        rig.ask("Something else?", "think").await;
+        rig.wait_until_settled(SETTLE).await;
+        let calls = rig.mock.chat_requests();
+        assert_eq!(calls.len(), 3);
+        assert!(
+            !calls[2].body.contains("Paris"),
+            "a new conversation carries nothing"
+        );
+    });
+}

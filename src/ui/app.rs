@@ -5,10 +5,11 @@ use super::comparison::Comparison;
 use super::host_confirm::HostConfirm;
 use super::panel::Panel;
 use super::question_bar::QuestionBar;
-use super::runner::{continue_run, start_runs, PanelRun};
+use super::runner::{continue_run, follow_up, start_runs, PanelRun};
 use super::settings_panel::SettingsPanel;
 use super::storage;
 use crate::agent::mode::ModeChoice;
+use crate::agent::record::Status;
 use crate::agent::Mode;
 use crate::origin::Origin;
 use crate::settings::{cannot_call_model, host_to_confirm, missing_for_run};
@@ -52,6 +53,24 @@ pub fn App() -> impl IntoView {
     let missing = Memo::new(move |_| {
         settings.with(|s| token.with(|t| question.with(|q| missing_for_run(s, t, q))))
     });
+    // The panels a new question would follow up on: the same modes, all answered.
+    let follow_up_to = Signal::derive(move || {
+        let modes = mode_choice.get().modes();
+        panels.with(|ps| {
+            let same_modes = ps.iter().map(|p| p.mode).eq(modes.iter().copied());
+            let answered = ps
+                .iter()
+                .all(|p| p.state.with(|r| r.status == Status::Done));
+            (same_modes && answered && !ps.is_empty()).then(|| ps.clone())
+        })
+    });
+    let turns = Signal::derive(move || {
+        follow_up_to.with(|c| {
+            c.as_ref()
+                .and_then(|ps| ps.first())
+                .map_or(0, |p| p.state.with(|r| r.turns.len()))
+        })
+    });
     let running = Signal::derive(move || {
         panels.with(|ps| ps.iter().any(|p| p.state.with(|s| s.status.is_active())))
     });
@@ -62,6 +81,25 @@ pub fn App() -> impl IntoView {
         }
     });
 
+    let new_conversation = Callback::new({
+        let owner = owner.clone();
+        move |()| {
+            stop.run(());
+            let fresh: Vec<PanelRun> = owner.with(|| {
+                settings.with_untracked(|s| {
+                    mode_choice
+                        .get_untracked()
+                        .modes()
+                        .iter()
+                        .map(|&m| PanelRun::idle(m, s))
+                        .collect()
+                })
+            });
+            let old = panels.get_untracked();
+            panels.set(fresh);
+            old.into_iter().for_each(|p| p.state.dispose());
+        }
+    });
     // Asks the user first when the token would go to a host they have not confirmed.
     let confirmed = move |base_url: &str, then: AfterConfirm| -> bool {
         let ask =
@@ -83,6 +121,34 @@ pub fn App() -> impl IntoView {
             &settings.with_untracked(|s| s.base_url.clone()),
             AfterConfirm::Run,
         ) {
+            return;
+        }
+        // A question after every mode answered is a follow-up in each mode's conversation,
+        // with the run's own settings; "New conversation" starts afresh.
+        if let Some(conversation) = follow_up_to.get_untracked() {
+            let Some(first) = conversation.first() else {
+                return;
+            };
+            if let Some(problem) = cannot_call_model(&first.settings, &token.get_untracked()) {
+                alert.set(Some(format!("Cannot ask a follow-up: {problem}.")));
+                return;
+            }
+            if !confirmed(&first.settings.base_url, AfterConfirm::Run) {
+                return;
+            }
+            stop.run(());
+            let Ok(fresh) = AbortController::new() else {
+                return;
+            };
+            for panel in &conversation {
+                follow_up(
+                    &token.get_untracked(),
+                    panel,
+                    &question.get_untracked(),
+                    &fresh,
+                );
+            }
+            controller.set_value(Some(fresh));
             return;
         }
         stop.run(());
@@ -184,8 +250,10 @@ pub fn App() -> impl IntoView {
             mode_choice=mode_choice
             missing=missing
             running=running
+            turns=turns
             on_run=run
             on_stop=stop
+            on_new_conversation=new_conversation
         />
         {move || {
             pending

@@ -32,6 +32,30 @@ pub fn Panel(run: PanelRun, on_continue: Callback<(u32, Mode)>) -> impl IntoView
             format!("Step {n} / {max_steps}")
         }
     };
+    // Earlier turns of the conversation, folded: (question, answer).
+    let earlier = Memo::new(move |_| {
+        state.with(|r| {
+            let n = r.turns.len().saturating_sub(1);
+            r.turns[..n]
+                .iter()
+                .map(|t| {
+                    let answer = t.answer.as_ref().map_or_else(
+                        || t.error.clone().unwrap_or_else(|| "(no answer)".into()),
+                        |a| a.text.clone(),
+                    );
+                    (t.question.clone(), answer)
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    // The question is shown once the conversation has more than one.
+    let current_question = Memo::new(move |_| {
+        state.with(|r| {
+            (r.turns.len() > 1)
+                .then(|| r.last_turn().map(|t| t.question.clone()))
+                .flatten()
+        })
+    });
     let answer = Memo::new(move |_| state.with(|s| s.last_turn().and_then(|t| t.answer.clone())));
     let error = Memo::new(move |_| state.with(|s| s.last_turn().and_then(|t| t.error.clone())));
 
@@ -45,6 +69,21 @@ pub fn Panel(run: PanelRun, on_continue: Callback<(u32, Mode)>) -> impl IntoView
             <Show when=move || status.get() == Status::Idle>
                 <p class="blurb">{blurb(mode)}</p>
             </Show>
+            {move || {
+                earlier
+                    .get()
+                    .into_iter()
+                    .map(|(question, answer)| {
+                        view! {
+                            <details class="earlier-turn">
+                                <summary>{question}</summary>
+                                <Markdown text=answer />
+                            </details>
+                        }
+                    })
+                    .collect_view()
+            }}
+            {move || current_question.get().map(|q| view! { <p class="turn-question">{q}</p> })}
             <ol class="steps">
                 <For each=move || 0..step_count.get() key=|i| *i let:i>
                     <Step state=state index=i />

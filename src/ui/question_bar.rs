@@ -26,8 +26,11 @@ pub fn QuestionBar(
     mode_choice: RwSignal<ModeChoice>,
     missing: Memo<Option<String>>,
     running: Signal<bool>,
+    /// Turns of the conversation a new question would follow up on (0: a new run).
+    turns: Signal<usize>,
     on_run: Callback<()>,
     on_stop: Callback<()>,
+    on_new_conversation: Callback<()>,
 ) -> impl IntoView {
     let on_keydown = move |ev: KeyboardEvent| {
         if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
@@ -76,6 +79,16 @@ pub fn QuestionBar(
                     "Stop"
                 </button>
             </div>
+            <Show when=move || { turns.get() > 0 }>
+                <div class="conversation">
+                    <span id="follow-up-hint">
+                        {move || format!("Run asks a follow-up: each mode continues its own conversation ({} turn{} so far).", turns.get(), if turns.get() == 1 { "" } else { "s" })}
+                    </span>
+                    <button id="new-conversation" on:click=move |_| on_new_conversation.run(())>
+                        "New conversation"
+                    </button>
+                </div>
+            </Show>
             <div class="examples">
                 <span class="examples-label">"Try: "</span>
                 {EXAMPLES

@@ -96,18 +96,41 @@ fn chat_params(settings: &Settings) -> ChatParams {
 /// Continues a panel's run that a broken stream cut, from the step it was in, with the run's
 /// own settings, conversation and tools.
 pub fn continue_run(token: &str, panel: &PanelRun, controller: &AbortController) {
-    let record = panel.state.get_untracked();
-    let Some((step, protocol)) = record.last_turn().and_then(|t| t.resumable) else {
+    let resumable = panel
+        .state
+        .with_untracked(|r| r.last_turn().and_then(|t| t.resumable));
+    let Some((step, protocol)) = resumable else {
         return;
     };
     // Said through the record, so a second press finds nothing to continue.
     FrameBatch::new(panel.state).apply_now(AgentEvent::Continuing);
+    go_on(token, panel, Next::Resume { step, protocol }, controller);
+}
+
+/// Asks a follow-up question in a panel's conversation: every earlier turn goes with it.
+pub fn follow_up(token: &str, panel: &PanelRun, question: &str, controller: &AbortController) {
+    go_on(
+        token,
+        panel,
+        Next::Question(question.to_string()),
+        controller,
+    );
+}
+
+/// Runs `next` on the panel's record, with the run's own settings and tools (their cache and
+/// Python worker go on).
+fn go_on(token: &str, panel: &PanelRun, next: Next, controller: &AbortController) {
+    let record = panel.state.get_untracked();
     let settings = &panel.settings;
     let model = chat_model(settings, token, &chat_params(settings), controller);
     let tools = panel
         .tools
         .get_value()
         .unwrap_or_else(|| Rc::new(run_tools(settings)));
+    let protocol = match &next {
+        Next::Resume { protocol, .. } => *protocol,
+        Next::Question(_) => record.config.protocol,
+    };
     let options = RunOptions {
         max_steps: record.config.max_steps,
         plan: ProtocolPlan {
@@ -119,7 +142,6 @@ pub fn continue_run(token: &str, panel: &PanelRun, controller: &AbortController)
     spawn_local(async move {
         let batch = FrameBatch::new(state);
         let mut emit = |event| batch.push(event);
-        let next = Next::Resume { step, protocol };
         run_turn(record, next, &model, tools.as_ref(), &options, &mut emit).await;
         batch.flush();
     });

@@ -6,8 +6,9 @@ use std::collections::VecDeque;
 
 use futures::executor::block_on;
 use react_arena::agent::action_protocol::{Protocol, ProtocolPlan};
+use react_arena::agent::compaction::SUMMARY_PROMPT;
 use react_arena::agent::mode::{FORCE_ANSWER_PROMPT, STOP_SEQUENCES};
-use react_arena::agent::record::RunConfig;
+use react_arena::agent::record::{RunConfig, SUMMARY_LEAD};
 use react_arena::agent::record::{RunRecord, Status};
 use react_arena::agent::run::{run_turn, Next, RunOptions};
 use react_arena::agent::{run_agent, AgentEvent, ChatModel, Mode, Toolbox};
@@ -726,4 +727,87 @@ fn a_failure_before_any_token_is_not_resumable() {
     let (_, panel) = run(Mode::Act, &model, &FakeTools::new(), 5);
     assert_eq!(panel.status, Status::Error);
     assert!(panel.last_turn().unwrap().resumable.is_none());
+}
+
+fn context_error() -> Reply {
+    Reply {
+        fail: Some(LlmError::Http {
+            status: 400,
+            message: Some(
+                "request (1566 tokens) exceeds the available context size (1024 tokens), try increasing it"
+                    .into(),
+            ),
+            retry_after: None,
+        }),
+        ..Reply::default()
+    }
+}
+
+#[test]
+fn a_context_overflow_is_summarised_and_the_call_made_again() {
+    let model = ScriptedModel::new([
+        says("Action: calculator\nAction Input: 6*7"),
+        context_error(),
+        says("The user asked for 6 times 7; the calculator gave 42."),
+        says("Answer: 42"),
+    ]);
+    let (events, panel) = run(Mode::ReAct, &model, &FakeTools::new(), 5);
+    assert_eq!(answer_of(&events), Some(("42".into(), false, 2)));
+    let summary_call = model.messages_of_call(2);
+    assert_eq!(summary_call[0].content, SUMMARY_PROMPT);
+    assert!(summary_call[1].content.contains("Observation: 42"));
+    let retried = model.messages_of_call(3);
+    let contents: Vec<&str> = retried.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(contents.len(), 3, "system, summary, question: {contents:?}");
+    assert!(contents[1].starts_with(SUMMARY_LEAD), "{contents:?}");
+    assert!(contents[1].contains("the calculator gave 42"));
+    assert_eq!(contents[2], "What is 6 times 7?");
+    assert!(
+        panel.steps()[1]
+            .notices
+            .iter()
+            .any(|n| n.contains("summarised to fit the model's context")),
+        "{:?}",
+        panel.steps()[1].notices
+    );
+    assert_eq!(panel.status, Status::Done);
+}
+
+#[test]
+fn a_known_context_window_triggers_the_summary_before_the_call() {
+    let model = ScriptedModel::new([
+        says("Action: calculator\nAction Input: 6*7"),
+        says("Asked 6 times 7; got 42."),
+        says("Answer: 42"),
+    ]);
+    let tools = FakeTools::new();
+    let record = RunRecord::new(
+        "",
+        0.0,
+        RunConfig {
+            mode: Mode::ReAct,
+            max_steps: 5,
+            max_tokens: 64,
+            // Less than the system prompt alone: the second step must summarise first.
+            context_length: Some(100),
+            ..RunConfig::default()
+        },
+    );
+    let done = block_on(run_turn(
+        record,
+        Next::Question("What is 6 times 7?".into()),
+        &model,
+        &tools,
+        &RunOptions::text(5),
+        &mut |_| {},
+    ));
+    assert_eq!(done.answer().map(|a| a.text.as_str()), Some("42"));
+    assert_eq!(model.messages_of_call(1)[0].content, SUMMARY_PROMPT);
+    assert!(model.messages_of_call(2)[1].content.contains("got 42"));
+    assert_eq!(
+        done.compaction.as_ref().map(|c| (c.turn, c.step)),
+        Some((0, 1))
+    );
+    // Nothing new to summarise on the first step, and never twice for one point.
+    assert_eq!(model.calls(), 3);
 }

@@ -153,3 +153,46 @@ fn a_follow_up_carries_each_modes_conversation_and_new_conversation_starts_afres
         );
     });
 }
+
+#[test]
+fn a_context_overflow_is_summarised_in_the_panel_and_the_run_answers() {
+    browser_test(|rig: Rig| async move {
+        // What llama.cpp's server answers when the request is longer than its context.
+        let overflow = Reply::status(
+            400,
+            "request (1566 tokens) exceeds the available context size (1024 tokens), try increasing it",
+        );
+        rig.mock.script(
+            react_arena::agent::compaction::SUMMARY_PROMPT,
+            [Reply::text(
+                "The user asked for 6 times 7; the calculator gave 42.",
+            )],
+        );
+        rig.mock.script(
+            Mode::ReAct.prompt_heading(),
+            [
+                Reply::text("Thought: multiply.\nAction: calculator\nAction Input: 6 * 7"),
+                overflow,
+                Reply::text("Thought: the summary has it.\nAnswer: 42"),
+            ],
+        );
+        rig.open_app_overriding(json!({ "protocol": "text" })).await;
+        rig.ask("What is 6 times 7?", "react").await;
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert!(p.answer.contains("42"), "{p:#?}");
+        assert!(
+            p.text.contains("The conversation was summarised to fit the model's context: The user asked for 6 times 7"),
+            "the summary is shown: {p:#?}"
+        );
+        let calls = rig.mock.chat_requests();
+        assert_eq!(calls.len(), 4, "step, refused step, summary, step again");
+        let last: Value = serde_json::from_str(&calls[3].body).unwrap();
+        let sent = last["messages"].as_array().unwrap();
+        assert_eq!(sent.len(), 3, "{sent:?}");
+        assert!(sent[1]["content"]
+            .as_str()
+            .unwrap()
+            .contains("the calculator gave 42"));
+    });
+}

@@ -51,6 +51,13 @@ pub enum AgentEvent {
     /// Something the user should know that does not interrupt the step (stream lines that
     /// were not valid JSON and were skipped).
     Warning(String),
+    /// The conversation before step `step` (index) of turn `turn` (index) was summarised to
+    /// fit the model's context: the calls send `summary` in its place from now on.
+    Compacted {
+        turn: usize,
+        step: usize,
+        summary: String,
+    },
     /// The user pressed Continue on a cut run: the step is about to run again.
     Continuing,
     /// The stream broke after part of a reply arrived: the run can be continued by running

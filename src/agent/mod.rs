@@ -5,6 +5,7 @@
 //! of which the conversation, the panels and the exports are views.
 
 pub mod action_protocol;
+pub mod compaction;
 pub mod events;
 pub mod json_protocol;
 pub mod metrics;

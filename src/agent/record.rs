@@ -193,7 +193,22 @@ pub struct RunRecord {
     pub config: RunConfig,
     pub turns: Vec<Turn>,
     pub status: Status,
+    /// The earlier conversation, summarised to fit the model's context.
+    pub compaction: Option<Compaction>,
 }
+
+/// Everything before step `step` (an index) of turn `turn` (an index), but that turn's
+/// question, is sent as `summary`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Compaction {
+    pub turn: usize,
+    pub step: usize,
+    pub summary: String,
+}
+
+/// How a summary stands in for the conversation it replaces.
+pub const SUMMARY_LEAD: &str =
+    "Summary of the conversation so far (earlier messages were summarised to fit the context):";
 
 impl RunRecord {
     pub fn new(id: impl Into<String>, created: f64, config: RunConfig) -> Self {
@@ -203,6 +218,7 @@ impl RunRecord {
             config,
             turns: Vec::new(),
             status: Status::Idle,
+            compaction: None,
         }
     }
 
@@ -310,6 +326,20 @@ impl RunRecord {
                 self.turn().stopped = true;
             }
             AgentEvent::Warning(text) => self.step().notices.push(text.clone()),
+            AgentEvent::Compacted {
+                turn,
+                step,
+                summary,
+            } => {
+                self.compaction = Some(Compaction {
+                    turn: *turn,
+                    step: *step,
+                    summary: summary.clone(),
+                });
+                self.step().notices.push(format!(
+                    "The conversation was summarised to fit the model's context: {summary}"
+                ));
+            }
             AgentEvent::Continuing => {
                 self.status = Status::Waiting;
                 self.turn().resumable = None;
@@ -329,13 +359,50 @@ impl RunRecord {
 
     /// The conversation as the model sees it now: the system prompt, then each turn's
     /// question and what its steps added.
+    /// After a compaction, the summary stands in for what it replaced.
     pub fn messages(&self) -> Vec<ChatMessage> {
         let mut out = vec![ChatMessage::system(self.config.system_prompt.clone())];
-        for turn in &self.turns {
+        let (first_turn, first_step) = match &self.compaction {
+            Some(c) => {
+                out.push(ChatMessage::user(format!("{SUMMARY_LEAD}\n{}", c.summary)));
+                (c.turn, c.step)
+            }
+            None => (0, 0),
+        };
+        for (i, turn) in self.turns.iter().enumerate().skip(first_turn) {
             out.push(ChatMessage::user(turn.question.trim()));
-            out.extend(turn.steps.iter().flat_map(|s| s.messages.iter().cloned()));
+            let skip = if i == first_turn { first_step } else { 0 };
+            out.extend(
+                turn.steps
+                    .iter()
+                    .skip(skip)
+                    .flat_map(|s| s.messages.iter().cloned()),
+            );
         }
         out
+    }
+
+    /// The conversation that a compaction at (`turn`, `step`) would summarise: what is sent
+    /// now before that point, but the system prompt.
+    pub fn messages_before(&self, turn: usize, step: usize) -> Vec<ChatMessage> {
+        let cut = RunRecord {
+            turns: self
+                .turns
+                .iter()
+                .take(turn + 1)
+                .enumerate()
+                .map(|(i, t)| Turn {
+                    steps: if i == turn {
+                        t.steps.iter().take(step).cloned().collect()
+                    } else {
+                        t.steps.clone()
+                    },
+                    ..t.clone()
+                })
+                .collect(),
+            ..self.clone()
+        };
+        cut.messages().into_iter().skip(1).collect()
     }
 
     /// The latest turn (the one a panel shows).

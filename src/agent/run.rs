@@ -9,6 +9,7 @@ use futures::future::join_all;
 use serde_json::Value;
 
 use super::action_protocol::{Protocol, ProtocolPlan};
+use super::compaction::{is_context_overflow, summary_request, would_overflow};
 use super::events::AgentEvent;
 use super::json_protocol::{parse_json_reaction, JsonReaction};
 use super::mode::{format_reminder, Mode, FORCE_ANSWER_PROMPT, STOP_SEQUENCES};
@@ -528,9 +529,98 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         }
     }
 
+    /// One model call. A conversation that would not fit the model's context (or that the
+    /// endpoint says did not) is summarised first, once, and the call made with the summary.
+    async fn call(&mut self, with_tools: bool) -> Result<ModelReply, LlmError> {
+        let record = &self.sink.record;
+        let tools_chars = if with_tools {
+            self.tools_json.to_string().len()
+        } else {
+            0
+        };
+        let mut compacted = false;
+        if would_overflow(
+            &record.messages(),
+            tools_chars,
+            record.config.max_tokens,
+            record.config.context_length,
+        ) {
+            compacted = self.compact().await;
+        }
+        match self.call_retrying(with_tools).await {
+            Err(e) if !compacted && is_context_overflow(&e) && self.compact().await => {
+                self.call_retrying(with_tools).await
+            }
+            other => other,
+        }
+    }
+
+    /// Summarises the conversation before the current step and sends the summary in its
+    /// place from now on. False when there is nothing (new) to summarise or the summary call
+    /// failed: the call then goes as it is.
+    async fn compact(&mut self) -> bool {
+        let record = &self.sink.record;
+        let Some(turn) = record.turns.len().checked_sub(1) else {
+            return false;
+        };
+        let step = record.turns[turn].steps.len().saturating_sub(1);
+        let already = record
+            .compaction
+            .as_ref()
+            .is_some_and(|c| (c.turn, c.step) >= (turn, step));
+        if already || (turn, step) == (0, 0) {
+            return false;
+        }
+        // Half the window (in characters) for the text to summarise; 6,000 tokens' worth when
+        // the window is not known.
+        let budget = record
+            .config
+            .context_length
+            .map_or(24_000, |n| n as usize * 2);
+        let request = summary_request(&record.messages_before(turn, step), budget);
+        self.sink.emit(AgentEvent::Warning(
+            "The conversation is too long for the model's context: summarising the earlier part…"
+                .into(),
+        ));
+        let mut summary = String::new();
+        let sink = &mut self.sink;
+        let call = ChatCall {
+            messages: &request,
+            stop: &[],
+            tools: None,
+        };
+        let result = self
+            .model
+            .stream_chat(&call, &mut |delta| match delta {
+                ChatDelta::Content(t) => summary.push_str(&t),
+                ChatDelta::Usage(u) => sink.emit(AgentEvent::Usage(u)),
+                _ => {}
+            })
+            .await;
+        let summary = summary.trim().to_string();
+        match result {
+            Ok(()) if !summary.is_empty() => {
+                self.sink.emit(AgentEvent::Compacted {
+                    turn,
+                    step,
+                    summary,
+                });
+                true
+            }
+            Ok(()) => false,
+            Err(e) => {
+                self.sink.emit(AgentEvent::Warning(format!(
+                    "The summary could not be made ({}); the call goes as it is.",
+                    e.user_message()
+                )));
+                false
+            }
+        }
+    }
+
     /// One model call, retried with backoff while it fails before its first token (rate
     /// limits, server errors, network); the panel says how long it waits.
-    async fn call(&mut self, with_tools: bool) -> Result<ModelReply, LlmError> {
+    async fn call_retrying(&mut self, with_tools: bool) -> Result<ModelReply, LlmError> {
         let mut attempt = 0;
         loop {
             let (result, streamed) = self.call_once(with_tools).await;

@@ -7,6 +7,7 @@ pub mod agent;
 pub mod llm;
 pub mod markdown;
 pub mod origin;
+pub mod run_file;
 pub mod settings;
 pub mod tools;
 

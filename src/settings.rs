@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::agent::action_protocol::ProtocolChoice;
+use crate::agent::Mode;
 use crate::origin::Origin;
 use crate::tools::endpoints::ToolEndpoints;
 use crate::tools::python::DEFAULT_TIMEOUT_SECS;
@@ -30,6 +31,22 @@ pub struct Settings {
     pub protocol: ProtocolChoice,
     /// A model stream that sends nothing for this long is cut.
     pub stream_idle_timeout_secs: u32,
+    /// A model stream still going after this long is cut, however steadily it sends.
+    pub stream_max_secs: u32,
+    /// A model per mode; empty: the model above.
+    pub mode_models: ModeModels,
+    /// The model's context window in tokens, for runs to stay within it; 0: as the endpoint's
+    /// model list says, or unknown.
+    pub context_length: u32,
+}
+
+/// Models chosen for single modes, overriding `Settings::model` (empty: no override).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ModeModels {
+    pub think: String,
+    pub act: String,
+    pub react: String,
 }
 
 impl Default for Settings {
@@ -46,6 +63,9 @@ impl Default for Settings {
             python_timeout_secs: DEFAULT_TIMEOUT_SECS,
             protocol: ProtocolChoice::Auto,
             stream_idle_timeout_secs: 60,
+            stream_max_secs: 600,
+            mode_models: ModeModels::default(),
+            context_length: 0,
         }
     }
 }
@@ -75,8 +95,32 @@ impl Settings {
         self.max_steps = self.max_steps.clamp(1, MAX_STEPS_LIMIT);
         self.python_timeout_secs = self.python_timeout_secs.clamp(1, MAX_PYTHON_TIMEOUT_SECS);
         self.stream_idle_timeout_secs = self.stream_idle_timeout_secs.clamp(1, 600);
+        // An hour: 32k tokens at ten a second still fit.
+        self.stream_max_secs = self.stream_max_secs.clamp(1, 3_600);
+        self.context_length = self.context_length.min(10_000_000);
+        for m in [
+            &mut self.mode_models.think,
+            &mut self.mode_models.act,
+            &mut self.mode_models.react,
+        ] {
+            *m = m.trim().to_string();
+        }
         self.tool_endpoints = self.tool_endpoints.repaired();
         self
+    }
+
+    /// The model a mode runs with: its own, or the common one.
+    pub fn model_for(&self, mode: Mode) -> &str {
+        let own = match mode {
+            Mode::Think => &self.mode_models.think,
+            Mode::Act => &self.mode_models.act,
+            Mode::ReAct => &self.mode_models.react,
+        };
+        if own.trim().is_empty() {
+            self.model.trim()
+        } else {
+            own.trim()
+        }
     }
 
     pub fn tool_enabled(&self, name: &str) -> bool {
@@ -238,6 +282,16 @@ mod tests {
         assert_eq!(partial.max_steps, MAX_STEPS_LIMIT);
         assert_eq!(partial.temperature, 0.0);
         assert_eq!(partial.base_url, DEFAULT_BASE_URL);
+    }
+
+    #[test]
+    fn a_mode_runs_with_its_own_model_or_the_common_one() {
+        let mut s = Settings::default();
+        s.mode_models.act = " org/act-model:groq ".into();
+        let s = Settings::from_json(&s.to_json());
+        assert_eq!(s.model_for(Mode::Act), "org/act-model:groq");
+        assert_eq!(s.model_for(Mode::Think), DEFAULT_MODEL);
+        assert_eq!(s.model_for(Mode::ReAct), DEFAULT_MODEL);
     }
 
     #[test]

@@ -688,7 +688,7 @@ fn a_cut_stream_can_be_continued_from_the_same_step() {
     let again = ScriptedModel::new([says("Answer: 6")]);
     let mut panel = panel;
     let mut events = Vec::new();
-    panel.apply(0.0, &AgentEvent::Continuing);
+    panel.apply(0.0, &AgentEvent::GoingOn);
     block_on(run_turn(
         panel.clone(),
         Next::Resume { step, protocol },

@@ -196,3 +196,69 @@ fn a_context_overflow_is_summarised_in_the_panel_and_the_run_answers() {
             .contains("the calculator gave 42"));
     });
 }
+
+#[test]
+fn each_mode_can_run_its_own_model_and_the_table_prices_it() {
+    browser_test(|rig: Rig| async move {
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [Reply::text("Answer: 42").with_usage(100_000, 20_000)],
+        );
+        rig.mock.script(
+            Mode::Act.prompt_heading(),
+            [
+                Reply::text("Action: calculator\nAction Input: 6 * 7").with_usage(100_000, 0),
+                Reply::text("Answer: 42").with_usage(100_000, 20_000),
+            ],
+        );
+        rig.mock.script(
+            Mode::ReAct.prompt_heading(),
+            [Reply::text("Thought: easy.\nAnswer: 42").with_usage(10, 10)],
+        );
+        rig.open_app_overriding(json!({
+            "protocol": "text",
+            "mode_models": { "think": "mock/think", "act": "mock/act" }
+        }))
+        .await;
+        rig.ask("What is 6 times 7?", "all").await;
+        rig.wait_until_settled(SETTLE).await;
+
+        let model_of = |heading: &str| -> String {
+            let call = rig.mock.chat_requests_containing(heading).remove(0);
+            let body: Value = serde_json::from_str(&call.body).unwrap();
+            body["model"].as_str().unwrap().to_string()
+        };
+        assert_eq!(model_of(Mode::Think.prompt_heading()), "mock/think");
+        assert_eq!(model_of(Mode::Act.prompt_heading()), "mock/act");
+        assert_eq!(model_of(Mode::ReAct.prompt_heading()), "mock/model");
+        let lists = rig
+            .mock
+            .requests()
+            .into_iter()
+            .filter(|r| r.uri.ends_with("/models"))
+            .count();
+        assert_eq!(lists, 1, "the model list is read once for the three modes");
+
+        rig.wait_for(
+            "the comparison table",
+            SETTLE,
+            "return document.querySelectorAll('#comparison tbody tr').length === 3",
+        )
+        .await;
+        let rows: Vec<Value> = rig.js(READ_COMPARISON).await.as_array().unwrap().clone();
+        let cost = |mode: &str| {
+            rows.iter().find(|r| r["mode"] == mode).unwrap()["cells"][5]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        // think: 100k in × $1/M + 20k out × $2/M; act: 200k in × $0.50/M + 20k out × $1/M
+        assert_eq!(cost("think"), "$0.1400");
+        assert_eq!(cost("act"), "$0.1200 ★");
+        assert_eq!(
+            cost("react"),
+            "–",
+            "the common model has no price in the list"
+        );
+    });
+}

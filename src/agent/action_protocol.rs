@@ -3,7 +3,6 @@
 //! `/v1/models` says about the model.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// The user's setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -89,77 +88,9 @@ impl ProtocolPlan {
     }
 }
 
-/// Reads an OpenAI-style `/v1/models` list for `model` (a `:provider` / `:fastest` suffix
-/// allowed). The Hugging Face router lists `providers[].supports_tools`; other servers may put
-/// `supports_tools` on the model itself. `None` when the list does not say.
-pub fn supports_tools(models_json: &str, model: &str) -> Option<bool> {
-    let v: Value = serde_json::from_str(models_json).ok()?;
-    let (id, suffix) = match model.trim().split_once(':') {
-        Some((id, suffix)) => (id, Some(suffix)),
-        None => (model.trim(), None),
-    };
-    let entry = v
-        .get("data")?
-        .as_array()?
-        .iter()
-        .find(|m| m.get("id").and_then(Value::as_str) == Some(id))?;
-    if let Some(flag) = entry.get("supports_tools").and_then(Value::as_bool) {
-        return Some(flag);
-    }
-    let providers = entry.get("providers")?.as_array()?;
-    let flag_of = |p: &Value| p.get("supports_tools").and_then(Value::as_bool);
-    let named = suffix.and_then(|s| {
-        providers
-            .iter()
-            .find(|p| p.get("provider").and_then(Value::as_str) == Some(s))
-    });
-    match named {
-        Some(p) => flag_of(p),
-        // No provider pinned: the router picks one; say yes only if any live one supports tools.
-        None => {
-            let flags: Vec<bool> = providers.iter().filter_map(flag_of).collect();
-            (!flags.is_empty()).then(|| flags.iter().any(|f| *f))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const ROUTER: &str = r#"{"object":"list","data":[
-        {"id":"openai/gpt-oss-20b","object":"model","owned_by":"openai","providers":[
-            {"provider":"groq","status":"live","context_length":131072,"pricing":{"input":0.1,"output":0.5},"supports_tools":true,"supports_structured_output":true},
-            {"provider":"novita","status":"live","supports_tools":false}]},
-        {"id":"some/base-model","object":"model","providers":[{"provider":"x","supports_tools":false}]},
-        {"id":"local","object":"model","supports_tools":true}
-    ]}"#;
-
-    #[test]
-    fn reads_supports_tools_from_the_router_list() {
-        assert_eq!(supports_tools(ROUTER, "openai/gpt-oss-20b"), Some(true));
-        assert_eq!(
-            supports_tools(ROUTER, "openai/gpt-oss-20b:novita"),
-            Some(false)
-        );
-        assert_eq!(
-            supports_tools(ROUTER, "openai/gpt-oss-20b:groq"),
-            Some(true)
-        );
-        assert_eq!(
-            supports_tools(ROUTER, "openai/gpt-oss-20b:fastest"),
-            Some(true)
-        );
-        assert_eq!(supports_tools(ROUTER, "some/base-model"), Some(false));
-        assert_eq!(supports_tools(ROUTER, "local"), Some(true));
-        assert_eq!(supports_tools(ROUTER, "unknown/model"), None);
-        assert_eq!(supports_tools("not json", "x"), None);
-        // llama.cpp lists models without the flag
-        assert_eq!(
-            supports_tools(r#"{"data":[{"id":"m","object":"model"}]}"#, "m"),
-            None
-        );
-    }
 
     #[test]
     fn auto_is_native_only_when_the_endpoint_says_so() {

@@ -58,8 +58,9 @@ pub enum AgentEvent {
         step: usize,
         summary: String,
     },
-    /// The user pressed Continue on a cut run: the step is about to run again.
-    Continuing,
+    /// The user asked the run to go on (Continue after a cut, or a follow-up question): it
+    /// waits for the model from now on, and there is nothing left to continue.
+    GoingOn,
     /// The stream broke after part of a reply arrived: the run can be continued by running
     /// this step again, in this protocol, with the conversation so far.
     Resumable {

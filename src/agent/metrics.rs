@@ -240,10 +240,10 @@ pub fn format_ms(ms: f64) -> String {
     }
 }
 
-/// "$0.0012", or "<$0.0001".
+/// "$0.1400", "$0.000165": tiny costs keep their significant digits.
 pub fn format_usd(usd: f64) -> String {
-    if usd > 0.0 && usd < 0.0001 {
-        "<$0.0001".into()
+    if usd > 0.0 && usd < 0.01 {
+        format!("${usd:.6}")
     } else {
         format!("${usd:.4}")
     }
@@ -364,8 +364,9 @@ mod tests {
         let m = run_metrics(&two_steps(true), Some(pricing));
         // 230 in × $0.50/M + 25 out × $2.00/M = $0.000115 + $0.00005
         assert!((m.cost_usd.unwrap() - 0.000165).abs() < 1e-12, "{m:?}");
-        assert_eq!(format_usd(m.cost_usd.unwrap()), "$0.0002");
-        assert_eq!(format_usd(0.00001), "<$0.0001");
+        assert_eq!(format_usd(m.cost_usd.unwrap()), "$0.000165");
+        assert_eq!(format_usd(0.14), "$0.1400");
+        assert_eq!(format_usd(0.0), "$0.0000");
     }
 
     #[test]

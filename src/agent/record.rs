@@ -340,7 +340,7 @@ impl RunRecord {
                     "The conversation was summarised to fit the model's context: {summary}"
                 ));
             }
-            AgentEvent::Continuing => {
+            AgentEvent::GoingOn => {
                 self.status = Status::Waiting;
                 self.turn().resumable = None;
             }

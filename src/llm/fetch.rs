@@ -1,14 +1,20 @@
-//! Browser transport: `fetch` with the body read as a stream, cancellable by an AbortSignal.
+//! Browser transport: `fetch` with the body read as a stream, cancellable by an AbortSignal,
+//! and limited everywhere: time to the response headers, redirects (not followed), the
+//! content type, the size of every body, the stream's idle time and its total time.
 
-use gloo_net::http::Request;
-use js_sys::{Reflect, Uint8Array};
+use gloo_net::http::{Request, Response};
+use js_sys::{Array, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortSignal, ReadableStreamDefaultReader};
+use web_sys::{
+    AbortController, AbortSignal, ReadableStreamDefaultReader, RequestRedirect, ResponseType,
+};
 
-use super::error::message_from_error_body;
+use super::body::ERROR_BODY_MAX_BYTES;
+use super::error::{body_snippet, message_from_error_body};
+use super::read_body::{js_error_text, read_capped};
 use super::request::{completions_url, request_body};
-use super::stream::ChatStreamReader;
+use super::stream::{is_event_stream, ChatStreamReader, StreamDeadlines};
 use super::{ChatCall, ChatDelta, ChatParams, LlmError};
 use crate::agent::ChatModel;
 use crate::ui::timer::sleep;
@@ -22,12 +28,28 @@ pub struct BrowserChatModel {
     pub params: ChatParams,
     /// Aborts every request of the run when the user presses Stop.
     pub signal: AbortSignal,
-    /// A stream that sends nothing for this long is cut.
+    /// The endpoint may be silent this long: until the response headers arrive, and between
+    /// data events of the stream (keep-alive comments do not count).
     pub idle_timeout_secs: u32,
+    /// Longest time one reply may stream, however steadily it sends.
+    pub max_stream_secs: u32,
 }
 
 /// Longest stretch of stream reading before the page gets to draw.
 const YIELD_EVERY_MS: f64 = 8.0;
+
+/// A signal that aborts when either does. Browsers without `AbortSignal.any` (older than
+/// 2024) get the run's signal alone: a time limit then only stops waiting for the request.
+fn either(run: &AbortSignal, attempt: &AbortSignal) -> AbortSignal {
+    let has_any = Reflect::get(&js_sys::global(), &JsValue::from_str("AbortSignal"))
+        .and_then(|class| Reflect::has(&class, &JsValue::from_str("any")))
+        .unwrap_or(false);
+    if has_any {
+        AbortSignal::any(&Array::of2(run, attempt))
+    } else {
+        run.clone()
+    }
+}
 
 fn now_ms() -> f64 {
     web_sys::window()
@@ -44,97 +66,52 @@ impl ChatModel for BrowserChatModel {
         call: &ChatCall<'_>,
         on_delta: &mut dyn FnMut(ChatDelta),
     ) -> Result<(), LlmError> {
+        // This request's own controller, so a time limit ends this request and no other
+        // panel's; Stop (the run's signal) still ends it too.
+        let attempt = AbortController::new().map_err(|e| LlmError::Network(js_error_text(&e)))?;
+        let signal = either(&self.signal, &attempt.signal());
         let mut request = Request::post(&completions_url(&self.base_url))
             .header("Content-Type", "application/json")
             .header("Accept", "text/event-stream")
-            .abort_signal(Some(&self.signal));
+            // A redirect would resend the conversation and the token to another address.
+            .redirect(RequestRedirect::Manual)
+            .abort_signal(Some(&signal));
         if !self.token.trim().is_empty() {
             request = request.header("Authorization", &format!("Bearer {}", self.token.trim()));
         }
         let request = request
             .body(request_body(&self.params, call))
             .map_err(|e| LlmError::Network(e.to_string()))?;
-        let response = request
-            .send()
-            .await
-            .map_err(|e| self.failure(e.to_string()))?;
+        let header_limit = sleep(self.idle_timeout_secs.saturating_mul(1000));
+        let response = match select(Box::pin(request.send()), Box::pin(header_limit)).await {
+            Either::Left((sent, _)) => sent.map_err(|e| self.failure(e.to_string()))?,
+            Either::Right(_) => {
+                attempt.abort();
+                return Err(LlmError::NoHeaders {
+                    seconds: self.idle_timeout_secs,
+                });
+            }
+        };
+        if response.type_() == ResponseType::Opaqueredirect
+            || (300..400).contains(&response.status())
+        {
+            return Err(LlmError::Redirected);
+        }
         if !response.ok() {
-            let text = response.text().await.unwrap_or_default();
-            // Retry-After in seconds (the HTTP-date form is rare from model APIs).
-            let retry_after = response
-                .headers()
-                .get("retry-after")
-                .and_then(|v| v.trim().parse::<u32>().ok());
-            return Err(LlmError::Http {
-                status: response.status(),
-                message: message_from_error_body(&text),
-                retry_after,
+            return Err(self.http_error(&response).await);
+        }
+        let content_type = response.headers().get("content-type");
+        if !is_event_stream(content_type.as_deref()) {
+            let body = read_capped(response.body(), ERROR_BODY_MAX_BYTES)
+                .await
+                .map(|b| b.text)
+                .unwrap_or_default();
+            return Err(LlmError::NotEventStream {
+                content_type,
+                snippet: body_snippet(&body),
             });
         }
-        let body = response
-            .body()
-            .ok_or_else(|| LlmError::Network("the response has no body".into()))?;
-        let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
-        let mut stream = ChatStreamReader::new();
-        let mut received = 0usize;
-        // One idle timer per timeout window, not one per read: when it fires, the stream has
-        // stalled only if nothing arrived since it was set.
-        let idle_ms = self.idle_timeout_secs.saturating_mul(1000);
-        let mut idle = Box::pin(sleep(idle_ms));
-        let mut arrived_since_timer = false;
-        let mut last_yield = now_ms();
-        loop {
-            let mut read = JsFuture::from(reader.read());
-            let chunk = loop {
-                match select(&mut read, idle.as_mut()).await {
-                    Either::Left((chunk, _)) => {
-                        break chunk.map_err(|e| self.failure(js_error_text(&e)))?
-                    }
-                    Either::Right(_) if arrived_since_timer => {
-                        arrived_since_timer = false;
-                        idle = Box::pin(sleep(idle_ms));
-                    }
-                    Either::Right(_) => {
-                        let _ = reader.cancel();
-                        return Err(LlmError::Stalled {
-                            seconds: self.idle_timeout_secs,
-                        });
-                    }
-                }
-            };
-            arrived_since_timer = true;
-            let done = Reflect::get(&chunk, &JsValue::from_str("done"))
-                .ok()
-                .and_then(|d| d.as_bool())
-                .unwrap_or(true);
-            if done {
-                break;
-            }
-            if let Ok(value) = Reflect::get(&chunk, &JsValue::from_str("value")) {
-                let bytes = Uint8Array::new(&value).to_vec();
-                received += bytes.len();
-                if received > MAX_RESPONSE_BYTES {
-                    let _ = reader.cancel();
-                    return Err(LlmError::TooLarge { bytes: received });
-                }
-                if let Err(e) = stream.push(&bytes, on_delta) {
-                    let _ = reader.cancel();
-                    return Err(e);
-                }
-            }
-            // Data that is already there resolves reads as microtasks, one after another, and
-            // the page could not draw until the whole stream is read: give the event loop a
-            // turn every few milliseconds.
-            if now_ms() - last_yield > YIELD_EVERY_MS {
-                sleep(0).await;
-                last_yield = now_ms();
-            }
-            if stream.is_done() {
-                let _ = reader.cancel(); // nothing after [DONE] matters
-                break;
-            }
-        }
-        stream.finish(on_delta)
+        self.read_stream(&response, on_delta).await
     }
 
     fn pause(&self, ms: u32) -> LocalBoxFuture<'_, ()> {
@@ -158,11 +135,97 @@ impl BrowserChatModel {
             LlmError::Network(detail)
         }
     }
-}
 
-fn js_error_text(e: &JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| e.as_string())
-        .unwrap_or_else(|| "the connection broke".into())
+    /// A non-success status, with the message of (the start of) its body.
+    async fn http_error(&self, response: &Response) -> LlmError {
+        let body = read_capped(response.body(), ERROR_BODY_MAX_BYTES)
+            .await
+            .map(|b| b.text)
+            .unwrap_or_default();
+        // Retry-After in seconds (the HTTP-date form is rare from model APIs).
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.trim().parse::<u32>().ok());
+        LlmError::Http {
+            status: response.status(),
+            message: message_from_error_body(&body),
+            retry_after,
+        }
+    }
+
+    /// Reads the event stream until `[DONE]`, its end, or a limit.
+    async fn read_stream(
+        &self,
+        response: &Response,
+        on_delta: &mut dyn FnMut(ChatDelta),
+    ) -> Result<(), LlmError> {
+        let body = response
+            .body()
+            .ok_or_else(|| LlmError::Network("the response has no body".into()))?;
+        let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+        let mut stream = ChatStreamReader::new();
+        let mut received = 0usize;
+        let mut deadlines =
+            StreamDeadlines::new(now_ms(), self.idle_timeout_secs, self.max_stream_secs);
+        // One timer per deadline, not one per read: when it fires, the deadline is checked
+        // again, since data may have moved it meanwhile.
+        let mut timer = Box::pin(sleep(deadlines.check(now_ms())?));
+        let mut last_yield = now_ms();
+        loop {
+            let mut read = JsFuture::from(reader.read());
+            let chunk = loop {
+                match select(&mut read, timer.as_mut()).await {
+                    Either::Left((chunk, _)) => {
+                        break chunk.map_err(|e| self.failure(js_error_text(&e)))?
+                    }
+                    Either::Right(_) => match deadlines.check(now_ms()) {
+                        Ok(wait) => timer = Box::pin(sleep(wait)),
+                        Err(limit) => {
+                            let _ = reader.cancel();
+                            return Err(limit);
+                        }
+                    },
+                }
+            };
+            let done = Reflect::get(&chunk, &JsValue::from_str("done"))
+                .ok()
+                .and_then(|d| d.as_bool())
+                .unwrap_or(true);
+            if done {
+                break;
+            }
+            if let Ok(value) = Reflect::get(&chunk, &JsValue::from_str("value")) {
+                let bytes = Uint8Array::new(&value).to_vec();
+                received += bytes.len();
+                if received > MAX_RESPONSE_BYTES {
+                    let _ = reader.cancel();
+                    return Err(LlmError::TooLarge { bytes: received });
+                }
+                let events_before = stream.data_events();
+                if let Err(e) = stream.push(&bytes, on_delta) {
+                    let _ = reader.cancel();
+                    return Err(e);
+                }
+                deadlines.arrived(now_ms(), stream.data_events() > events_before);
+            }
+            if stream.is_done() {
+                let _ = reader.cancel(); // nothing after [DONE] matters
+                break;
+            }
+            // Bytes that keep coming must not keep the stream past its limits.
+            if let Err(limit) = deadlines.check(now_ms()) {
+                let _ = reader.cancel();
+                return Err(limit);
+            }
+            // Data that is already there resolves reads as microtasks, one after another, and
+            // the page could not draw until the whole stream is read: give the event loop a
+            // turn every few milliseconds.
+            if now_ms() - last_yield > YIELD_EVERY_MS {
+                sleep(0).await;
+                last_yield = now_ms();
+            }
+        }
+        stream.finish(on_delta)
+    }
 }

@@ -12,6 +12,13 @@ const MAX_RETRY_AFTER_SECS: u32 = 60;
 
 /// Transient failures: rate limits, server errors, a broken connection, an overloaded model.
 /// 401/402/403/404/422 are the user's to fix and are never retried.
+///
+/// No response headers within the time limit is retried like a network error: before the
+/// headers nothing reached the panel, so a retry can repeat nothing, and a hung request is
+/// often one stuck connection or backend. What the endpoint answered on purpose (a redirect,
+/// a body that is not an event stream) would come back the same, and so would a stream that
+/// only keeps itself alive (the endpoint is up but holds the request; a second copy would queue
+/// behind it); a reply past its total time already streamed for that long.
 pub fn is_retryable(e: &LlmError) -> bool {
     match e {
         LlmError::Http {
@@ -22,8 +29,16 @@ pub fn is_retryable(e: &LlmError) -> bool {
             (*status == 429 || matches!(status, 500..=599 if *status != 501))
                 && retry_after.is_none_or(|s| s <= MAX_RETRY_AFTER_SECS)
         }
-        LlmError::Network(_) | LlmError::Api { .. } | LlmError::Stalled { .. } => true,
-        LlmError::Aborted | LlmError::TooLarge { .. } => false,
+        LlmError::Network(_)
+        | LlmError::Api { .. }
+        | LlmError::Stalled { .. }
+        | LlmError::NoHeaders { .. } => true,
+        LlmError::Aborted
+        | LlmError::TooLarge { .. }
+        | LlmError::Redirected
+        | LlmError::NotEventStream { .. }
+        | LlmError::KeepAliveOnly { .. }
+        | LlmError::TooLong { .. } => false,
     }
 }
 
@@ -47,6 +62,7 @@ pub fn waiting_message(e: &LlmError, attempt: u32, wait_ms: u32) -> String {
         LlmError::Http { status, .. } => format!("Server error (HTTP {status})"),
         LlmError::Network(_) => "Network error".to_string(),
         LlmError::Stalled { .. } => "The stream stalled".to_string(),
+        LlmError::NoHeaders { seconds } => format!("No response headers within {seconds} s"),
         _ => "The provider reported an error".to_string(),
     };
     let secs = (wait_ms as f64 / 1000.0).ceil() as u32;
@@ -103,5 +119,26 @@ mod tests {
             waiting_message(&http(503, None), 1, 750),
             "Server error (HTTP 503); retrying in 1 s (1/4)."
         );
+        assert_eq!(
+            waiting_message(&LlmError::NoHeaders { seconds: 60 }, 3, 4_000),
+            "No response headers within 60 s; retrying in 4 s (3/4)."
+        );
+    }
+
+    #[test]
+    fn a_missing_header_is_retried_but_answers_given_on_purpose_are_not() {
+        assert!(is_retryable(&LlmError::NoHeaders { seconds: 60 }));
+        for answered in [
+            LlmError::Redirected,
+            LlmError::NotEventStream {
+                content_type: Some("text/html".into()),
+                snippet: "Sign in".into(),
+            },
+            LlmError::KeepAliveOnly { seconds: 60 },
+            LlmError::TooLong { seconds: 600 },
+            LlmError::TooLarge { bytes: 9_000_000 },
+        ] {
+            assert!(!is_retryable(&answered), "{answered:?}");
+        }
     }
 }

@@ -17,13 +17,19 @@ impl HttpResponse {
     }
 }
 
-/// Why a request got no response at all.
+/// Longest response body a tool reads; a longer one is not read at all. The largest answers
+/// the tools ask for (a whole Wikipedia article as plain text) are well under it.
+pub const MAX_RESPONSE_BYTES: usize = 2 * 1024 * 1024;
+
+/// Why a request got no usable response.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FetchError {
     /// The per-call time limit passed.
     Timeout { seconds: u32 },
     /// DNS, connection, CORS or similar: the browser gives no detail.
     Network(String),
+    /// The body was longer than this many bytes; reading stopped there.
+    TooLarge { limit_bytes: usize },
 }
 
 impl FetchError {
@@ -39,6 +45,9 @@ impl FetchError {
             FetchError::Network(detail) => {
                 format!("{service} could not be reached ({detail}).")
             }
+            FetchError::TooLarge { limit_bytes } => format!(
+                "{service} answered, but the response was larger than {limit_bytes} bytes, so it was not read."
+            ),
         }
     }
 }
@@ -169,6 +178,17 @@ mod tests {
         assert_eq!(
             url_with_query("http://h/?x=1", &[("y", "2")]),
             "http://h/?x=1&y=2"
+        );
+    }
+
+    #[test]
+    fn a_cut_response_is_named_not_parsed() {
+        let e = FetchError::TooLarge {
+            limit_bytes: MAX_RESPONSE_BYTES,
+        };
+        assert_eq!(
+            e.describe("Wikipedia"),
+            "Wikipedia answered, but the response was larger than 2097152 bytes, so it was not read."
         );
     }
 }

@@ -9,7 +9,7 @@ use web_sys::AbortController;
 
 use super::frame_batch::FrameBatch;
 use super::jsonp::FrameJsonp;
-use super::model_info::model_supports_tools;
+use super::model_info::model_list;
 use super::python_worker::WorkerPython;
 use super::tool_fetch::BrowserHttp;
 use crate::agent::action_protocol::{ProtocolChoice, ProtocolPlan};
@@ -65,6 +65,7 @@ fn chat_model(
         params: params.clone(),
         signal: controller.signal(),
         idle_timeout_secs: settings.stream_idle_timeout_secs,
+        max_stream_secs: settings.stream_max_secs,
     }
 }
 
@@ -85,9 +86,10 @@ fn run_tools(settings: &Settings) -> Registry {
     Registry::for_run(&env, |name| settings.tool_enabled(name))
 }
 
-fn chat_params(settings: &Settings) -> ChatParams {
+/// What a call of `model` sends besides the conversation.
+fn chat_params(settings: &Settings, model: &str) -> ChatParams {
     ChatParams {
-        model: settings.model.trim().to_string(),
+        model: model.trim().to_string(),
         temperature: settings.temperature,
         max_tokens: settings.max_tokens,
     }
@@ -103,7 +105,7 @@ pub fn continue_run(token: &str, panel: &PanelRun, controller: &AbortController)
         return;
     };
     // Said through the record, so a second press finds nothing to continue.
-    FrameBatch::new(panel.state).apply_now(AgentEvent::Continuing);
+    FrameBatch::new(panel.state).apply_now(AgentEvent::GoingOn);
     go_on(token, panel, Next::Resume { step, protocol }, controller);
 }
 
@@ -122,7 +124,8 @@ pub fn follow_up(token: &str, panel: &PanelRun, question: &str, controller: &Abo
 fn go_on(token: &str, panel: &PanelRun, next: Next, controller: &AbortController) {
     let record = panel.state.get_untracked();
     let settings = &panel.settings;
-    let model = chat_model(settings, token, &chat_params(settings), controller);
+    let params = chat_params(settings, &record.config.model);
+    let model = chat_model(settings, token, &params, controller);
     let tools = panel
         .tools
         .get_value()
@@ -152,7 +155,7 @@ fn new_record(run_id: u32, mode: Mode, settings: &Settings, tools: &Registry) ->
     let now = js_sys::Date::now();
     let config = RunConfig {
         mode,
-        model: settings.model.trim().to_string(),
+        model: settings.model_for(mode).to_string(),
         base_url: settings.base_url.trim().to_string(),
         temperature: settings.temperature,
         max_tokens: settings.max_tokens,
@@ -186,7 +189,6 @@ pub fn start_runs(
     modes: &[Mode],
     controller: &AbortController,
 ) -> Vec<PanelRun> {
-    let params = chat_params(settings);
     let snapshot = Arc::new(settings.clone());
     let mut jobs = Vec::new();
     let panels = modes
@@ -206,37 +208,46 @@ pub fn start_runs(
                 tools: StoredValue::new_local(Some(tools.clone())),
                 settings: snapshot.clone(),
             };
+            let params = chat_params(settings, settings.model_for(mode));
             let model = chat_model(settings, token, &params, controller);
-            jobs.push((model, tools, panel.state));
+            jobs.push((mode, model, tools, panel.state));
             panel
         })
         .collect();
 
-    let needs_plan =
-        settings.protocol == ProtocolChoice::Auto && modes.iter().any(|m| m.uses_tools());
-    let (choice, base_url, token, model_id) = (
-        settings.protocol,
-        settings.base_url.clone(),
-        token.to_string(),
-        params.model.clone(),
-    );
+    let (base_url, token) = (settings.base_url.clone(), token.to_string());
     let (question, max_steps) = (question.to_string(), settings.max_steps);
+    let (choice, context_setting) = (settings.protocol, settings.context_length);
     spawn_local(async move {
-        let supports = if needs_plan {
-            model_supports_tools(&base_url, &token, &model_id).await
-        } else {
-            None
-        };
-        let options = RunOptions {
-            max_steps,
-            plan: ProtocolPlan::resolve(choice, supports),
-        };
-        for (model, tools, state) in jobs {
-            let next = Next::Question(question.clone());
-            // The loop starts from the panel's record as it is: both fold the same events.
-            let Some(record) = state.try_get_untracked() else {
+        // Price, context window and tool support of each mode's model (read once per page).
+        let list = model_list(&base_url, &token).await;
+        for (mode, model, tools, state) in jobs {
+            let facts = list
+                .as_ref()
+                .and_then(|l| l.facts(&model.params.model))
+                .unwrap_or_default();
+            let supports = if mode.uses_tools() && choice == ProtocolChoice::Auto {
+                facts.supports_tools
+            } else {
+                None
+            };
+            let options = RunOptions {
+                max_steps,
+                plan: ProtocolPlan::resolve(choice, supports),
+            };
+            // The run has not started: its configuration is completed with what the endpoint
+            // says, before the loop takes its copy.
+            let configured = state.try_update(|r| {
+                r.config.pricing = facts.pricing;
+                r.config.context_length = (context_setting > 0)
+                    .then_some(context_setting)
+                    .or(facts.context_length);
+                r.clone()
+            });
+            let Some(record) = configured else {
                 continue; // a newer run replaced this panel meanwhile
             };
+            let next = Next::Question(question.clone());
             spawn_local(async move {
                 let batch = FrameBatch::new(state);
                 let mut emit = |event| batch.push(event);

@@ -1,12 +1,14 @@
-//! `HttpClient` for the browser: `fetch` with a per-call time limit. The tools never get the
-//! model token: this client sends only the headers a tool asks for.
+//! `HttpClient` for the browser: `fetch` with a per-call time limit and a cap on the size of
+//! the body. The tools never get the model token: this client sends only the headers a tool
+//! asks for.
 
 use futures::future::{select, Either, LocalBoxFuture};
 use gloo_net::http::Request;
 use web_sys::AbortController;
 
 use super::timer::sleep;
-use crate::tools::http::{FetchError, HttpClient, HttpResponse};
+use crate::llm::read_body::read_capped;
+use crate::tools::http::{FetchError, HttpClient, HttpResponse, MAX_RESPONSE_BYTES};
 
 pub struct BrowserHttp {
     pub timeout_secs: u32,
@@ -31,12 +33,20 @@ impl HttpClient for BrowserHttp {
                     .await
                     .map_err(|e| FetchError::Network(short(&e.to_string())))?;
                 let status = response.status();
-                // text() decodes as UTF-8 with replacement characters: bad bytes cannot break us.
-                let body = response
-                    .text()
+                // Decoded as UTF-8 with replacement characters: bad bytes cannot break us.
+                let body = read_capped(response.body(), MAX_RESPONSE_BYTES)
                     .await
-                    .map_err(|e| FetchError::Network(short(&e.to_string())))?;
-                Ok(HttpResponse { status, body })
+                    .map_err(|e| FetchError::Network(short(&e)))?;
+                if body.cut {
+                    // A cut body would only fail to parse; say what happened instead.
+                    return Err(FetchError::TooLarge {
+                        limit_bytes: MAX_RESPONSE_BYTES,
+                    });
+                }
+                Ok(HttpResponse {
+                    status,
+                    body: body.text,
+                })
             });
             let limit = Box::pin(sleep(self.timeout_secs.saturating_mul(1000)));
             match select(exchange, limit).await {

@@ -78,6 +78,7 @@ impl FixtureServer {
             .route("/forecast/v1/forecast", get(forecast))
             .route("/wttr/{place}", get(wttr))
             .route("/ddg/", get(duckduckgo))
+            .route("/endless", get(endless))
             .nest_service("/pyodide", ServeDir::new(pyodide))
             .layer(axum::middleware::from_fn_with_state(shared.clone(), record))
             .layer(CorsLayer::very_permissive())
@@ -143,6 +144,25 @@ async fn record(
         tokio::time::sleep(Duration::from_millis(delay)).await;
     }
     next.run(request).await
+}
+
+/// A JSON answer that never ends, for any tool pointed here: the start of a Wikipedia-shaped
+/// body, then filler, 8 KiB a millisecond, until the client stops reading.
+async fn endless() -> Response {
+    use futures::StreamExt;
+    let opening = axum::body::Bytes::from_static(b"{\"query\":{\"pages\":[{\"extract\":\"");
+    let filler = axum::body::Bytes::from(vec![b'x'; 8 * 1024]);
+    let body = futures::stream::once(async move { opening })
+        .chain(futures::stream::repeat(filler).then(|chunk| async move {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            chunk
+        }))
+        .map(Ok::<_, std::io::Error>);
+    (
+        [("content-type", "application/json; charset=utf-8")],
+        axum::body::Body::from_stream(body),
+    )
+        .into_response()
 }
 
 fn json(body: String) -> Response {

@@ -9,8 +9,14 @@
 //!
 //! A test scripts replies per rule: a rule matches when its text occurs in the request body
 //! (typically a mode's system prompt heading), and hands out its replies in order.
+//!
+//! Besides well-behaved replies it can misbehave as endpoints and the proxies in front of
+//! them do: never send the headers, stream an error body without end, keep a stream alive
+//! with SSE comments (lines starting with `:`, which the SSE format defines as comments) and
+//! no data, redirect elsewhere (HTTP 307 keeps the method and body), or answer 200 with a page
+//! that is not an event stream.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -21,6 +27,7 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use axum::Router;
+use futures::StreamExt;
 use tower_http::cors::CorsLayer;
 
 /// One scripted answer to a chat-completions call.
@@ -34,6 +41,18 @@ pub enum Reply {
         body: String,
         retry_after: Option<u32>,
     },
+    /// Any status with a body of any content type, e.g. a 200 login page.
+    Body {
+        code: u16,
+        content_type: String,
+        body: String,
+    },
+    /// The response headers never come: the request is held open, silent.
+    HeadersNever,
+    /// The headers of a JSON error come at once; its body then streams without end.
+    EndlessErrorBody { code: u16 },
+    /// A redirect to `location`, with no body.
+    Redirect { code: u16, location: String },
 }
 
 /// How a streamed reply goes: what is sent, how fast, and how it ends.
@@ -63,6 +82,9 @@ pub enum Ending {
     Dropped,
     /// After the content the stream stays open and silent for good.
     Stalls,
+    /// After the content the stream sends only keep-alive comments and blank lines, every
+    /// `chunk_delay`, for good.
+    KeepAlive,
 }
 
 /// Splits text into word-sized tokens that keep their whitespace, as a model would stream it.
@@ -158,6 +180,29 @@ impl Reply {
     pub fn with_garbage_lines(self, n: usize) -> Self {
         self.script(|s| s.garbage_lines = n)
     }
+
+    /// A stream that, after its opening chunk, sends only keep-alive comments, every 100 ms.
+    pub fn keep_alive_only() -> Self {
+        Reply::text("")
+            .with_chunk_delay(100)
+            .ending(Ending::KeepAlive)
+    }
+
+    /// A 200 whose body is an HTML page.
+    pub fn html(page: &str) -> Self {
+        Reply::Body {
+            code: 200,
+            content_type: "text/html; charset=utf-8".into(),
+            body: page.into(),
+        }
+    }
+
+    pub fn redirect(code: u16, location: &str) -> Self {
+        Reply::Redirect {
+            code,
+            location: location.into(),
+        }
+    }
 }
 
 /// A request the mock received, for assertions.
@@ -194,6 +239,10 @@ struct Rule {
 struct Inner {
     rules: Vec<Rule>,
     log: Vec<Recorded>,
+    /// Body bytes handed to the connection, by request index (streamed replies only).
+    bytes_sent: HashMap<usize, u64>,
+    /// When a streamed body ended or the client hung up on it, by request index.
+    closed: HashMap<usize, Instant>,
 }
 
 #[derive(Clone)]
@@ -249,6 +298,18 @@ impl MockEndpoint {
             .collect()
     }
 
+    /// Body bytes sent in answer to request number `index` (of `requests()`), for streamed
+    /// replies.
+    pub fn bytes_sent(&self, index: usize) -> u64 {
+        let inner = self.inner.lock().unwrap();
+        inner.bytes_sent.get(&index).copied().unwrap_or(0)
+    }
+
+    /// When the streamed answer to request number `index` ended, or its client hung up.
+    pub fn closed_at(&self, index: usize) -> Option<Instant> {
+        self.inner.lock().unwrap().closed.get(&index).copied()
+    }
+
     /// Chat requests whose body contains `text`, in arrival order.
     pub fn chat_requests_containing(&self, text: &str) -> Vec<Recorded> {
         self.chat_requests()
@@ -293,9 +354,25 @@ async fn models(
     headers: HeaderMap,
 ) -> Response {
     record(&state, &method, &uri, &headers, "");
+    // Shaped as the Hugging Face router's list (huggingface/hub-docs
+    // `docs/inference-providers/`): providers with status, context length and pricing in US
+    // dollars per million tokens. No `supports_tools`, so "auto" means the text protocol.
+    let priced = |id: &str, input: f64, output: f64| {
+        serde_json::json!({
+            "id": id, "object": "model", "owned_by": "mock",
+            "providers": [{
+                "provider": "mock", "status": "live", "context_length": 32768,
+                "pricing": { "input": input, "output": output }
+            }]
+        })
+    };
     let body = serde_json::json!({
         "object": "list",
-        "data": [{ "id": "mock/model", "object": "model", "owned_by": "mock" }]
+        "data": [
+            { "id": "mock/model", "object": "model", "owned_by": "mock" },
+            priced("mock/think", 1.0, 2.0),
+            priced("mock/act", 0.5, 1.0),
+        ]
     });
     axum::Json(body).into_response()
 }
@@ -345,6 +422,41 @@ async fn respond(reply: Reply, state: Shared, index: usize) -> Response {
             state.lock().unwrap().log[index].finished = Some(Instant::now());
             response
         }
+        Reply::Body {
+            code,
+            content_type,
+            body,
+        } => {
+            state.lock().unwrap().log[index].finished = Some(Instant::now());
+            (
+                StatusCode::from_u16(code).unwrap(),
+                [("content-type", content_type)],
+                body,
+            )
+                .into_response()
+        }
+        Reply::HeadersNever => futures::future::pending().await,
+        Reply::Redirect { code, location } => (
+            StatusCode::from_u16(code).unwrap(),
+            [("location", location)],
+        )
+            .into_response(),
+        Reply::EndlessErrorBody { code } => {
+            let opening = Bytes::from_static(b"{\"error\":{\"message\":\"");
+            let filler = Bytes::from(vec![b'x'; 8 * 1024]);
+            let chunks = futures::stream::once(async move { opening })
+                .chain(futures::stream::repeat(filler).then(|chunk| async move {
+                    // Fast, but not so fast that a client reading it all would eat the machine.
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                    chunk
+                }))
+                .map(Ok::<_, std::io::Error>);
+            Response::builder()
+                .status(code)
+                .header("content-type", "application/json")
+                .body(Body::from_stream(Counted::new(chunks, state, index)))
+                .unwrap()
+        }
         Reply::Stream(script) => {
             if !script.latency.is_zero() {
                 tokio::time::sleep(script.latency).await;
@@ -353,6 +465,9 @@ async fn respond(reply: Reply, state: Shared, index: usize) -> Response {
             let delay = script.chunk_delay;
             let dropped = script.ending == Ending::Dropped;
             let stalls = script.ending == Ending::Stalls;
+            let keeps_alive = script.ending == Ending::KeepAlive;
+            let keep_alive_every = delay.max(Duration::from_millis(10));
+            let counted_state = state.clone();
             let stream = futures::stream::unfold(
                 (events.into_iter(), state, false),
                 move |(mut events, state, ended)| async move {
@@ -367,7 +482,7 @@ async fn respond(reply: Reply, state: Shared, index: usize) -> Response {
                         Some(event) => {
                             // The client may hang up right after [DONE]: the last event sent
                             // is when the reply finished.
-                            if events.len() == 0 && !dropped && !stalls {
+                            if events.len() == 0 && !dropped && !stalls && !keeps_alive {
                                 state.lock().unwrap().log[index].finished = Some(Instant::now());
                             }
                             Some((Ok(Bytes::from(event)), (events, state, false)))
@@ -381,6 +496,12 @@ async fn respond(reply: Reply, state: Shared, index: usize) -> Response {
                             futures::future::pending::<()>().await;
                             None
                         }
+                        None if keeps_alive => {
+                            // A comment, then an empty line on its own: neither is data.
+                            tokio::time::sleep(keep_alive_every).await;
+                            let bytes = Bytes::from_static(b": keep-alive\n\n\n");
+                            Some((Ok(bytes), (events, state, false)))
+                        }
                         None => None,
                     }
                 },
@@ -388,8 +509,63 @@ async fn respond(reply: Reply, state: Shared, index: usize) -> Response {
             Response::builder()
                 .header("content-type", "text/event-stream")
                 .header("cache-control", "no-cache")
-                .body(Body::from_stream(stream))
+                .body(Body::from_stream(Counted::new(
+                    stream,
+                    counted_state,
+                    index,
+                )))
                 .unwrap()
+        }
+    }
+}
+
+/// A streamed body that counts the bytes it hands out and notes when it is dropped: at its
+/// end, or when the client hung up.
+struct Counted<S> {
+    inner: std::pin::Pin<Box<S>>,
+    state: Shared,
+    index: usize,
+}
+
+impl<S> Counted<S> {
+    fn new(inner: S, state: Shared, index: usize) -> Self {
+        Counted {
+            inner: Box::pin(inner),
+            state,
+            index,
+        }
+    }
+}
+
+impl<S> futures::Stream for Counted<S>
+where
+    S: futures::Stream<Item = std::io::Result<Bytes>>,
+{
+    type Item = std::io::Result<Bytes>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        let polled = self.inner.as_mut().poll_next(cx);
+        if let std::task::Poll::Ready(Some(Ok(bytes))) = &polled {
+            let (n, index) = (bytes.len() as u64, self.index);
+            *self
+                .state
+                .lock()
+                .unwrap()
+                .bytes_sent
+                .entry(index)
+                .or_default() += n;
+        }
+        polled
+    }
+}
+
+impl<S> Drop for Counted<S> {
+    fn drop(&mut self) {
+        if let Ok(mut inner) = self.state.lock() {
+            inner.closed.insert(self.index, Instant::now());
         }
     }
 }
@@ -470,7 +646,7 @@ fn sse_events(script: &StreamScript) -> Vec<String> {
             });
             events.push(format!("data: {value}\n\n"));
         }
-        Ending::Dropped | Ending::Stalls => {}
+        Ending::Dropped | Ending::Stalls | Ending::KeepAlive => {}
     }
     events
 }

@@ -1,6 +1,7 @@
-//! The `python` tool: runs a snippet in Pyodide inside a module Web Worker (`ui::python_worker`
-//! and `public/python-worker.js`). This file is the pure part: reading the input, shaping the
-//! output, naming the failures. The worker never sees the token: it gets the code, nothing else.
+//! The `python` tool: runs a snippet in Pyodide inside a Web Worker that has no network
+//! (`ui::python_worker`, `public/python-frame.html`, `public/python-worker.js`). This file is the
+//! pure part: reading the input, reading the worker's replies, shaping the output, naming the
+//! failures. The worker never sees the token: it gets the code, nothing else.
 
 use std::rc::Rc;
 
@@ -13,17 +14,31 @@ use super::{Tool, ToolSpec};
 pub const DEFAULT_TIMEOUT_SECS: u32 = 10;
 /// Longest program accepted.
 const MAX_CODE_CHARS: usize = 10_000;
-/// Output the worker keeps; the rest is counted, not sent.
+/// Output the worker keeps (printed text, and the last expression's value); the rest is
+/// counted, not sent.
 pub const MAX_OUTPUT_CHARS: usize = 4_000;
+/// What a program that tries to reach the network is told, by the worker or in the observation.
+pub const NO_NETWORK: &str = "NetworkError/blocked: the python tool has no network";
+/// Room in an observation for labels and notes around the printed text and the value.
+const NOTES_ROOM: usize = 300;
+/// Share of the observation the value gets when the program also printed.
+const VALUE_ROOM_BESIDE_OUTPUT: usize = 400;
+/// Refused addresses named in an observation, and their length there.
+const BLOCKED_SHOWN: usize = 2;
+const BLOCKED_URL_CHARS: usize = 80;
 
 /// What a finished program gave.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PythonOutput {
     pub stdout: String,
-    /// `repr`-like text of the last expression's value, if it had one.
+    /// `str()` of the last expression's value, if it had one (its first `MAX_OUTPUT_CHARS`).
     pub value: Option<String>,
     /// Characters of output dropped by the worker beyond `MAX_OUTPUT_CHARS`.
     pub cut_chars: usize,
+    /// Characters of the value dropped by the worker.
+    pub value_cut_chars: usize,
+    /// Addresses the sandbox refused while the program ran.
+    pub blocked: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +49,60 @@ pub enum PythonFailure {
     TimedOut { seconds: u32 },
     /// Pyodide could not be loaded (bad base URL, offline…).
     Unavailable(String),
+}
+
+/// A message from the sandbox, its fields read as plain values (`ui::python_worker`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WorkerReply {
+    /// `ready`, `loaded`, `unavailable`, `started`, `done` or `raised`.
+    pub kind: String,
+    /// The call it answers (0 for the sandbox's own news).
+    pub id: u32,
+    pub stdout: String,
+    pub cut: usize,
+    pub value: Option<String>,
+    /// Length of the value's whole text, of which `value` is the start.
+    pub value_chars: usize,
+    pub error: Option<String>,
+    pub blocked: Vec<String>,
+}
+
+impl WorkerReply {
+    /// Whether this ends call `id`: its result, or the sandbox failing under it.
+    pub fn ends_call(&self, id: u32) -> bool {
+        match self.kind.as_str() {
+            "done" | "raised" => self.id == id,
+            "unavailable" => true,
+            _ => false,
+        }
+    }
+
+    /// The outcome of a call, from the message that ended it.
+    pub fn outcome(self) -> Result<PythonOutput, PythonFailure> {
+        match self.kind.as_str() {
+            "done" => {
+                let shown = self.value.as_deref().map_or(0, |v| v.chars().count());
+                Ok(PythonOutput {
+                    stdout: self.stdout,
+                    value_cut_chars: self.value_chars.saturating_sub(shown),
+                    value: self.value,
+                    cut_chars: self.cut,
+                    blocked: self.blocked,
+                })
+            }
+            "raised" => {
+                let mut message = self.error.unwrap_or_else(|| "unknown error".into());
+                if !self.blocked.is_empty() && !message.contains(NO_NETWORK) {
+                    message.push('\n');
+                    message.push_str(&blocked_note(&self.blocked));
+                }
+                Err(PythonFailure::Raised(message))
+            }
+            _ => Err(PythonFailure::Unavailable(
+                self.error.unwrap_or_else(|| "the sandbox stopped".into()),
+            )),
+        }
+    }
 }
 
 /// Runs code somewhere safe. The browser implementation owns the worker.
@@ -111,20 +180,35 @@ fn unfence(s: &str) -> &str {
         .trim_end()
 }
 
-/// The observation for a run's outcome.
+/// The observation for a run's outcome. Printed text and value share the observation's room;
+/// whatever does not fit is named by count, so the model knows it saw only the start.
 pub fn describe(outcome: Result<PythonOutput, PythonFailure>) -> Result<String, String> {
     match outcome {
         Ok(out) => {
-            let mut parts = Vec::new();
+            let room = MAX_OBSERVATION_CHARS - NOTES_ROOM;
             let stdout = out.stdout.trim_end();
-            if !stdout.is_empty() {
-                parts.push(format!("Printed:\n{stdout}"));
+            let value = out.value.as_deref().filter(|v| !v.is_empty());
+            let value_part = value.map(|v| {
+                let value_room = if stdout.is_empty() && out.cut_chars == 0 {
+                    room
+                } else {
+                    VALUE_ROOM_BESIDE_OUTPUT
+                };
+                head_of(v, value_room, out.value_cut_chars)
+            });
+            let stdout_room = room.saturating_sub(value_part.as_ref().map_or(0, |v| v.chars().count()));
+            let mut parts = Vec::new();
+            if !stdout.is_empty() || out.cut_chars > 0 {
+                parts.push(format!(
+                    "Printed:\n{}",
+                    head_of(stdout, stdout_room, out.cut_chars)
+                ));
             }
-            if out.cut_chars > 0 {
-                parts.push(format!("[…{} more characters of output cut]", out.cut_chars));
-            }
-            if let Some(value) = out.value.filter(|v| !v.is_empty()) {
+            if let Some(value) = value_part {
                 parts.push(format!("Value: {value}"));
+            }
+            if !out.blocked.is_empty() {
+                parts.push(blocked_note(&out.blocked));
             }
             if parts.is_empty() {
                 parts.push("The program ran and printed nothing.".into());
@@ -142,6 +226,27 @@ pub fn describe(outcome: Result<PythonOutput, PythonFailure>) -> Result<String, 
             Err(format!("The Python sandbox could not start: {reason}"))
         }
     }
+}
+
+/// The first `room` characters of `text`, and a count of the rest (with `more` already cut).
+fn head_of(text: &str, room: usize, more: usize) -> String {
+    let total = text.chars().count();
+    if total <= room && more == 0 {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(room).collect();
+    let dropped = total.saturating_sub(room) + more;
+    format!("{head}\n[…{dropped} more characters cut]")
+}
+
+/// Says that the sandbox refused a connection, and to where.
+fn blocked_note(blocked: &[String]) -> String {
+    let shown: Vec<String> = blocked
+        .iter()
+        .take(BLOCKED_SHOWN)
+        .map(|url| url.chars().take(BLOCKED_URL_CHARS).collect())
+        .collect();
+    format!("{NO_NETWORK} (refused: {})", shown.join(", "))
 }
 
 /// Tracebacks are long; the end says what went wrong.
@@ -202,8 +307,7 @@ mod tests {
     fn sends_the_code_and_the_limit_only() {
         let (python, runner) = tool(Ok(PythonOutput {
             stdout: "45\n".into(),
-            value: None,
-            cut_chars: 0,
+            ..PythonOutput::default()
         }));
         assert_eq!(
             block_on(python.call("print(sum(range(10)))")),
@@ -222,6 +326,7 @@ mod tests {
                 stdout: stdout.into(),
                 value: value.map(str::to_string),
                 cut_chars: cut,
+                ..PythonOutput::default()
             }))
             .unwrap()
         };
@@ -229,8 +334,126 @@ mod tests {
         assert_eq!(out("", None, 0), "The program ran and printed nothing.");
         assert_eq!(
             out("a\n", Some("1"), 120),
-            "Printed:\na\n[…120 more characters of output cut]\nValue: 1"
+            "Printed:\na\n[…120 more characters cut]\nValue: 1"
         );
+    }
+
+    /// What the worker sends for `print('x' * 10**9)` and for `'x' * 10**9` as the last
+    /// expression: the start and a count.
+    #[test]
+    fn a_gigabyte_of_output_becomes_a_short_observation_that_says_how_much_was_cut() {
+        let printed = WorkerReply {
+            kind: "done".into(),
+            id: 3,
+            stdout: "x".repeat(MAX_OUTPUT_CHARS),
+            cut: 1_000_000_001 - MAX_OUTPUT_CHARS,
+            ..WorkerReply::default()
+        };
+        let text = describe(printed.outcome()).unwrap();
+        assert!(text.chars().count() <= MAX_OBSERVATION_CHARS, "{text}");
+        let shown = text.matches('x').count();
+        assert!(
+            text.ends_with(&format!("[…{} more characters cut]", 1_000_000_001 - shown)),
+            "{text}"
+        );
+
+        let value = WorkerReply {
+            kind: "done".into(),
+            id: 4,
+            value: Some("x".repeat(MAX_OUTPUT_CHARS)),
+            value_chars: 1_000_000_000,
+            ..WorkerReply::default()
+        };
+        let out = value.outcome().unwrap();
+        assert_eq!(out.value_cut_chars, 1_000_000_000 - MAX_OUTPUT_CHARS);
+        let text = describe(Ok(out)).unwrap();
+        assert!(text.starts_with("Value: xxx"), "{text}");
+        let shown = text.matches('x').count();
+        assert!(
+            text.ends_with(&format!("[…{} more characters cut]", 1_000_000_000 - shown)),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn printed_text_and_value_share_the_observation() {
+        let out = PythonOutput {
+            stdout: "p".repeat(3000),
+            value: Some("v".repeat(3000)),
+            ..PythonOutput::default()
+        };
+        let text = describe(Ok(out)).unwrap();
+        assert!(text.chars().count() <= MAX_OBSERVATION_CHARS, "{text}");
+        assert!(
+            text.contains("Value: vvv") && text.contains("Printed:\nppp"),
+            "{text}"
+        );
+        assert_eq!(text.matches("more characters cut]").count(), 2, "{text}");
+    }
+
+    #[test]
+    fn refused_connections_are_named_in_the_observation() {
+        let blocked = vec![
+            "http://127.0.0.1:9/x".to_string(),
+            "ws://h/y".into(),
+            "z".into(),
+        ];
+        let done = WorkerReply {
+            kind: "done".into(),
+            stdout: "caught it\n".into(),
+            blocked: blocked.clone(),
+            ..WorkerReply::default()
+        };
+        assert_eq!(
+            describe(done.outcome()).unwrap(),
+            format!("Printed:\ncaught it\n{NO_NETWORK} (refused: http://127.0.0.1:9/x, ws://h/y)")
+        );
+        let raised = WorkerReply {
+            kind: "raised".into(),
+            error: Some("JsException: TypeError: Failed to fetch".into()),
+            blocked,
+            ..WorkerReply::default()
+        };
+        let e = describe(raised.outcome()).unwrap_err();
+        assert!(e.contains("TypeError: Failed to fetch"), "{e}");
+        assert!(
+            e.ends_with(&format!(
+                "{NO_NETWORK} (refused: http://127.0.0.1:9/x, ws://h/y)"
+            )),
+            "{e}"
+        );
+        // The worker's own refusal already says it: not twice.
+        let refused = WorkerReply {
+            kind: "raised".into(),
+            error: Some(format!("JsException: TypeError: {NO_NETWORK}")),
+            blocked: vec!["http://h/".into()],
+            ..WorkerReply::default()
+        };
+        let e = describe(refused.outcome()).unwrap_err();
+        assert_eq!(e.matches(NO_NETWORK).count(), 1, "{e}");
+    }
+
+    #[test]
+    fn a_call_ends_with_its_own_result_or_a_failed_sandbox() {
+        let reply = |kind: &str, id| WorkerReply {
+            kind: kind.into(),
+            id,
+            ..WorkerReply::default()
+        };
+        assert!(reply("done", 2).ends_call(2));
+        assert!(reply("raised", 2).ends_call(2));
+        assert!(!reply("done", 1).ends_call(2), "another call's result");
+        assert!(!reply("started", 2).ends_call(2));
+        assert!(reply("unavailable", 0).ends_call(2));
+        let e = describe(
+            WorkerReply {
+                error: Some("the worker failed".into()),
+                ..reply("unavailable", 0)
+            }
+            .outcome(),
+        )
+        .unwrap_err();
+        assert_eq!(e, "The Python sandbox could not start: the worker failed");
     }
 
     #[test]

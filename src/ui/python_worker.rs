@@ -1,34 +1,55 @@
-//! `PythonRunner` for the browser: Pyodide in a module Web Worker (`public/python-worker.js`).
-//! The worker is created at the first python call of a panel's run (so the page never
-//! downloads Pyodide otherwise), receives only the code, and is terminated when a program
-//! runs past its limit; the next call starts a fresh one.
+//! `PythonRunner` for the browser: Pyodide in a worker that has no network.
+//!
+//! The worker is started by a hidden `<iframe sandbox="allow-scripts">`
+//! (`public/python-frame.html`, opaque origin) from a blob: URL, so it inherits the frame's
+//! Content-Security-Policy, which allows no connection, script or worker from any host. The
+//! page fetches Pyodide's files itself (once per page, at the first python call, kept as
+//! Blobs) and hands them to the frame; the worker loads Pyodide from memory.
+//!
+//! Calls to one runner take turns: two python calls of one step run one after the other in
+//! the same interpreter, each within its own time limit from the moment its program starts.
+//! A program past its limit (or a call abandoned mid-run) ends the frame and its worker; the
+//! next call starts a fresh one.
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
 
 use futures::channel::mpsc;
-use futures::future::{select, Either, LocalBoxFuture};
-use futures::StreamExt;
-use js_sys::{Object, Reflect};
+use futures::future::{select, Either, LocalBoxFuture, Shared};
+use futures::lock::Mutex;
+use futures::{FutureExt, StreamExt};
+use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{HtmlIFrameElement, MessageEvent, Response};
 
 use super::timer::sleep;
-use crate::tools::python::{PythonFailure, PythonOutput, PythonRunner, MAX_OUTPUT_CHARS};
+use crate::tools::python::{
+    PythonFailure, PythonOutput, PythonRunner, WorkerReply, MAX_OUTPUT_CHARS, NO_NETWORK,
+};
 
-/// Loading Pyodide (a few MB) is not the program's time: it has its own, generous limit.
+/// Fetching and starting Pyodide (a few MB) is not the program's time: it has its own,
+/// generous limit.
 const LOAD_LIMIT_SECS: u32 = 120;
+/// The files Pyodide needs, fetched from the configured base URL.
+const PYODIDE_FILES: [&str; 5] = [
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+];
+/// The worker's script, one of the app's own files.
+const WORKER_SCRIPT: &str = "python-worker.js";
 
 pub struct WorkerPython {
     index_url: String,
-    live: RefCell<Option<LiveWorker>>,
+    live: RefCell<Option<Rc<Sandbox>>>,
+    /// One call at a time: the interpreter, its globals and its output are shared.
+    turn: Mutex<()>,
     next_id: Cell<u32>,
-}
-
-struct LiveWorker {
-    worker: Worker,
-    inbox: mpsc::UnboundedReceiver<JsValue>,
-    _on_message: Closure<dyn FnMut(MessageEvent)>,
 }
 
 impl WorkerPython {
@@ -36,58 +57,96 @@ impl WorkerPython {
         Self {
             index_url,
             live: RefCell::new(None),
+            turn: Mutex::new(()),
             next_id: Cell::new(0),
         }
     }
 
-    fn start_worker(&self) -> Result<LiveWorker, PythonFailure> {
-        let options = WorkerOptions::new();
-        options.set_type(WorkerType::Module);
-        let worker = Worker::new_with_options("python-worker.js", &options).map_err(|_| {
-            PythonFailure::Unavailable("the browser refused to start a worker".into())
-        })?;
-        let (sender, inbox) = mpsc::unbounded();
-        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-            let _ = sender.unbounded_send(event.data());
-        });
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        Ok(LiveWorker {
-            worker,
-            inbox,
-            _on_message: on_message,
-        })
-    }
-
     fn kill(&self) {
-        if let Some(live) = self.live.borrow_mut().take() {
-            live.worker.terminate();
+        if let Some(sandbox) = self.live.borrow_mut().take() {
+            sandbox.close();
         }
     }
 
-    /// Waits for the next message about call `id`, or gives up after `secs`.
-    async fn next_message(&self, id: u32, secs: u32) -> Option<JsValue> {
-        let deadline = Box::pin(sleep(secs.saturating_mul(1000)));
-        let wait = Box::pin(async {
-            loop {
-                // The receiver is taken out while waiting so no RefCell borrow spans an await.
-                let mut inbox = {
-                    let mut live = self.live.borrow_mut();
-                    let live = live.as_mut()?;
-                    std::mem::replace(&mut live.inbox, mpsc::unbounded().1)
-                };
-                let message = inbox.next().await;
-                if let Some(live) = self.live.borrow_mut().as_mut() {
-                    live.inbox = inbox;
-                }
-                let message = message?;
-                if field_u32(&message, "id") == Some(id) {
-                    return Some(message);
+    /// The running sandbox, or a new one with Pyodide loaded.
+    async fn sandbox(&self) -> Result<Rc<Sandbox>, PythonFailure> {
+        if let Some(sandbox) = self.live.borrow().as_ref() {
+            return Ok(sandbox.clone());
+        }
+        let start = Box::pin(start_sandbox(&self.index_url));
+        let limit = Box::pin(sleep(LOAD_LIMIT_SECS * 1000));
+        let sandbox = match select(start, limit).await {
+            Either::Left((started, _)) => started.map_err(PythonFailure::Unavailable)?,
+            Either::Right(_) => {
+                return Err(PythonFailure::Unavailable(format!(
+                    "Pyodide did not load within {LOAD_LIMIT_SECS} s (check the Pyodide base URL in Settings)"
+                )))
+            }
+        };
+        let sandbox = Rc::new(sandbox);
+        *self.live.borrow_mut() = Some(sandbox.clone());
+        Ok(sandbox)
+    }
+
+    async fn run_in_turn(
+        &self,
+        code: &str,
+        timeout_secs: u32,
+    ) -> Result<PythonOutput, PythonFailure> {
+        let sandbox = self.sandbox().await?;
+        let id = self.next_id.get() + 1;
+        self.next_id.set(id);
+        sandbox
+            .post(&run_message(id, code))
+            .map_err(PythonFailure::Unavailable)?;
+        // If this call is dropped (the run was stopped) while its program runs, nothing else
+        // would stop the program: the guard ends the sandbox.
+        let mut guard = EndUnlessFinished {
+            python: self,
+            finished: false,
+        };
+        let limit_ms = timeout_secs.saturating_mul(1000);
+        let outcome = match sandbox
+            .next(
+                |r| (r.kind == "started" && r.id == id) || r.ends_call(id),
+                limit_ms,
+            )
+            .await
+        {
+            Some(reply) if reply.kind == "started" => {
+                match sandbox.next(|r| r.ends_call(id), limit_ms).await {
+                    Some(reply) => reply.outcome(),
+                    None => Err(PythonFailure::TimedOut {
+                        seconds: timeout_secs,
+                    }),
                 }
             }
-        });
-        match select(wait, deadline).await {
-            Either::Left((message, _)) => message,
-            Either::Right(_) => None,
+            Some(reply) => reply.outcome(),
+            None => Err(PythonFailure::TimedOut {
+                seconds: timeout_secs,
+            }),
+        };
+        if matches!(
+            outcome,
+            Err(PythonFailure::TimedOut { .. } | PythonFailure::Unavailable(_))
+        ) {
+            // The only way to stop a running program: end its worker.
+            self.kill();
+        }
+        guard.finished = true;
+        outcome
+    }
+}
+
+struct EndUnlessFinished<'a> {
+    python: &'a WorkerPython,
+    finished: bool,
+}
+
+impl Drop for EndUnlessFinished<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.python.kill();
         }
     }
 }
@@ -105,70 +164,247 @@ impl PythonRunner for WorkerPython {
         timeout_secs: u32,
     ) -> LocalBoxFuture<'a, Result<PythonOutput, PythonFailure>> {
         Box::pin(async move {
-            if self.live.borrow().is_none() {
-                let live = self.start_worker()?;
-                *self.live.borrow_mut() = Some(live);
-            }
-            let id = self.next_id.get() + 1;
-            self.next_id.set(id);
-            let message = Object::new();
-            let set = |k: &str, v: JsValue| Reflect::set(&message, &JsValue::from_str(k), &v);
-            let _ = set("id", JsValue::from(id));
-            let _ = set("code", JsValue::from_str(code));
-            let _ = set("indexURL", JsValue::from_str(&self.index_url));
-            let _ = set("maxOutput", JsValue::from(MAX_OUTPUT_CHARS as u32));
-            if let Some(live) = self.live.borrow().as_ref() {
-                live.worker.post_message(&message).map_err(|_| {
-                    PythonFailure::Unavailable("the worker refused the program".into())
-                })?;
-            }
-
-            // Phase 1: Pyodide loads (first call only), then the worker says it started.
-            match self.next_message(id, LOAD_LIMIT_SECS).await {
-                Some(m) if field(&m, "kind").as_deref() == Some("started") => {}
-                Some(m) => {
-                    let reason = field(&m, "error").unwrap_or_else(|| "unknown error".into());
-                    self.kill();
-                    return Err(PythonFailure::Unavailable(reason));
-                }
-                None => {
-                    self.kill();
-                    return Err(PythonFailure::Unavailable(format!(
-                        "Pyodide did not load within {LOAD_LIMIT_SECS} s (check the Pyodide base URL in Settings)"
-                    )));
-                }
-            }
-            // Phase 2: the program, within its limit.
-            match self.next_message(id, timeout_secs).await {
-                Some(m) if field(&m, "kind").as_deref() == Some("done") => Ok(PythonOutput {
-                    stdout: field(&m, "stdout").unwrap_or_default(),
-                    value: field(&m, "value"),
-                    cut_chars: field_u32(&m, "cut").unwrap_or(0) as usize,
-                }),
-                Some(m) => Err(PythonFailure::Raised(
-                    field(&m, "error").unwrap_or_else(|| "unknown error".into()),
-                )),
-                None => {
-                    // The only way to stop a running program: end the worker.
-                    self.kill();
-                    Err(PythonFailure::TimedOut {
-                        seconds: timeout_secs,
-                    })
-                }
-            }
+            let _turn = self.turn.lock().await;
+            self.run_in_turn(code, timeout_secs).await
         })
     }
 }
 
-fn field(v: &JsValue, name: &str) -> Option<String> {
-    Reflect::get(v, &JsValue::from_str(name))
-        .ok()
-        .and_then(|v| v.as_string())
+/// The sandboxed frame, its worker, and the messages it sent the page.
+struct Sandbox {
+    frame: HtmlIFrameElement,
+    inbox: Mutex<mpsc::UnboundedReceiver<WorkerReply>>,
+    listener: Closure<dyn FnMut(MessageEvent)>,
 }
 
-fn field_u32(v: &JsValue, name: &str) -> Option<u32> {
-    Reflect::get(v, &JsValue::from_str(name))
-        .ok()
-        .and_then(|v| v.as_f64())
-        .map(|n| n as u32)
+impl Sandbox {
+    /// Adds the hidden frame; it says `ready` once it has loaded.
+    fn open() -> Result<Self, String> {
+        let window = web_sys::window().ok_or("no window")?;
+        let document = window.document().ok_or("no document")?;
+        let frame: HtmlIFrameElement = document
+            .create_element("iframe")
+            .map_err(|_| "cannot create a frame")?
+            .unchecked_into();
+        let _ = frame.set_attribute("sandbox", "allow-scripts");
+        let _ = frame.set_attribute("hidden", "");
+        let _ = frame.set_attribute("class", "python-frame");
+        frame.set_src("python-frame.html");
+        let (sender, inbox) = mpsc::unbounded();
+        let own = frame.clone();
+        let listener = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            // Only this sandbox's frame may speak to it (its origin is opaque: "null").
+            let Some(own) = own.content_window() else {
+                return;
+            };
+            let from_frame = event
+                .source()
+                .is_some_and(|from| JsValue::from(own) == JsValue::from(from));
+            if from_frame && event.origin() == "null" {
+                let _ = sender.unbounded_send(read_reply(&event.data()));
+            }
+        });
+        window
+            .add_event_listener_with_callback("message", listener.as_ref().unchecked_ref())
+            .map_err(|_| "cannot listen to the frame")?;
+        let sandbox = Sandbox {
+            frame,
+            inbox: Mutex::new(inbox),
+            listener,
+        };
+        document
+            .body()
+            .ok_or("no body")?
+            .append_child(&sandbox.frame)
+            .map_err(|_| "cannot attach the frame")?;
+        Ok(sandbox)
+    }
+
+    fn post(&self, message: &JsValue) -> Result<(), String> {
+        let window = self
+            .frame
+            .content_window()
+            .ok_or("the Python sandbox is gone")?;
+        // An opaque origin cannot be named as the target: the window is ours.
+        window
+            .post_message(message, "*")
+            .map_err(|_| "the Python sandbox refused the message".to_string())
+    }
+
+    /// The first message that `wanted` picks, within `limit_ms`.
+    async fn next(
+        &self,
+        wanted: impl Fn(&WorkerReply) -> bool,
+        limit_ms: u32,
+    ) -> Option<WorkerReply> {
+        let wait = Box::pin(async {
+            let mut inbox = self.inbox.lock().await;
+            while let Some(reply) = inbox.next().await {
+                if wanted(&reply) {
+                    return Some(reply);
+                }
+            }
+            None
+        });
+        match select(wait, Box::pin(sleep(limit_ms))).await {
+            Either::Left((reply, _)) => reply,
+            Either::Right(_) => None,
+        }
+    }
+
+    /// Removing the frame ends its worker.
+    fn close(&self) {
+        if let Some(window) = web_sys::window() {
+            let _ = window.remove_event_listener_with_callback(
+                "message",
+                self.listener.as_ref().unchecked_ref(),
+            );
+        }
+        self.frame.remove();
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// Opens a frame, gives it Pyodide's files and waits until Pyodide has loaded.
+async fn start_sandbox(index_url: &str) -> Result<Sandbox, String> {
+    let files = pyodide_files(index_url).await?;
+    let sandbox = Sandbox::open()?;
+    let unavailable = |reply: WorkerReply| {
+        reply
+            .error
+            .unwrap_or_else(|| "the Python sandbox stopped".into())
+    };
+    match sandbox
+        .next(
+            |r| r.kind == "ready" || r.kind == "unavailable",
+            LOAD_LIMIT_SECS * 1000,
+        )
+        .await
+    {
+        Some(reply) if reply.kind == "ready" => {}
+        Some(reply) => return Err(unavailable(reply)),
+        None => return Err("the Python sandbox did not start".into()),
+    }
+    sandbox.post(&start_message(&files, index_url))?;
+    match sandbox
+        .next(
+            |r| r.kind == "loaded" || r.kind == "unavailable",
+            LOAD_LIMIT_SECS * 1000,
+        )
+        .await
+    {
+        Some(reply) if reply.kind == "loaded" => Ok(sandbox),
+        Some(reply) => Err(unavailable(reply)),
+        None => Err("Pyodide did not load".into()),
+    }
+}
+
+/// Pyodide's files and the worker's script, as Blobs.
+#[derive(Clone)]
+struct Files {
+    pyodide: Object,
+    worker: JsValue,
+}
+
+type FilesFuture = Shared<LocalBoxFuture<'static, Result<Files, String>>>;
+
+thread_local! {
+    /// Fetched once per page and base URL: every panel's sandbox, and every restart, uses them.
+    static FILES: RefCell<HashMap<String, FilesFuture>> = RefCell::new(HashMap::new());
+}
+
+async fn pyodide_files(index_url: &str) -> Result<Files, String> {
+    let pending = FILES.with(|files| {
+        files
+            .borrow_mut()
+            .entry(index_url.to_string())
+            .or_insert_with(|| fetch_files(index_url.to_string()).boxed_local().shared())
+            .clone()
+    });
+    let files = pending.await;
+    if files.is_err() {
+        // A later call tries again (the base URL may have been offline for a moment).
+        FILES.with(|f| f.borrow_mut().remove(index_url));
+    }
+    files
+}
+
+async fn fetch_files(index_url: String) -> Result<Files, String> {
+    let pyodide = Object::new();
+    for name in PYODIDE_FILES {
+        let blob = fetch_blob(&format!("{index_url}{name}")).await?;
+        let _ = Reflect::set(&pyodide, &JsValue::from_str(name), &blob);
+    }
+    let worker = fetch_blob(WORKER_SCRIPT).await?;
+    Ok(Files { pyodide, worker })
+}
+
+async fn fetch_blob(url: &str) -> Result<JsValue, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let response: Response = JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(|_| format!("{url} could not be fetched"))?
+        .unchecked_into();
+    if !response.ok() {
+        return Err(format!("{url} answered HTTP {}", response.status()));
+    }
+    let blob = response
+        .blob()
+        .map_err(|_| format!("{url} could not be read"))?;
+    JsFuture::from(blob)
+        .await
+        .map_err(|_| format!("{url} could not be read"))
+}
+
+fn message(fields: &[(&str, JsValue)]) -> JsValue {
+    let message = Object::new();
+    for (name, value) in fields {
+        let _ = Reflect::set(&message, &JsValue::from_str(name), value);
+    }
+    message.into()
+}
+
+fn start_message(files: &Files, index_url: &str) -> JsValue {
+    message(&[
+        ("kind", "start".into()),
+        ("files", files.pyodide.clone().into()),
+        ("worker", files.worker.clone()),
+        ("indexURL", index_url.into()),
+        ("noNetwork", NO_NETWORK.into()),
+        ("maxOutput", (MAX_OUTPUT_CHARS as u32).into()),
+    ])
+}
+
+fn run_message(id: u32, code: &str) -> JsValue {
+    message(&[
+        ("kind", "run".into()),
+        ("id", id.into()),
+        ("code", code.into()),
+        ("maxOutput", (MAX_OUTPUT_CHARS as u32).into()),
+    ])
+}
+
+/// The frame relays plain fields only; anything else reads as empty.
+fn read_reply(data: &JsValue) -> WorkerReply {
+    let get = |name: &str| Reflect::get(data, &JsValue::from_str(name)).unwrap_or_default();
+    let text = |name: &str| get(name).as_string();
+    let count = |name: &str| get(name).as_f64().map_or(0, |n| n.max(0.0) as usize);
+    WorkerReply {
+        kind: text("kind").unwrap_or_default(),
+        id: count("id") as u32,
+        stdout: text("stdout").unwrap_or_default(),
+        cut: count("cut"),
+        value: text("value"),
+        value_chars: count("valueChars"),
+        error: text("error"),
+        blocked: get("blocked")
+            .dyn_into::<Array>()
+            .map(|urls| urls.iter().filter_map(|u| u.as_string()).collect())
+            .unwrap_or_default(),
+    }
 }

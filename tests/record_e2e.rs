@@ -262,3 +262,54 @@ fn each_mode_can_run_its_own_model_and_the_table_prices_it() {
         );
     });
 }
+
+#[test]
+fn stop_ends_a_running_tool_call_too() {
+    browser_test(|rig: Rig| async move {
+        let fixtures = support::fixtures::FixtureServer::start().await;
+        rig.mock.script(
+            Mode::ReAct.prompt_heading(),
+            [Reply::text(
+                "Thought: spin.\nAction: python\nAction Input: while True: pass",
+            )],
+        );
+        rig.open_app_overriding(json!({
+            "protocol": "text",
+            "python_timeout_secs": 60,
+            "tool_endpoints": fixtures.endpoints(),
+        }))
+        .await;
+        rig.ask("Spin.", "react").await;
+        rig.wait_for(
+            "the python call to start",
+            SETTLE,
+            "return document.querySelector('section.panel').dataset.status === 'running-tool'",
+        )
+        .await;
+        // Time for Pyodide to load and the endless program to be running.
+        tokio::time::sleep(Duration::from_secs(8)).await;
+        let pressed = std::time::Instant::now();
+        rig.click("#stop").await;
+        let p = rig
+            .wait_until_settled(Duration::from_secs(5))
+            .await
+            .remove(0);
+        assert!(
+            pressed.elapsed() < Duration::from_secs(3),
+            "Stop waited for the tool: {:?}",
+            pressed.elapsed()
+        );
+        assert_eq!(p.status, "stopped", "{p:#?}");
+        assert!(
+            p.observations
+                .iter()
+                .any(|o| o.contains("Stopped by the user.")),
+            "{p:#?}"
+        );
+        assert_eq!(
+            rig.mock.chat_requests().len(),
+            1,
+            "the model was not asked again"
+        );
+    });
+}

@@ -12,6 +12,7 @@ mod panel;
 mod python_worker;
 mod question_bar;
 mod runner;
+mod stoppable_tools;
 mod settings_panel;
 mod storage;
 pub(crate) mod timer;

@@ -11,6 +11,7 @@ use super::frame_batch::FrameBatch;
 use super::jsonp::FrameJsonp;
 use super::model_info::model_list;
 use super::python_worker::WorkerPython;
+use super::stoppable_tools::StoppableTools;
 use super::tool_fetch::BrowserHttp;
 use crate::agent::action_protocol::{ProtocolChoice, ProtocolPlan};
 use crate::agent::record::{RunConfig, RunRecord, Status};
@@ -145,7 +146,11 @@ fn go_on(token: &str, panel: &PanelRun, next: Next, controller: &AbortController
     spawn_local(async move {
         let batch = FrameBatch::new(state);
         let mut emit = |event| batch.push(event);
-        run_turn(record, next, &model, tools.as_ref(), &options, &mut emit).await;
+        let tools = StoppableTools {
+            tools: tools.as_ref(),
+            signal: model.signal.clone(),
+        };
+        run_turn(record, next, &model, &tools, &options, &mut emit).await;
         batch.flush();
     });
 }
@@ -251,7 +256,11 @@ pub fn start_runs(
             spawn_local(async move {
                 let batch = FrameBatch::new(state);
                 let mut emit = |event| batch.push(event);
-                run_turn(record, next, &model, tools.as_ref(), &options, &mut emit).await;
+                let tools = StoppableTools {
+                    tools: tools.as_ref(),
+                    signal: model.signal.clone(),
+                };
+                run_turn(record, next, &model, &tools, &options, &mut emit).await;
                 batch.flush();
             });
         }

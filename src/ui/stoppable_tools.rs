@@ -1,0 +1,49 @@
+//! The run's tools, stopped with the run: Stop drops a tool call that is still going (the
+//! Python sandbox of a dropped call is ended, a fetch's answer is ignored) and the model is not
+//! asked again, since its own request is aborted by the same signal.
+
+use futures::channel::oneshot;
+use futures::future::{select, Either};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::AbortSignal;
+
+use crate::agent::Toolbox;
+use crate::tools::{Registry, ToolSpec};
+
+const STOPPED: &str = "Stopped by the user.";
+
+pub struct StoppableTools<'a> {
+    pub tools: &'a Registry,
+    pub signal: AbortSignal,
+}
+
+impl Toolbox for StoppableTools<'_> {
+    fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.specs()
+    }
+
+    async fn call(&self, name: &str, input: &str) -> Result<String, String> {
+        if self.signal.aborted() {
+            return Err(STOPPED.into());
+        }
+        let (tx, rx) = oneshot::channel::<()>();
+        let mut tx = Some(tx);
+        let on_abort = Closure::<dyn FnMut()>::new(move || {
+            if let Some(tx) = tx.take() {
+                let _ = tx.send(());
+            }
+        });
+        let _ = self
+            .signal
+            .add_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
+        let outcome = select(Box::pin(self.tools.call(name, input)), rx).await;
+        let _ = self
+            .signal
+            .remove_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
+        match outcome {
+            Either::Left((result, _)) => result,
+            Either::Right(_) => Err(STOPPED.into()),
+        }
+    }
+}

@@ -4,6 +4,8 @@
 //! pure and tested on the host; `ui` and the browser transports exist only on wasm32.
 
 pub mod agent;
+pub mod export;
+pub mod history;
 pub mod llm;
 pub mod markdown;
 pub mod origin;

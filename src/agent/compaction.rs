@@ -62,6 +62,12 @@ pub fn would_overflow(
     })
 }
 
+/// How much of the conversation (in characters) a summary request may carry: half the
+/// window, or 6,000 tokens' worth when the window is not known.
+pub fn summary_budget_chars(context_length: Option<u32>) -> usize {
+    context_length.map_or(24_000, |n| n as usize * 2)
+}
+
 /// The summariser's request: its instructions and the conversation as text, the oldest part
 /// dropped first if even that is longer than `budget_chars`.
 pub fn summary_request(older: &[ChatMessage], budget_chars: usize) -> Vec<ChatMessage> {

@@ -67,4 +67,7 @@ pub enum AgentEvent {
         step: u32,
         protocol: Protocol,
     },
+    /// A kept run is shown again after the page was reloaded or closed while it went: a mode
+    /// that was still going stops where it was saved, and says so.
+    Interrupted,
 }

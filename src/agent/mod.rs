@@ -5,6 +5,7 @@
 //! of which the conversation, the panels and the exports are views.
 
 pub mod action_protocol;
+pub mod calls;
 pub mod compaction;
 pub mod events;
 pub mod json_protocol;
@@ -13,6 +14,7 @@ pub mod mode;
 pub mod native;
 pub mod protocol;
 pub mod record;
+pub mod replay;
 pub mod run;
 pub mod think_split;
 

@@ -206,6 +206,13 @@ pub struct Compaction {
     pub summary: String,
 }
 
+/// What the panel says when the conversation was summarised; the summary follows it.
+pub const COMPACTED_NOTICE: &str = "The conversation was summarised to fit the model's context: ";
+
+/// What a panel says of a run that the page's reload or closing cut short.
+pub const INTERRUPTED_NOTICE: &str =
+    "The page was reloaded or closed during this run; it stopped here.";
+
 /// How a summary stands in for the conversation it replaces.
 pub const SUMMARY_LEAD: &str =
     "Summary of the conversation so far (earlier messages were summarised to fit the context):";
@@ -336,9 +343,9 @@ impl RunRecord {
                     step: *step,
                     summary: summary.clone(),
                 });
-                self.step().notices.push(format!(
-                    "The conversation was summarised to fit the model's context: {summary}"
-                ));
+                self.step()
+                    .notices
+                    .push(format!("{COMPACTED_NOTICE}{summary}"));
             }
             AgentEvent::GoingOn => {
                 self.status = Status::Waiting;
@@ -346,6 +353,14 @@ impl RunRecord {
             }
             AgentEvent::Resumable { step, protocol } => {
                 self.turn().resumable = Some((*step, *protocol));
+            }
+            AgentEvent::Interrupted => {
+                // Only a run that was still going was cut; a finished one stays as it ended.
+                if self.status.is_active() {
+                    self.status = Status::Stopped;
+                    self.turn().stopped = true;
+                    self.step().notices.push(INTERRUPTED_NOTICE.into());
+                }
             }
             AgentEvent::Notice(text) => {
                 // The call is being made again: what streamed was read and is in the notice.
@@ -600,6 +615,25 @@ mod tests {
                 "User:and times 3?"
             ]
         );
+    }
+
+    #[test]
+    fn an_interrupted_run_stops_where_it_was_and_says_so() {
+        let mut r = RunRecord::default();
+        react_step(&mut r);
+        r.apply(9.0, &AgentEvent::Interrupted);
+        assert_eq!(r.status, Status::Stopped);
+        let turn = &r.turns[0];
+        assert!(turn.stopped);
+        assert_eq!(turn.steps.len(), 1, "no step is added");
+        assert_eq!(turn.steps[0].live, "Thought: x\n", "what streamed stays");
+        assert_eq!(turn.steps[0].notices, [INTERRUPTED_NOTICE]);
+        // A run that had ended is left as it was.
+        let mut done = r.clone();
+        done.apply(10.0, &AgentEvent::Error("boom".into()));
+        let before = done.clone();
+        done.apply(11.0, &AgentEvent::Interrupted);
+        assert_eq!(done, before);
     }
 
     #[test]

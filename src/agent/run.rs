@@ -9,7 +9,9 @@ use futures::future::join_all;
 use serde_json::Value;
 
 use super::action_protocol::{Protocol, ProtocolPlan};
-use super::compaction::{is_context_overflow, summary_request, would_overflow};
+use super::compaction::{
+    is_context_overflow, summary_budget_chars, summary_request, would_overflow,
+};
 use super::events::AgentEvent;
 use super::json_protocol::{parse_json_reaction, JsonReaction};
 use super::mode::{format_reminder, Mode, FORCE_ANSWER_PROMPT, STOP_SEQUENCES};
@@ -571,12 +573,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         if already || (turn, step) == (0, 0) {
             return false;
         }
-        // Half the window (in characters) for the text to summarise; 6,000 tokens' worth when
-        // the window is not known.
-        let budget = record
-            .config
-            .context_length
-            .map_or(24_000, |n| n as usize * 2);
+        let budget = summary_budget_chars(record.config.context_length);
         let request = summary_request(&record.messages_before(turn, step), budget);
         self.sink.emit(AgentEvent::Warning(
             "The conversation is too long for the model's context: summarising the earlier part…"

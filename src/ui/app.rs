@@ -2,9 +2,13 @@ use leptos::prelude::*;
 use web_sys::AbortController;
 
 use super::comparison::Comparison;
+use super::history::History;
 use super::host_confirm::HostConfirm;
+use super::keep::{KeepWiring, Keeper};
 use super::panel::Panel;
 use super::question_bar::QuestionBar;
+use super::replay_player::ReplayControl;
+use super::run_files::RunFiles;
 use super::runner::{continue_run, follow_up, start_runs, PanelRun};
 use super::settings_panel::SettingsPanel;
 use super::storage;
@@ -39,6 +43,9 @@ pub fn App() -> impl IntoView {
     let owner = Owner::current().expect("the app is mounted under an owner");
     let controller = StoredValue::new_local(None::<AbortController>);
     let run_counter = StoredValue::new(0u32);
+    // Runs played back from a file (export / import).
+    let replay = ReplayControl::new();
+    let files_owner = owner.clone();
     // Storage failures and refused actions, said where the user is looking.
     let alert = RwSignal::new(None::<String>);
     // The host the token would go to, and what to do once the user confirms it.
@@ -61,7 +68,9 @@ pub fn App() -> impl IntoView {
             let answered = ps
                 .iter()
                 .all(|p| p.state.with(|r| r.status == Status::Done));
-            (same_modes && answered && !ps.is_empty()).then(|| ps.clone())
+            // A recording is played back, not continued.
+            let recorded = ps.first().is_some_and(|p| replay.is_recording(p.run_id));
+            (same_modes && answered && !recorded && !ps.is_empty()).then(|| ps.clone())
         })
     });
     let turns = Signal::derive(move || {
@@ -79,6 +88,17 @@ pub fn App() -> impl IntoView {
         if let Some(c) = controller.get_value() {
             c.abort();
         }
+        replay.stop(panels.with_untracked(|ps| ps.iter().map(|p| p.state).collect::<Vec<_>>()));
+    });
+
+    // Runs are kept in IndexedDB as they stream; the latest is shown again after a reload.
+    let keeper = Keeper::start(KeepWiring {
+        panels,
+        alert,
+        mode_choice,
+        run_counter,
+        owner: owner.clone(),
+        is_replay: Callback::new(move |run_id| replay.shows(run_id)),
     });
 
     let new_conversation = Callback::new({
@@ -255,6 +275,14 @@ pub fn App() -> impl IntoView {
             on_stop=stop
             on_new_conversation=new_conversation
         />
+        <RunFiles
+            panels=panels
+            replay=replay
+            alert=alert
+            run_counter=run_counter
+            owner=files_owner
+            on_stop=stop
+        />
         {move || {
             pending
                 .get()
@@ -278,10 +306,11 @@ pub fn App() -> impl IntoView {
         }}
         <main id="panels" class=layout>
             <For each=move || panels.get() key=|p| (p.run_id, p.mode) let:p>
-                <Panel run=p on_continue=continue_panel />
+                <Panel run=p.clone() on_continue=continue_panel recording=replay.shows(p.run_id) />
             </For>
         </main>
         <Comparison panels=panels />
+        <History keeper=keeper />
         <footer class="bottom">
             "Everything runs in your browser. Your token is sent only to the API base URL you set, in the Authorization header."
         </footer>

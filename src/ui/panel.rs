@@ -1,5 +1,6 @@
 use leptos::prelude::*;
 
+use super::inspect::Inspect;
 use super::markdown_view::Markdown;
 use super::runner::PanelRun;
 use crate::agent::metrics::{format_ms, format_usd, run_metrics};
@@ -15,7 +16,13 @@ fn blurb(mode: Mode) -> &'static str {
 }
 
 #[component]
-pub fn Panel(run: PanelRun, on_continue: Callback<(u32, Mode)>) -> impl IntoView {
+pub fn Panel(
+    run: PanelRun,
+    on_continue: Callback<(u32, Mode)>,
+    /// The panel plays back a run from a file: nothing in it calls the model.
+    #[prop(optional)]
+    recording: bool,
+) -> impl IntoView {
     let run_id = run.run_id;
     let state = run.state;
     let mode = run.mode;
@@ -63,6 +70,14 @@ pub fn Panel(run: PanelRun, on_continue: Callback<(u32, Mode)>) -> impl IntoView
         <section class="panel" data-mode=mode.id() data-status=move || status.get().id()>
             <header class="panel-head">
                 <h2>{mode.label()}</h2>
+                {recording
+                    .then(|| {
+                        view! {
+                            <span class="recording-badge" title="Played back from a file: no model or tool is called">
+                                "Recording"
+                            </span>
+                        }
+                    })}
                 <span class="panel-status">{move || status.get().label()}</span>
                 <span class="step-counter">{counter}</span>
             </header>
@@ -107,12 +122,13 @@ pub fn Panel(run: PanelRun, on_continue: Callback<(u32, Mode)>) -> impl IntoView
                     })
             }}
             {move || error.get().map(|e| view! { <div class="panel-error" role="alert">{e}</div> })}
-            <Show when=move || state.with(|s| s.status == Status::Error && s.last_turn().is_some_and(|t| t.resumable.is_some()))>
+            <Show when=move || !recording && state.with(|s| s.status == Status::Error && s.last_turn().is_some_and(|t| t.resumable.is_some()))>
                 <button class="continue" on:click=move |_| on_continue.run((run_id, mode))>
                     "Continue from the cut"
                 </button>
             </Show>
             <footer class="usage">{move || metrics_line(&state.read())}</footer>
+            <Inspect state=state />
         </section>
     }
 }

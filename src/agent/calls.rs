@@ -1,0 +1,248 @@
+//! The model calls of a run, read off its record: for each, the exact messages it sent and
+//! what came back. What the Inspect view shows.
+//!
+//! Each call sent the conversation as the record had it then (`RunRecord::messages`): the
+//! system prompt, the summary in effect (every summary is in the notices of the step that
+//! made it), the questions and the earlier steps' messages, and the messages its own step
+//! added before it (a format reminder, the step-limit prompt). Each assistant message of a
+//! step is the reply of one call; a step that ended without one had a call that failed or
+//! was cut, and what streamed of it is kept.
+
+use super::compaction::{summary_budget_chars, summary_request};
+use super::record::{Compaction, RunRecord, Step, COMPACTED_NOTICE};
+use crate::llm::{ChatMessage, Role, Usage};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelCall {
+    /// Indexes of the turn and the step that made the call.
+    pub turn: usize,
+    pub step: usize,
+    /// The step's number, as the panel shows it.
+    pub number: u32,
+    pub forced: bool,
+    /// A call that summarised the conversation to fit the model's context.
+    pub summary: bool,
+    pub sent: Vec<ChatMessage>,
+    /// The reply as it joined the conversation (content and native tool calls); `None` when
+    /// the call failed or was cut.
+    pub reply: Option<ChatMessage>,
+    /// What streamed of a reply that never completed.
+    pub partial: String,
+    /// The step's reasoning and usage (over all its calls), given with its last call.
+    pub reasoning: String,
+    pub usage: Option<Usage>,
+}
+
+impl ModelCall {
+    pub fn label(&self) -> String {
+        let step = if self.forced {
+            "Final answer".to_string()
+        } else {
+            format!("Step {}", self.number)
+        };
+        let turn = if self.turn > 0 {
+            format!("Question {} · ", self.turn + 1)
+        } else {
+            String::new()
+        };
+        let what = if self.summary {
+            " · summary of the conversation"
+        } else {
+            ""
+        };
+        format!("{turn}{step}{what}")
+    }
+}
+
+/// Every summary of the run, where it was made: the record keeps only the latest, the
+/// notices keep them all.
+fn compactions(record: &RunRecord) -> Vec<Compaction> {
+    let mut all: Vec<Compaction> = Vec::new();
+    for (t, turn) in record.turns.iter().enumerate() {
+        for (s, step) in turn.steps.iter().enumerate() {
+            for notice in &step.notices {
+                if let Some(summary) = notice.strip_prefix(COMPACTED_NOTICE) {
+                    all.push(Compaction {
+                        turn: t,
+                        step: s,
+                        summary: summary.to_string(),
+                    });
+                }
+            }
+        }
+    }
+    if let Some(latest) = &record.compaction {
+        if !all.contains(latest) {
+            all.push(latest.clone());
+        }
+    }
+    all.sort_by_key(|c| (c.turn, c.step));
+    all
+}
+
+/// The conversation before step `step` of turn `turn`, with `summary` in effect, as
+/// `RunRecord::messages` sends it (the system prompt first).
+fn conversation_before(
+    record: &RunRecord,
+    summary: Option<&Compaction>,
+    turn: usize,
+    step: usize,
+) -> Vec<ChatMessage> {
+    let then = RunRecord {
+        compaction: summary.cloned(),
+        ..record.clone()
+    };
+    let mut out = vec![ChatMessage::system(record.config.system_prompt.clone())];
+    out.extend(then.messages_before(turn, step));
+    out
+}
+
+pub fn model_calls(record: &RunRecord) -> Vec<ModelCall> {
+    let summaries = compactions(record);
+    let in_effect = |at: (usize, usize), made_here: bool| {
+        summaries.iter().rfind(|c| {
+            let pos = (c.turn, c.step);
+            pos < at || (made_here && pos == at)
+        })
+    };
+    let mut calls = Vec::new();
+    for (t, turn) in record.turns.iter().enumerate() {
+        for (s, step) in turn.steps.iter().enumerate() {
+            let call = |summary: bool, sent, reply| ModelCall {
+                turn: t,
+                step: s,
+                number: step.number,
+                forced: step.forced,
+                summary,
+                sent,
+                reply,
+                partial: String::new(),
+                reasoning: String::new(),
+                usage: None,
+            };
+            // A summary made in this step: it saw what was sent before, with the summary
+            // in effect then, less the system prompt.
+            for made in summaries.iter().filter(|c| (c.turn, c.step) == (t, s)) {
+                let before = conversation_before(record, in_effect((t, s), false), t, s);
+                let request = summary_request(
+                    &before[1..],
+                    summary_budget_chars(record.config.context_length),
+                );
+                calls.push(call(
+                    true,
+                    request,
+                    Some(ChatMessage::assistant(made.summary.clone())),
+                ));
+            }
+            let base = conversation_before(record, in_effect((t, s), true), t, s);
+            let first = calls.len();
+            for (i, message) in step.messages.iter().enumerate() {
+                if message.role == Role::Assistant {
+                    let mut sent = base.clone();
+                    sent.extend_from_slice(&step.messages[..i]);
+                    calls.push(call(false, sent, Some(message.clone())));
+                }
+            }
+            if ended_without_reply(step) {
+                let mut sent = base;
+                sent.extend_from_slice(&step.messages);
+                calls.push(ModelCall {
+                    partial: step.live.clone(),
+                    ..call(false, sent, None)
+                });
+            }
+            if let Some(last) = calls[first..].last_mut() {
+                last.reasoning = step.reasoning.clone();
+                last.usage = step.usage;
+            }
+        }
+    }
+    calls
+}
+
+/// The step's last call brought no reply: nothing was answered at all, or what the step
+/// added last (a format reminder, the step-limit prompt) was never answered and no tool ran.
+fn ended_without_reply(step: &Step) -> bool {
+    match step.messages.last() {
+        None => true,
+        Some(last) => last.role != Role::Assistant && step.tool_runs.is_empty(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::action_protocol::Protocol;
+    use crate::agent::events::AgentEvent;
+    use crate::agent::record::RunConfig;
+
+    fn apply_all(r: &mut RunRecord, events: Vec<AgentEvent>) {
+        for e in events {
+            r.apply(0.0, &e);
+        }
+    }
+
+    #[test]
+    fn each_call_sent_the_conversation_up_to_it_and_got_its_reply() {
+        let mut r = RunRecord::new("r", 0.0, RunConfig::default());
+        apply_all(
+            &mut r,
+            vec![
+                AgentEvent::SystemPrompt {
+                    text: "sys".into(),
+                    protocol: Protocol::Text,
+                },
+                AgentEvent::TurnStarted {
+                    question: "q?".into(),
+                },
+                AgentEvent::StepStarted {
+                    step: 1,
+                    forced: false,
+                },
+                AgentEvent::Reasoning("hmm".into()),
+                AgentEvent::Appended(ChatMessage::assistant("gibberish")),
+                AgentEvent::Appended(ChatMessage::user("Use the format.")),
+                AgentEvent::Notice("Asked again.".into()),
+                AgentEvent::Appended(ChatMessage::assistant(
+                    "Action: calculator\nAction Input: 1+1",
+                )),
+                AgentEvent::Action {
+                    tool: "calculator".into(),
+                    input: "1+1".into(),
+                },
+                AgentEvent::Observation {
+                    text: "2".into(),
+                    is_error: false,
+                },
+                AgentEvent::Appended(ChatMessage::user("Observation: 2")),
+                AgentEvent::StepStarted {
+                    step: 2,
+                    forced: false,
+                },
+                AgentEvent::Token("Answ".into()),
+                AgentEvent::Error("cut".into()),
+            ],
+        );
+        let calls = model_calls(&r);
+        assert_eq!(calls.len(), 3);
+        let contents = |m: &[ChatMessage]| m.iter().map(|m| m.content.clone()).collect::<Vec<_>>();
+        assert_eq!(contents(&calls[0].sent), ["sys", "q?"]);
+        assert_eq!(calls[0].reply.as_ref().unwrap().content, "gibberish");
+        assert_eq!(
+            calls[0].reasoning, "",
+            "the step's reasoning goes with its last call"
+        );
+        assert_eq!(
+            contents(&calls[1].sent),
+            ["sys", "q?", "gibberish", "Use the format."]
+        );
+        assert_eq!(calls[1].reasoning, "hmm");
+        assert_eq!(calls[2].sent.len(), 6);
+        assert_eq!(calls[2].sent[5].content, "Observation: 2");
+        assert_eq!(
+            (calls[2].reply.is_none(), calls[2].partial.as_str()),
+            (true, "Answ")
+        );
+        assert_eq!(calls[2].label(), "Step 2");
+    }
+}

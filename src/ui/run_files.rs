@@ -1,0 +1,241 @@
+//! Export the panels' run as JSON (the `RunFile`: records and the run's settings, never the
+//! token) or Markdown, and import a JSON run to replay it in the panels as a recording. An
+//! import touches neither the settings, the token nor the confirmed hosts: it only replaces
+//! what the panels show.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlInputElement, Url};
+
+use super::replay_player::ReplayControl;
+use super::runner::PanelRun;
+use crate::agent::record::RunRecord;
+use crate::agent::replay::Speed;
+use crate::export::{file_stem, markdown};
+use crate::run_file::{RunFile, MAX_IMPORT_BYTES};
+
+/// How long a download's object URL is kept: the browser reads the blob after the click.
+const REVOKE_AFTER_MS: i32 = 60_000;
+
+/// The run the panels show, as a file. `None` when they show none.
+fn current_file(panels: &[PanelRun]) -> Option<RunFile> {
+    let records: Vec<RunRecord> = panels
+        .iter()
+        .filter_map(|p| p.state.try_get_untracked())
+        .collect();
+    if records.iter().all(|r| r.turns.is_empty()) {
+        return None;
+    }
+    let settings = panels.first()?.settings.as_ref().clone();
+    let created = records
+        .iter()
+        .map(|r| r.created)
+        .fold(f64::INFINITY, f64::min);
+    Some(RunFile::new(
+        format!("run-{created:.0}"),
+        created,
+        settings,
+        records,
+    ))
+}
+
+/// Hands `text` to the browser as a file download.
+fn download(name: &str, mime: &str, text: &str) -> Result<(), JsValue> {
+    let options = BlobPropertyBag::new();
+    options.set_type(mime);
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)?;
+    let url = Url::create_object_url_with_blob(&blob)?;
+    let window = web_sys::window().ok_or("no window")?;
+    let link: HtmlAnchorElement = window
+        .document()
+        .ok_or("no document")?
+        .create_element("a")?
+        .dyn_into()?;
+    link.set_href(&url);
+    link.set_download(name);
+    link.click();
+    let revoke = wasm_bindgen::closure::Closure::once_into_js(move || {
+        let _ = Url::revoke_object_url(&url);
+    });
+    window.set_timeout_with_callback_and_timeout_and_arguments_0(
+        revoke.unchecked_ref(),
+        REVOKE_AFTER_MS,
+    )?;
+    Ok(())
+}
+
+#[component]
+pub fn RunFiles(
+    panels: RwSignal<Vec<PanelRun>>,
+    replay: ReplayControl,
+    alert: RwSignal<Option<String>>,
+    /// Allocates the run id of imported panels (shared with new runs).
+    run_counter: StoredValue<u32>,
+    /// The app's owner: the panels' signals live as long as the app.
+    owner: Owner,
+    /// Stops whatever the panels are doing (a run or a replay).
+    on_stop: Callback<()>,
+) -> impl IntoView {
+    let owner = StoredValue::new_local(owner);
+    let has_run = Memo::new(move |_| {
+        panels.with(|ps| {
+            ps.iter()
+                .any(|p| p.state.try_with(|r| !r.turns.is_empty()).unwrap_or(false))
+        })
+    });
+    let busy = Memo::new(move |_| {
+        panels.with(|ps| {
+            ps.iter()
+                .any(|p| p.state.try_with(|r| r.status.is_active()).unwrap_or(false))
+        })
+    });
+    let shows_recording = Memo::new(move |_| {
+        panels.with(|ps| ps.first().is_some_and(|p| replay.is_recording(p.run_id)))
+    });
+    let cannot_export = move || !has_run.get() || busy.get();
+
+    let export = move |as_markdown: bool| {
+        let Some(file) = panels.with_untracked(|ps| current_file(ps)) else {
+            return;
+        };
+        let stem = file_stem(file.created, &file.title);
+        let result = if as_markdown {
+            download(
+                &format!("{stem}.md"),
+                "text/markdown;charset=utf-8",
+                &markdown(&file),
+            )
+        } else {
+            download(&format!("{stem}.json"), "application/json", &file.to_json())
+        };
+        if result.is_err() {
+            alert.set(Some("The browser refused the download.".into()));
+        }
+    };
+
+    // Shows the file's run in new panels and plays it.
+    let show = move |file: RunFile| {
+        on_stop.run(());
+        run_counter.update_value(|n| *n += 1);
+        let run_id = run_counter.get_value();
+        let settings = Arc::new(file.settings.clone());
+        let fresh: Vec<PanelRun> = owner.with_value(|owner| {
+            owner.with(|| {
+                file.records
+                    .iter()
+                    .map(|r| PanelRun {
+                        run_id,
+                        max_steps: r.config.max_steps,
+                        settings: settings.clone(),
+                        ..PanelRun::idle(r.config.mode, &settings)
+                    })
+                    .collect()
+            })
+        });
+        replay.load(run_id, file.title.clone(), file.records);
+        let old = panels.get_untracked();
+        panels.set(fresh.clone());
+        old.into_iter().for_each(|p| p.state.dispose());
+        replay.play(fresh.iter().map(|p| p.state).collect());
+    };
+
+    let on_file = move |ev: leptos::ev::Event| {
+        let input: HtmlInputElement = event_target(&ev);
+        let Some(file) = input.files().and_then(|list| list.get(0)) else {
+            return;
+        };
+        // Cleared, so choosing the same file again imports it again.
+        input.set_value("");
+        let name = file.name();
+        if file.size() > MAX_IMPORT_BYTES as f64 {
+            alert.set(Some(format!(
+                "Cannot import {name}: it is {:.0} MB; runs larger than {} MB are not imported.",
+                file.size() / 1e6,
+                MAX_IMPORT_BYTES / 1_000_000
+            )));
+            return;
+        }
+        spawn_local(async move {
+            let text = JsFuture::from(file.text())
+                .await
+                .ok()
+                .and_then(|t| t.as_string());
+            let Some(text) = text else {
+                alert.set(Some(format!(
+                    "Cannot import {name}: the browser could not read it."
+                )));
+                return;
+            };
+            match RunFile::from_json(&text) {
+                Ok(run) => {
+                    alert.set(None);
+                    show(run);
+                }
+                Err(why) => alert.set(Some(format!("Cannot import {name}: {why}"))),
+            }
+        });
+    };
+
+    let replay_again = move |_| {
+        let states: Vec<_> = panels.with_untracked(|ps| ps.iter().map(|p| p.state).collect());
+        replay.play(states);
+    };
+
+    view! {
+        <section class="run-files" aria-label="Export and import">
+            <button id="export-json" disabled=cannot_export on:click=move |_| export(false)
+                title="The run's records and settings as JSON (never the token)">
+                "Export JSON"
+            </button>
+            <button id="export-markdown" disabled=cannot_export on:click=move |_| export(true)
+                title="The run as a document: questions, steps, answers and figures">
+                "Export Markdown"
+            </button>
+            <label class="import" title="Replay a run exported as JSON, without a token or network">
+                "Import JSON…"
+                <input id="import-file" type="file" accept=".json,application/json" on:change=on_file />
+            </label>
+            <label class="replay-speed">
+                "Replay "
+                <select
+                    id="replay-speed"
+                    prop:value=move || replay.speed.get().id()
+                    on:change=move |ev| {
+                        if let Some(s) = Speed::from_id(&event_target_value(&ev)) {
+                            replay.speed.set(s);
+                        }
+                    }
+                >
+                    <option value=Speed::Real.id()>{Speed::Real.label()}</option>
+                    <option value=Speed::Fast.id()>{Speed::Fast.label()}</option>
+                    <option value=Speed::Instant.id()>{Speed::Instant.label()}</option>
+                </select>
+            </label>
+            {move || {
+                shows_recording.get().then(|| {
+                    let playing = replay.playing.get();
+                    let title = replay
+                        .recording
+                        .with(|r| r.as_ref().map(|r| r.title.clone()).unwrap_or_default());
+                    let state = if playing {
+                        format!(": {title} — replaying ({}), no token, no network.", replay.speed.get().label())
+                    } else {
+                        format!(": {title} — played back from a file, no token, no network.")
+                    };
+                    view! {
+                        <button id="replay-again" hidden=playing on:click=replay_again>"Replay again"</button>
+                        <p id="recording-banner" class="recording-banner" role="status" data-playing=playing.to_string()>
+                            <strong>"Recording"</strong>
+                            {state}
+                        </p>
+                    }
+                })
+            }}
+        </section>
+    }
+}

@@ -13,5 +13,8 @@ pub mod run_file;
 pub mod settings;
 pub mod tools;
 
+/// The browser's timer, shared by the transports and the UI (wasm32 only).
+#[cfg(target_arch = "wasm32")]
+pub mod timer;
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

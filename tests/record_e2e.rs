@@ -86,6 +86,10 @@ fn after_an_all_run_a_table_compares_the_modes_with_the_scripted_numbers() {
         assert_eq!(react["tool_bars"], 1);
         rig.js("document.querySelector('#comparison').scrollIntoView()")
             .await;
+        // Each step has its own figures too.
+        let act = rig.panel("act").await;
+        assert!(act.text.contains("50 in + 10 out tokens"), "{act:#?}");
+        assert!(act.text.contains("70 in + 5 out tokens"), "{act:#?}");
         let shot = rig.screenshot("comparison-table.png").await;
         assert!(shot.is_file());
     });

@@ -98,6 +98,27 @@ pub fn step_metrics(step: &Step, prompt_chars: usize) -> StepMetrics {
     }
 }
 
+/// One step's figures as its panel shows them, once its reply is complete: model time, time to
+/// first token, tool time, and the tokens the endpoint reported for it.
+pub fn step_line(step: &Step) -> Option<String> {
+    let m = step_metrics(step, 0);
+    let mut parts = vec![format!("model {}", format_ms(m.model_ms?))];
+    if let Some(ttft) = m.ttft_ms {
+        parts.push(format!("first token {}", format_ms(ttft)));
+    }
+    if let Some(tools) = m.tool_ms.filter(|_| !step.tool_runs.is_empty()) {
+        parts.push(format!("tools {}", format_ms(tools)));
+    }
+    parts.push(match step.usage {
+        Some(u) => format!(
+            "{} in + {} out tokens",
+            u.prompt_tokens, u.completion_tokens
+        ),
+        None => "tokens not reported".into(),
+    });
+    Some(parts.join(" · "))
+}
+
 /// The figures of the latest turn of a run (what its panel shows).
 pub fn run_metrics(record: &RunRecord, pricing: Option<Pricing>) -> RunMetrics {
     let Some(turn) = record.last_turn() else {
@@ -416,6 +437,29 @@ mod tests {
             best[2],
             Best::default(),
             "a run with no answer wins nothing"
+        );
+    }
+
+    #[test]
+    fn each_step_has_its_own_line_once_its_reply_is_complete() {
+        let r = two_steps(true);
+        let steps = r.steps();
+        assert_eq!(
+            step_line(&steps[0]).as_deref(),
+            Some("model 800 ms · first token 300 ms · tools 700 ms · 100 in + 20 out tokens")
+        );
+        assert_eq!(
+            step_line(&steps[1]).as_deref(),
+            Some("model 500 ms · first token 200 ms · 130 in + 5 out tokens")
+        );
+        let bare = two_steps(false);
+        assert!(step_line(&bare.steps()[1])
+            .unwrap()
+            .ends_with("tokens not reported"));
+        assert_eq!(
+            step_line(&Step::default()),
+            None,
+            "nothing while the reply streams"
         );
     }
 

@@ -17,7 +17,7 @@ use super::request::{completions_url, request_body};
 use super::stream::{is_event_stream, ChatStreamReader, StreamDeadlines};
 use super::{ChatCall, ChatDelta, ChatParams, LlmError};
 use crate::agent::ChatModel;
-use crate::ui::timer::sleep;
+use crate::timer::sleep;
 use futures::future::{select, Either, LocalBoxFuture};
 
 /// An OpenAI-compatible endpoint called from the page.

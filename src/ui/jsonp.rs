@@ -14,7 +14,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{HtmlIFrameElement, MessageEvent};
 
-use super::timer::sleep;
+use crate::timer::sleep;
 use crate::tools::http::FetchError;
 use crate::tools::web_search::JsonpClient;
 

@@ -11,11 +11,11 @@ use leptos::task::spawn_local;
 
 use super::idb::{self, Refusal};
 use super::runner::PanelRun;
-use super::timer::sleep;
 use crate::agent::mode::ModeChoice;
 use crate::agent::record::RunRecord;
 use crate::history::{self, RunSummary, KEEP_RUNS, SAVE_EVERY_MS};
 use crate::run_file::RunFile;
+use crate::timer::sleep;
 
 /// The kept run that the panels show.
 #[derive(Clone)]

@@ -21,7 +21,6 @@ mod runner;
 mod settings_panel;
 mod stoppable_tools;
 mod storage;
-pub(crate) mod timer;
 mod tool_fetch;
 mod tools_settings;
 

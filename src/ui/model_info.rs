@@ -11,9 +11,9 @@ use futures::future::{select, Either};
 use gloo_net::http::Request;
 use web_sys::{AbortController, RequestRedirect};
 
-use super::timer::sleep;
 use crate::llm::models::ModelList;
 use crate::llm::read_body::read_capped;
+use crate::timer::sleep;
 
 /// `/v1/models` must not hold up a run for long: without an answer, auto means text.
 const MODELS_TIMEOUT_MS: u32 = 4_000;

@@ -3,7 +3,7 @@ use leptos::prelude::*;
 use super::inspect::Inspect;
 use super::markdown_view::Markdown;
 use super::runner::PanelRun;
-use crate::agent::metrics::{format_ms, format_usd, run_metrics};
+use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line};
 use crate::agent::record::{RunRecord, Status, Step as StepRecord};
 use crate::agent::Mode;
 
@@ -228,6 +228,7 @@ fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
             .get(index)
             .map_or((0, false), |s| (s.number, s.forced))
     });
+    let figures = part(step_line);
     let title = if forced {
         "Final answer (step limit reached)".to_string()
     } else {
@@ -237,6 +238,7 @@ fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
     view! {
         <li class="step" class:forced=forced>
             <div class="step-title">{title}</div>
+            {move || figures.get().map(|f| view! { <div class="step-metrics">{f}</div> })}
             // Shown once and then updated in place, so a collapsed block stays collapsed.
             <Show when=move || reasoning.with(Option::is_some)>
                 <details class="reasoning" open>

@@ -25,7 +25,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{HtmlIFrameElement, MessageEvent, Response};
 
-use super::timer::sleep;
+use crate::timer::sleep;
 use crate::tools::python::{
     PythonFailure, PythonOutput, PythonRunner, WorkerReply, MAX_OUTPUT_CHARS, NO_NETWORK,
 };

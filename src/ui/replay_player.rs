@@ -6,10 +6,10 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::timer::sleep;
 use crate::agent::record::RunRecord;
 use crate::agent::replay::{Playback, Replay, Speed};
 use crate::agent::AgentEvent;
+use crate::timer::sleep;
 
 /// Shortest and longest sleep between two looks at the clock: about a frame, and short
 /// enough that a change of speed or a Stop is felt at once.

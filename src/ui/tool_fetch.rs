@@ -6,8 +6,8 @@ use futures::future::{select, Either, LocalBoxFuture};
 use gloo_net::http::Request;
 use web_sys::AbortController;
 
-use super::timer::sleep;
 use crate::llm::read_body::read_capped;
+use crate::timer::sleep;
 use crate::tools::http::{FetchError, HttpClient, HttpResponse, MAX_RESPONSE_BYTES};
 
 pub struct BrowserHttp {

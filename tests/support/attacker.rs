@@ -83,16 +83,8 @@ async fn record(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    log.lock().unwrap().push(Recorded {
-        method: method.to_string(),
-        uri: uri.to_string(),
-        headers: headers
-            .iter()
-            .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_string()))
-            .collect(),
-        body: String::new(),
-        received: std::time::Instant::now(),
-        finished: None,
-    });
+    log.lock()
+        .unwrap()
+        .push(Recorded::new(&method, &uri, &headers, ""));
     next.run(request).await
 }

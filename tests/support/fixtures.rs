@@ -128,17 +128,11 @@ async fn record(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    shared.log.lock().unwrap().push(Recorded {
-        method: method.to_string(),
-        uri: uri.to_string(),
-        headers: headers
-            .iter()
-            .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_string()))
-            .collect(),
-        body: String::new(),
-        received: std::time::Instant::now(),
-        finished: None,
-    });
+    shared
+        .log
+        .lock()
+        .unwrap()
+        .push(Recorded::new(&method, &uri, &headers, ""));
     let delay = shared.delay_ms.load(Ordering::SeqCst);
     if delay > 0 && method != Method::OPTIONS {
         tokio::time::sleep(Duration::from_millis(delay)).await;

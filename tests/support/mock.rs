@@ -218,6 +218,21 @@ pub struct Recorded {
 }
 
 impl Recorded {
+    /// A request as it arrives, before anything is sent back.
+    pub fn new(method: &Method, uri: &Uri, headers: &HeaderMap, body: &str) -> Self {
+        Recorded {
+            method: method.to_string(),
+            uri: uri.to_string(),
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_string()))
+                .collect(),
+            body: body.to_string(),
+            received: Instant::now(),
+            finished: None,
+        }
+    }
+
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
@@ -323,17 +338,7 @@ type Shared = Arc<Mutex<Inner>>;
 
 fn record(state: &Shared, method: &Method, uri: &Uri, headers: &HeaderMap, body: &str) -> usize {
     let mut inner = state.lock().unwrap();
-    inner.log.push(Recorded {
-        method: method.to_string(),
-        uri: uri.to_string(),
-        headers: headers
-            .iter()
-            .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_string()))
-            .collect(),
-        body: body.to_string(),
-        received: Instant::now(),
-        finished: None,
-    });
+    inner.log.push(Recorded::new(method, uri, headers, body));
     inner.log.len() - 1
 }
 

@@ -115,6 +115,13 @@ fn a_follow_up_carries_each_modes_conversation_and_new_conversation_starts_afres
         assert!(hint.as_str().unwrap().contains("1 turn so far"), "{hint}");
 
         rig.ask("And in Fahrenheit?", "think").await;
+        // The follow-up has started when its question is on the panel.
+        rig.wait_for(
+            "the follow-up to start",
+            SETTLE,
+            "return document.querySelector('section.panel').innerText.includes('And in Fahrenheit?')",
+        )
+        .await;
         let p = rig.wait_until_settled(SETTLE).await.remove(0);
         assert_eq!(p.status, "done", "{p:#?}");
         assert!(p.answer.contains("53.6 °F"), "{p:#?}");

@@ -43,6 +43,9 @@ pub fn App() -> impl IntoView {
     let owner = Owner::current().expect("the app is mounted under an owner");
     let controller = StoredValue::new_local(None::<AbortController>);
     let run_counter = StoredValue::new(0u32);
+    // Runs and follow-ups started on this page, on the panels' element (`data-runs`): tests
+    // read it to know a press of Run was taken.
+    let runs_started = RwSignal::new(0u32);
     // Runs played back from a file (export / import).
     let replay = ReplayControl::new();
     let files_owner = owner.clone();
@@ -169,6 +172,7 @@ pub fn App() -> impl IntoView {
                 );
             }
             controller.set_value(Some(fresh));
+            runs_started.update(|n| *n += 1);
             return;
         }
         stop.run(());
@@ -189,6 +193,7 @@ pub fn App() -> impl IntoView {
             })
         });
         controller.set_value(Some(fresh));
+        runs_started.update(|n| *n += 1);
         let old = panels.get_untracked();
         panels.set(new_panels);
         old.into_iter().for_each(|p| p.state.dispose());
@@ -304,7 +309,7 @@ pub fn App() -> impl IntoView {
                     }
                 })
         }}
-        <main id="panels" class=layout>
+        <main id="panels" class=layout data-runs=move || runs_started.get()>
             <For each=move || panels.get() key=|p| (p.run_id, p.mode) let:p>
                 <Panel run=p.clone() on_continue=continue_panel recording=replay.shows(p.run_id) />
             </For>

@@ -232,6 +232,9 @@ pub struct PanelView {
     pub text: String,
 }
 
+/// How many runs and follow-ups the page started (`data-runs` on the panels' element).
+const RUNS_STARTED: &str = "return document.querySelector('#panels').dataset.runs;";
+
 const READ_PANELS: &str = r#"
 const all = (p, sel) => Array.from(p.querySelectorAll(sel)).map(e => e.innerText);
 const one = (p, sel) => { const e = p.querySelector(sel); return e ? e.innerText : ""; };
@@ -402,7 +405,15 @@ impl Rig {
             .unwrap();
         let run = self.client.find(Locator::Css("#run")).await.unwrap();
         assert_eq!(run.text().await.unwrap(), "Run", "Run button is not ready");
+        let before = self.js(RUNS_STARTED).await;
         run.click().await.unwrap();
+        // A loaded machine may report the click before the page has taken it.
+        self.wait_for(
+            "the press of Run to start a run",
+            Duration::from_secs(10),
+            &format!("{} !== {before};", RUNS_STARTED.trim_end_matches(';')),
+        )
+        .await;
     }
 
     /// Waits until no panel is waiting, streaming or running a tool.

@@ -14,6 +14,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{HtmlIFrameElement, MessageEvent};
 
+use super::sandbox_frame::{attach, is_from, sandboxed_frame};
 use crate::timer::sleep;
 use crate::tools::http::FetchError;
 use crate::tools::web_search::JsonpClient;
@@ -38,10 +39,7 @@ impl JsonpClient for FrameJsonp {
                 Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
                     // Only this call's sandboxed frame may answer it.
                     let Some(own) = source.as_ref() else { return };
-                    let from_frame = event
-                        .source()
-                        .is_some_and(|from| JsValue::from(own.clone()) == JsValue::from(from));
-                    if !from_frame || event.origin() != "null" {
+                    if !is_from(own, &event) {
                         return;
                     }
                     let data = event.data();
@@ -81,22 +79,8 @@ impl JsonpClient for FrameJsonp {
 
 /// A hidden sandboxed frame; it asks for its URL once it has loaded.
 fn open_frame() -> Result<HtmlIFrameElement, String> {
-    let document = web_sys::window()
-        .and_then(|w| w.document())
-        .ok_or("no document")?;
-    let frame: HtmlIFrameElement = document
-        .create_element("iframe")
-        .map_err(|_| "cannot create a frame")?
-        .unchecked_into();
-    let _ = frame.set_attribute("sandbox", "allow-scripts");
-    let _ = frame.set_attribute("hidden", "");
-    let _ = frame.set_attribute("class", "search-frame");
-    frame.set_src("search-frame.html");
-    document
-        .body()
-        .ok_or("no body")?
-        .append_child(&frame)
-        .map_err(|_| "cannot attach the frame")?;
+    let frame = sandboxed_frame("search-frame.html", "search-frame")?;
+    attach(&frame)?;
     Ok(frame)
 }
 

@@ -18,6 +18,7 @@ mod question_bar;
 mod replay_player;
 mod run_files;
 mod runner;
+mod sandbox_frame;
 mod settings_panel;
 mod stoppable_tools;
 mod storage;

@@ -25,6 +25,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{HtmlIFrameElement, MessageEvent, Response};
 
+use super::sandbox_frame::{attach, is_from, sandboxed_frame};
 use crate::timer::sleep;
 use crate::tools::python::{
     PythonFailure, PythonOutput, PythonRunner, WorkerReply, MAX_OUTPUT_CHARS, NO_NETWORK,
@@ -181,15 +182,7 @@ impl Sandbox {
     /// Adds the hidden frame; it says `ready` once it has loaded.
     fn open() -> Result<Self, String> {
         let window = web_sys::window().ok_or("no window")?;
-        let document = window.document().ok_or("no document")?;
-        let frame: HtmlIFrameElement = document
-            .create_element("iframe")
-            .map_err(|_| "cannot create a frame")?
-            .unchecked_into();
-        let _ = frame.set_attribute("sandbox", "allow-scripts");
-        let _ = frame.set_attribute("hidden", "");
-        let _ = frame.set_attribute("class", "python-frame");
-        frame.set_src("python-frame.html");
+        let frame = sandboxed_frame("python-frame.html", "python-frame")?;
         let (sender, inbox) = mpsc::unbounded();
         let own = frame.clone();
         let listener = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
@@ -197,10 +190,7 @@ impl Sandbox {
             let Some(own) = own.content_window() else {
                 return;
             };
-            let from_frame = event
-                .source()
-                .is_some_and(|from| JsValue::from(own) == JsValue::from(from));
-            if from_frame && event.origin() == "null" {
+            if is_from(&own, &event) {
                 let _ = sender.unbounded_send(read_reply(&event.data()));
             }
         });
@@ -212,11 +202,7 @@ impl Sandbox {
             inbox: Mutex::new(inbox),
             listener,
         };
-        document
-            .body()
-            .ok_or("no body")?
-            .append_child(&sandbox.frame)
-            .map_err(|_| "cannot attach the frame")?;
+        attach(&sandbox.frame)?;
         Ok(sandbox)
     }
 

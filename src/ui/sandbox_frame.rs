@@ -1,0 +1,40 @@
+//! The hidden `<iframe sandbox="allow-scripts">` that third-party and untrusted code runs in
+//! (search answers, Python): an opaque origin that cannot read the app's storage, cookies or
+//! DOM, and whose messages are told apart from everyone else's.
+
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{HtmlIFrameElement, MessageEvent, Window};
+
+/// A hidden sandboxed frame for `page`, not yet attached (listen first, then attach).
+pub fn sandboxed_frame(page: &str, class: &str) -> Result<HtmlIFrameElement, String> {
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
+    let frame: HtmlIFrameElement = document
+        .create_element("iframe")
+        .map_err(|_| "cannot create a frame")?
+        .unchecked_into();
+    let _ = frame.set_attribute("sandbox", "allow-scripts");
+    let _ = frame.set_attribute("hidden", "");
+    let _ = frame.set_attribute("class", class);
+    frame.set_src(page);
+    Ok(frame)
+}
+
+pub fn attach(frame: &HtmlIFrameElement) -> Result<(), String> {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.body())
+        .ok_or("no body")?
+        .append_child(frame)
+        .map(|_| ())
+        .map_err(|_| "cannot attach the frame".into())
+}
+
+/// Whether `event` comes from this frame's window, at an opaque origin ("null").
+pub fn is_from(window: &Window, event: &MessageEvent) -> bool {
+    event
+        .source()
+        .is_some_and(|from| JsValue::from(window.clone()) == JsValue::from(from))
+        && event.origin() == "null"
+}

@@ -92,7 +92,7 @@ fn conversation_before(
         compaction: summary.cloned(),
         ..record.clone()
     };
-    let mut out = vec![ChatMessage::system(record.config.system_prompt.clone())];
+    let mut out = vec![ChatMessage::system(record.system_prompt_at(turn, step))];
     out.extend(then.messages_before(turn, step));
     out
 }
@@ -244,5 +244,88 @@ mod tests {
             (true, "Answ")
         );
         assert_eq!(calls[2].label(), "Step 2");
+    }
+
+    #[test]
+    fn each_call_shows_the_system_prompt_it_sent_across_a_protocol_switch() {
+        let prompt = |text: &str, protocol| AgentEvent::SystemPrompt {
+            text: text.into(),
+            protocol,
+        };
+        let step = |n| AgentEvent::StepStarted {
+            step: n,
+            forced: false,
+        };
+        let mut r = RunRecord::new("r", 0.0, RunConfig::default());
+        apply_all(
+            &mut r,
+            vec![
+                prompt("native rules", Protocol::Native),
+                AgentEvent::TurnStarted {
+                    question: "q1".into(),
+                },
+                step(1),
+                AgentEvent::Appended(ChatMessage::assistant("42")),
+                AgentEvent::Answer {
+                    text: "42".into(),
+                    forced: false,
+                    step: 1,
+                },
+                // A follow-up: the first call of its first step is refused, the run
+                // switches to text and asks again within that step.
+                AgentEvent::TurnStarted {
+                    question: "q2".into(),
+                },
+                step(1),
+                prompt("text rules", Protocol::Text),
+                AgentEvent::Appended(ChatMessage::assistant("Final Answer: 43")),
+                AgentEvent::Answer {
+                    text: "43".into(),
+                    forced: false,
+                    step: 1,
+                },
+            ],
+        );
+        let calls = model_calls(&r);
+        let prompts: Vec<&str> = calls.iter().map(|c| c.sent[0].content.as_str()).collect();
+        assert_eq!(prompts, ["native rules", "text rules"]);
+        assert_eq!(
+            r.messages()[0].content,
+            "text rules",
+            "the next call sends the new one"
+        );
+
+        // A switch between turns takes over from the next turn, not the last step before it.
+        let mut r = RunRecord::new("r", 0.0, RunConfig::default());
+        apply_all(
+            &mut r,
+            vec![
+                prompt("A", Protocol::Native),
+                AgentEvent::TurnStarted {
+                    question: "q1".into(),
+                },
+                step(1),
+                AgentEvent::Appended(ChatMessage::assistant("1")),
+                AgentEvent::Answer {
+                    text: "1".into(),
+                    forced: false,
+                    step: 1,
+                },
+                prompt("B", Protocol::Text),
+                AgentEvent::TurnStarted {
+                    question: "q2".into(),
+                },
+                step(1),
+                AgentEvent::Appended(ChatMessage::assistant("2")),
+            ],
+        );
+        let prompts: Vec<String> = model_calls(&r)
+            .iter()
+            .map(|c| c.sent[0].content.clone())
+            .collect();
+        assert_eq!(prompts, ["A", "B"]);
+        // The replay of the record keeps the prompts it had on the way.
+        let replayed = crate::agent::replay::Replay::of(&r).fold();
+        assert_eq!(replayed.prompts, r.prompts);
     }
 }

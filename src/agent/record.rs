@@ -195,6 +195,9 @@ pub struct RunRecord {
     pub status: Status,
     /// The earlier conversation, summarised to fit the model's context.
     pub compaction: Option<Compaction>,
+    /// Every system prompt of the run and where it took over: a protocol switch changes the
+    /// prompt, and Inspect shows each call the prompt it really sent.
+    pub prompts: Vec<PromptFrom>,
 }
 
 /// Everything before step `step` (an index) of turn `turn` (an index), but that turn's
@@ -204,6 +207,15 @@ pub struct Compaction {
     pub turn: usize,
     pub step: usize,
     pub summary: String,
+}
+
+/// A system prompt, sent from the model call of step `step` (an index) of turn `turn` (an
+/// index) on.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PromptFrom {
+    pub turn: usize,
+    pub step: usize,
+    pub text: String,
 }
 
 /// What the panel says when the conversation was summarised; the summary follows it.
@@ -226,6 +238,7 @@ impl RunRecord {
             turns: Vec::new(),
             status: Status::Idle,
             compaction: None,
+            prompts: Vec::new(),
         }
     }
 
@@ -241,6 +254,21 @@ impl RunRecord {
                 });
             }
             AgentEvent::SystemPrompt { text, protocol } => {
+                // Mid-turn (a protocol switch after a refused call) the prompt is sent from
+                // the current step's next call; between turns, from the next turn's first.
+                let (turn, step) = match self.turns.last() {
+                    Some(last)
+                        if last.answer.is_none() && last.error.is_none() && !last.stopped =>
+                    {
+                        (self.turns.len() - 1, last.steps.len().saturating_sub(1))
+                    }
+                    _ => (self.turns.len(), 0),
+                };
+                self.prompts.push(PromptFrom {
+                    turn,
+                    step,
+                    text: text.clone(),
+                });
                 self.config.system_prompt = text.clone();
                 self.config.protocol = *protocol;
             }
@@ -370,6 +398,15 @@ impl RunRecord {
                 step.live_epoch += 1;
             }
         }
+    }
+
+    /// The system prompt that the calls of step `step` of turn `turn` (indexes) sent.
+    pub fn system_prompt_at(&self, turn: usize, step: usize) -> &str {
+        self.prompts
+            .iter()
+            .rfind(|p| (p.turn, p.step) <= (turn, step))
+            .or(self.prompts.first())
+            .map_or(&self.config.system_prompt, |p| &p.text)
     }
 
     /// The conversation as the model sees it now: the system prompt, then each turn's

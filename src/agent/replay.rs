@@ -39,6 +39,8 @@ impl Replay {
             .fold(f64::INFINITY, f64::min);
         let origin = if origin.is_finite() { origin } else { 0.0 };
         let mut start = RunRecord::new(record.id.clone(), record.created, record.config.clone());
+        // The replay starts from the final config; the prompts it had on the way come along.
+        start.prompts = record.prompts.clone();
         // A summary the notices do not tell of (a hand-edited file) stays as the record has it.
         let replayed_compaction = timed
             .iter()

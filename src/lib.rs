@@ -5,12 +5,15 @@
 
 pub mod agent;
 pub mod export;
+pub mod follow;
 pub mod history;
 pub mod llm;
 pub mod markdown;
 pub mod origin;
+pub mod progress;
 pub mod run_file;
 pub mod settings;
+pub mod shortcuts;
 pub mod tools;
 
 /// The browser's timer, shared by the transports and the UI (wasm32 only).

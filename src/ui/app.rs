@@ -269,7 +269,7 @@ pub fn App() -> impl IntoView {
                 "Watch Think-only, Act-only and ReAct answer the same question, side by side, streaming live."
             </p>
         </header>
-        <SettingsPanel settings=settings token=token alert=alert />
+        <SettingsPanel settings=settings token=token alert=alert fold_on=runs_started />
         <QuestionBar
             question=question
             mode_choice=mode_choice

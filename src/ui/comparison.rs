@@ -91,8 +91,8 @@ pub fn Comparison(panels: RwSignal<Vec<PanelRun>>) -> impl IntoView {
                 })
                 .collect_view();
             view! {
-                <section id="comparison" class="comparison">
-                    <h2>"Comparison"</h2>
+                <section id="comparison" class="comparison" aria-labelledby="comparison-title">
+                    <h2 id="comparison-title">"Comparison"</h2>
                     <table>
                         <thead>
                             <tr>

@@ -30,6 +30,7 @@ pub fn History(keeper: Keeper) -> impl IntoView {
         })
     };
     view! {
+        <section aria-label="History">
         <details id="history" class="history">
             <summary>{move || format!("History ({})", keeper.runs.with(Vec::len))}</summary>
             <p class="hint">
@@ -72,6 +73,7 @@ pub fn History(keeper: Keeper) -> impl IntoView {
                 </For>
             </ul>
         </details>
+        </section>
     }
 }
 

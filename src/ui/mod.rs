@@ -2,7 +2,11 @@
 //! live in `agent`, `settings` and `llm`.
 
 mod app;
+mod clipboard;
 mod comparison;
+mod copy_button;
+mod counted_fetch;
+mod follow_scroll;
 mod frame_batch;
 mod history;
 mod host_confirm;
@@ -13,6 +17,7 @@ mod keep;
 mod markdown_view;
 mod model_info;
 mod panel;
+mod progress_line;
 mod python_worker;
 mod question_bar;
 mod replay_player;
@@ -20,6 +25,7 @@ mod run_files;
 mod runner;
 mod sandbox_frame;
 mod settings_panel;
+mod shortcut_keys;
 mod stoppable_tools;
 mod storage;
 mod tool_fetch;

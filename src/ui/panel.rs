@@ -1,7 +1,10 @@
 use leptos::prelude::*;
 
+use super::copy_button::CopyButton;
+use super::follow_scroll::FollowScroll;
 use super::inspect::Inspect;
 use super::markdown_view::Markdown;
+use super::progress_line::ProgressLine;
 use super::runner::PanelRun;
 use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line};
 use crate::agent::record::{RunRecord, Status, Step as StepRecord};
@@ -81,6 +84,8 @@ pub fn Panel(
                 <span class="panel-status">{move || status.get().label()}</span>
                 <span class="step-counter">{counter}</span>
             </header>
+            <ProgressLine state=state />
+            <FollowScroll state=state label=format!("{} output", mode.label())>
             <Show when=move || status.get() == Status::Idle>
                 <p class="blurb">{blurb(mode)}</p>
             </Show>
@@ -115,7 +120,10 @@ pub fn Panel(
                         };
                         view! {
                             <div class="answer" class:forced=a.forced>
-                                <div class="answer-label">{label}</div>
+                                <div class="answer-head">
+                                    <span class="answer-label">{label}</span>
+                                    <CopyButton text=a.text.clone() label="Copy the answer" />
+                                </div>
                                 <Markdown text=a.text />
                             </div>
                         }
@@ -127,6 +135,7 @@ pub fn Panel(
                     "Continue from the cut"
                 </button>
             </Show>
+            </FollowScroll>
             <footer class="usage">{move || metrics_line(&state.read())}</footer>
             <Inspect state=state />
         </section>

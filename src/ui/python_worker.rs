@@ -22,10 +22,11 @@ use futures::{FutureExt, StreamExt};
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{HtmlIFrameElement, MessageEvent, Response};
+use web_sys::{HtmlIFrameElement, MessageEvent};
 
+use super::counted_fetch::fetch_counted;
 use super::sandbox_frame::{attach, is_from, sandboxed_frame};
+use crate::progress::Download;
 use crate::timer::sleep;
 use crate::tools::python::{
     PythonFailure, PythonOutput, PythonRunner, WorkerReply, MAX_OUTPUT_CHARS, NO_NETWORK,
@@ -302,6 +303,8 @@ type FilesFuture = Shared<LocalBoxFuture<'static, Result<Files, String>>>;
 thread_local! {
     /// Fetched once per page and base URL: every panel's sandbox, and every restart, uses them.
     static FILES: RefCell<HashMap<String, FilesFuture>> = RefCell::new(HashMap::new());
+    /// Bytes of Pyodide fetched so far (the latest download), shown while a python call waits.
+    static DOWNLOAD: Cell<Option<Download>> = const { Cell::new(None) };
 }
 
 async fn pyodide_files(index_url: &str) -> Result<Files, String> {
@@ -322,29 +325,30 @@ async fn pyodide_files(index_url: &str) -> Result<Files, String> {
 
 async fn fetch_files(index_url: String) -> Result<Files, String> {
     let pyodide = Object::new();
-    for name in PYODIDE_FILES {
-        let blob = fetch_blob(&format!("{index_url}{name}")).await?;
-        let _ = Reflect::set(&pyodide, &JsValue::from_str(name), &blob);
+    DOWNLOAD.with(|d| d.set(Some(Download::default())));
+    let count = |n: u64| {
+        DOWNLOAD.with(|d| {
+            let mut now = d.get().unwrap_or_default();
+            now.loaded += n;
+            d.set(Some(now));
+        })
+    };
+    let fetched = async {
+        for name in PYODIDE_FILES {
+            let blob = fetch_counted(&format!("{index_url}{name}"), count).await?;
+            let _ = Reflect::set(&pyodide, &JsValue::from_str(name), &blob);
+        }
+        fetch_counted(WORKER_SCRIPT, count).await
     }
-    let worker = fetch_blob(WORKER_SCRIPT).await?;
+    .await;
+    DOWNLOAD.with(|d| d.set(d.get().map(|now| Download { done: true, ..now })));
+    let worker = fetched?.into();
     Ok(Files { pyodide, worker })
 }
 
-async fn fetch_blob(url: &str) -> Result<JsValue, String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let response: Response = JsFuture::from(window.fetch_with_str(url))
-        .await
-        .map_err(|_| format!("{url} could not be fetched"))?
-        .unchecked_into();
-    if !response.ok() {
-        return Err(format!("{url} answered HTTP {}", response.status()));
-    }
-    let blob = response
-        .blob()
-        .map_err(|_| format!("{url} could not be read"))?;
-    JsFuture::from(blob)
-        .await
-        .map_err(|_| format!("{url} could not be read"))
+/// How much of Pyodide the page has fetched, for the panel that waits on it.
+pub fn pyodide_download() -> Option<Download> {
+    DOWNLOAD.with(Cell::get)
 }
 
 fn message(fields: &[(&str, JsValue)]) -> JsValue {

@@ -1,7 +1,8 @@
-use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
+use super::shortcut_keys::{listen_for_shortcuts, QUESTION_ID};
 use crate::agent::mode::ModeChoice;
+use crate::shortcuts::{FOCUS_KEYS, RUN_KEYS, STOP_KEYS};
 
 /// Questions of the kinds the arena is for: weather, arithmetic, a fact, a multi-hop question.
 const EXAMPLES: [(&str, &str); 4] = [
@@ -32,21 +33,18 @@ pub fn QuestionBar(
     on_stop: Callback<()>,
     on_new_conversation: Callback<()>,
 ) -> impl IntoView {
-    let on_keydown = move |ev: KeyboardEvent| {
-        if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
-            ev.prevent_default();
-            on_run.run(());
-        }
-    };
+    // Ctrl/Cmd+Enter (from the question box too), Escape and "/", on the whole page.
+    listen_for_shortcuts(on_run, on_stop, running);
     view! {
-        <section class="question-bar">
+        <section class="question-bar" aria-label="Question">
             <textarea
-                id="question"
+                id=QUESTION_ID
                 rows="3"
+                aria-label="Question"
+                aria-keyshortcuts=FOCUS_KEYS
                 placeholder="Ask a question… (Ctrl/Cmd+Enter to run)"
                 prop:value=move || question.get()
                 on:input=move |ev| question.set(event_target_value(&ev))
-                on:keydown=on_keydown
             ></textarea>
             <div class="controls">
                 <label class="mode-label">
@@ -70,15 +68,23 @@ pub fn QuestionBar(
                     id="run"
                     class="primary"
                     disabled=move || missing.get().is_some()
+                    aria-keyshortcuts=RUN_KEYS
                     title=move || missing.get().unwrap_or_else(|| "Run (Ctrl/Cmd+Enter)".into())
                     on:click=move |_| on_run.run(())
                 >
                     {move || missing.get().unwrap_or_else(|| "Run".into())}
                 </button>
-                <button id="stop" disabled=move || !running.get() on:click=move |_| on_stop.run(())>
+                <button id="stop" disabled=move || !running.get() on:click=move |_| on_stop.run(())
+                    aria-keyshortcuts=STOP_KEYS title="Stop (Esc)">
                     "Stop"
                 </button>
+                <p class="shortcuts" id="shortcuts">
+                    <kbd>"Ctrl"</kbd>"/"<kbd>"⌘"</kbd>"+"<kbd>"Enter"</kbd>" run · "
+                    <kbd>"Esc"</kbd>" stop · "<kbd>"/"</kbd>" question"
+                </p>
             </div>
+            // The slot keeps its height, so the follow-up row appearing moves nothing below.
+            <div class="conversation-slot">
             <Show when=move || { turns.get() > 0 }>
                 <div class="conversation">
                     <span id="follow-up-hint">
@@ -89,6 +95,7 @@ pub fn QuestionBar(
                     </button>
                 </div>
             </Show>
+            </div>
             <div class="examples">
                 <span class="examples-label">"Try: "</span>
                 {EXAMPLES

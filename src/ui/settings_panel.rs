@@ -28,7 +28,20 @@ pub fn SettingsPanel(
     token: RwSignal<String>,
     /// Where storage failures are reported.
     alert: RwSignal<Option<String>>,
+    /// Counts the runs started: once one starts with a token, the settings fold away (the
+    /// summary still opens them).
+    fold_on: RwSignal<u32>,
 ) -> impl IntoView {
+    let details = NodeRef::<leptos::html::Details>::new();
+    Effect::new(move |previous: Option<u32>| {
+        let runs = fold_on.get();
+        if previous.is_some_and(|p| p != runs) && !token.with_untracked(String::is_empty) {
+            if let Some(d) = details.get_untracked() {
+                d.set_open(false);
+            }
+        }
+        runs
+    });
     // Open on first visit, when there is nothing to run with yet.
     let open = token.get_untracked().is_empty() && !settings.get_untracked().endpoint_is_local();
     let field_error = RwSignal::new(None::<String>);
@@ -98,7 +111,8 @@ pub fn SettingsPanel(
     };
 
     view! {
-        <details id="settings" class="settings" open=open>
+        <section aria-label="Settings">
+        <details id="settings" class="settings" open=open node_ref=details>
             <summary>"Settings"</summary>
             <div class="settings-grid">
                 <label for="token">"Hugging Face token"</label>
@@ -204,5 +218,6 @@ pub fn SettingsPanel(
                 <p class="field-error" role="alert">{move || field_error.get().unwrap_or_default()}</p>
             </Show>
         </details>
+        </section>
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod attacker;
 pub mod browser;
+pub mod cdp;
 pub mod fixtures;
 pub mod http_model;
 pub mod https_endpoint;

@@ -1,0 +1,36 @@
+//! The line under a panel's head that says what the panel waits for and for how long. Its
+//! height is reserved even when empty, so streaming never moves the panel's content.
+
+use leptos::prelude::*;
+use std::time::Duration;
+
+use super::python_worker::pyodide_download;
+use crate::agent::record::{RunRecord, Status};
+use crate::progress::wait_line;
+
+/// How often the elapsed seconds are read again.
+const TICK: Duration = Duration::from_millis(250);
+
+#[component]
+pub fn ProgressLine(state: RwSignal<RunRecord>) -> impl IntoView {
+    let now = RwSignal::new(js_sys::Date::now());
+    // The clock ticks only while there is something to wait for.
+    let ticking = Memo::new(move |_| {
+        state.with(|r| matches!(r.status, Status::Waiting | Status::RunningTool))
+    });
+    if let Ok(handle) = set_interval_with_handle(
+        move || {
+            if ticking.try_get_untracked() == Some(true) {
+                now.set(js_sys::Date::now());
+            }
+        },
+        TICK,
+    ) {
+        on_cleanup(move || handle.clear());
+    }
+    let line = move || {
+        let at = now.get().max(js_sys::Date::now());
+        state.with(|r| wait_line(r, at, pyodide_download()))
+    };
+    view! { <p class="progress">{line}</p> }
+}

@@ -1,5 +1,5 @@
-//! The chat-completions client: request body, SSE decoding and chunk reading are pure; the
-//! browser transport (`fetch`) is the thin wasm32-only edge.
+//! The chat-completions client: request body, SSE decoding and chunk reading, all pure; the
+//! browser transport that drives them is `web::fetch`.
 
 pub mod body;
 pub mod chunk;
@@ -10,11 +10,6 @@ pub mod retry;
 pub mod sse;
 pub mod stream;
 pub mod tool_calls;
-
-#[cfg(target_arch = "wasm32")]
-pub mod fetch;
-#[cfg(target_arch = "wasm32")]
-pub mod read_body;
 
 pub use chunk::{ChatDelta, Usage};
 pub use error::LlmError;

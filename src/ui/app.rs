@@ -11,12 +11,12 @@ use super::replay_player::ReplayControl;
 use super::run_files::RunFiles;
 use super::runner::{continue_run, follow_up, start_runs, PanelRun};
 use super::settings_panel::SettingsPanel;
-use super::storage;
 use crate::agent::mode::ModeChoice;
 use crate::agent::record::Status;
 use crate::agent::Mode;
 use crate::origin::Origin;
 use crate::settings::{cannot_call_model, host_to_confirm, missing_for_run};
+use crate::web::storage;
 
 /// What waits for the user to confirm the host the token would go to.
 #[derive(Clone, Copy, PartialEq)]

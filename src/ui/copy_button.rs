@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::clipboard::copy_text;
-use crate::timer::sleep;
+use crate::web::clipboard::copy_text;
+use crate::web::timer::sleep;
 
 /// How long "Copied" (or the failure) stays before the button reads "Copy" again.
 const FEEDBACK_MS: u32 = 1500;

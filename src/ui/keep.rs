@@ -9,13 +9,13 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::idb::{self, Refusal};
 use super::runner::PanelRun;
 use crate::agent::mode::ModeChoice;
 use crate::agent::record::RunRecord;
 use crate::history::{self, RunSummary, KEEP_RUNS, SAVE_EVERY_MS};
 use crate::run_file::RunFile;
-use crate::timer::sleep;
+use crate::web::idb::{self, Refusal};
+use crate::web::timer::sleep;
 
 /// The kept run that the panels show.
 #[derive(Clone)]

@@ -2,9 +2,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use super::clipboard::copy_text;
 use crate::markdown::render_markdown;
-use crate::timer::sleep;
+use crate::web::clipboard::copy_text;
+use crate::web::timer::sleep;
 
 /// The app's own origin, which links in model and tool text may not point back into.
 fn page_origin() -> String {

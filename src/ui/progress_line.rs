@@ -4,9 +4,9 @@
 use leptos::prelude::*;
 use std::time::Duration;
 
-use super::python_worker::pyodide_download;
 use crate::agent::record::{RunRecord, Status};
 use crate::progress::wait_line;
+use crate::web::python_worker::pyodide_download;
 
 /// How often the elapsed seconds are read again.
 const TICK: Duration = Duration::from_millis(250);

@@ -9,7 +9,7 @@ use leptos::task::spawn_local;
 use crate::agent::record::RunRecord;
 use crate::agent::replay::{Playback, Replay, Speed};
 use crate::agent::AgentEvent;
-use crate::timer::sleep;
+use crate::web::timer::sleep;
 
 /// Shortest and longest sleep between two looks at the clock: about a frame, and short
 /// enough that a change of speed or a Stop is felt at once.

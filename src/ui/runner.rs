@@ -8,20 +8,20 @@ use leptos::task::spawn_local;
 use web_sys::AbortController;
 
 use super::frame_batch::FrameBatch;
-use super::jsonp::FrameJsonp;
-use super::model_info::model_list;
-use super::python_worker::WorkerPython;
 use super::stoppable_tools::StoppableTools;
-use super::tool_fetch::BrowserHttp;
 use crate::agent::action_protocol::{ProtocolChoice, ProtocolPlan};
 use crate::agent::record::{RunConfig, RunRecord, Status};
 use crate::agent::run::{run_turn, Next, RunOptions};
 use crate::agent::{AgentEvent, Mode, Toolbox};
-use crate::llm::fetch::BrowserChatModel;
 use crate::llm::ChatParams;
 use crate::settings::Settings;
 use crate::tools::registry::ToolEnv;
 use crate::tools::Registry;
+use crate::web::fetch::BrowserChatModel;
+use crate::web::jsonp::FrameJsonp;
+use crate::web::model_info::model_list;
+use crate::web::python_worker::WorkerPython;
+use crate::web::tool_fetch::BrowserHttp;
 
 /// Time limit of one web request of a tool, and of one JSONP search.
 const TOOL_TIMEOUT_SECS: u32 = 15;

@@ -1,10 +1,10 @@
 use leptos::prelude::*;
 
-use super::model_info::known_model_ids;
-use super::storage;
 use super::tools_settings::ToolsSettings;
 use crate::agent::Mode;
 use crate::settings::{token_problem, Settings, MAX_STEPS_LIMIT};
+use crate::web::model_info::known_model_ids;
+use crate::web::storage;
 
 fn mode_model(s: &Settings, mode: Mode) -> &String {
     match mode {

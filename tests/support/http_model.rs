@@ -1,4 +1,4 @@
-//! A host `ChatModel` over real HTTP, mirroring the browser transport (`src/llm/fetch.rs`):
+//! A host `ChatModel` over real HTTP, mirroring the browser transport (`src/web/fetch.rs`):
 //! same request body, same error mapping, same incremental stream reader. It lets host tests
 //! run the agent loops against the mock endpoint over a socket.
 

@@ -12,8 +12,8 @@ use gloo_net::http::Request;
 use web_sys::{AbortController, RequestRedirect};
 
 use crate::llm::models::ModelList;
-use crate::llm::read_body::read_capped;
-use crate::timer::sleep;
+use crate::web::read_body::read_capped;
+use crate::web::timer::sleep;
 
 /// `/v1/models` must not hold up a run for long: without an answer, auto means text.
 const MODELS_TIMEOUT_MS: u32 = 4_000;

@@ -10,14 +10,14 @@ use web_sys::{
     AbortController, AbortSignal, ReadableStreamDefaultReader, RequestRedirect, ResponseType,
 };
 
-use super::body::ERROR_BODY_MAX_BYTES;
-use super::error::{body_snippet, message_from_error_body};
 use super::read_body::{js_error_text, read_capped};
-use super::request::{completions_url, request_body};
-use super::stream::{is_event_stream, ChatStreamReader, StreamDeadlines};
-use super::{ChatCall, ChatDelta, ChatParams, LlmError};
 use crate::agent::ChatModel;
-use crate::timer::sleep;
+use crate::llm::body::ERROR_BODY_MAX_BYTES;
+use crate::llm::error::{body_snippet, message_from_error_body};
+use crate::llm::request::{completions_url, request_body};
+use crate::llm::stream::{is_event_stream, ChatStreamReader, StreamDeadlines};
+use crate::llm::{ChatCall, ChatDelta, ChatParams, LlmError};
+use crate::web::timer::sleep;
 use futures::future::{select, Either, LocalBoxFuture};
 
 /// An OpenAI-compatible endpoint called from the page.

@@ -5,7 +5,7 @@ use js_sys::{Array, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-#[wasm_bindgen(module = "/src/ui/idb.js")]
+#[wasm_bindgen(module = "/src/web/idb.js")]
 extern "C" {
     #[wasm_bindgen(js_name = putRun)]
     fn put_run_js(id: &str, file_json: &str, summary_json: &str) -> Promise;

@@ -15,9 +15,9 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{HtmlIFrameElement, MessageEvent};
 
 use super::sandbox_frame::{attach, is_from, sandboxed_frame};
-use crate::timer::sleep;
 use crate::tools::http::FetchError;
 use crate::tools::web_search::JsonpClient;
+use crate::web::timer::sleep;
 
 pub struct FrameJsonp {
     pub timeout_secs: u32,

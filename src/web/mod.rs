@@ -1,0 +1,17 @@
+//! Every browser API the app uses lives here: fetch (the model endpoint, the tools' web APIs,
+//! `/models`, Pyodide's files), timers, storage, IndexedDB, the clipboard, sandboxed frames,
+//! the Python worker and JSONP. The agent and the components reach the browser only through
+//! these thin adapters, so everything else stays pure and tested on the host.
+
+pub mod clipboard;
+pub mod counted_fetch;
+pub mod fetch;
+pub mod idb;
+pub mod jsonp;
+pub mod model_info;
+pub mod python_worker;
+pub mod read_body;
+pub mod sandbox_frame;
+pub mod storage;
+pub mod timer;
+pub mod tool_fetch;

@@ -9,48 +9,11 @@
 
 mod support;
 
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 use support::browser::{browser_test, MARKER_TOKEN};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
-
-async fn start_llama_server() -> (Child, String) {
-    let python = std::env::var("LLAMA_PYTHON").unwrap_or_else(|_| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/.tools/llama-venv/bin/python").to_string()
-    });
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = Command::new(&python)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/llama_server.py"
-        ))
-        .arg(port.to_string())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap_or_else(|e| {
-            panic!("cannot start {python} (set LLAMA_PYTHON; scripts/test installs it): {e}")
-        });
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let ready = tokio::time::timeout(Duration::from_secs(150), lines.next_line())
-        .await
-        .expect("llama server did not start within 150 s")
-        .unwrap()
-        .expect("llama server exited before it was ready");
-    let base_url = ready
-        .strip_prefix("READY ")
-        .unwrap_or_else(|| panic!("unexpected line from the llama server: {ready}"))
-        .to_string();
-    (child, base_url)
-}
+use support::llama::start_llama_server;
 
 #[test]
 fn all_three_modes_stream_from_a_real_llama_cpp_server() {

@@ -2,6 +2,8 @@ use leptos::prelude::*;
 use web_sys::AbortController;
 
 use super::comparison::Comparison;
+use super::embed_code::EmbedCode;
+use super::from_address::{self, page_params, with_address_models};
 use super::history::History;
 use super::host_confirm::HostConfirm;
 use super::keep::{KeepWiring, Keeper};
@@ -11,11 +13,14 @@ use super::replay_player::ReplayControl;
 use super::run_files::RunFiles;
 use super::runner::{continue_run, follow_up, start_runs, PanelRun};
 use super::settings_panel::SettingsPanel;
+use super::show_file::FileShow;
+use super::welcome::Welcome;
 use crate::agent::mode::ModeChoice;
 use crate::agent::record::Status;
 use crate::agent::Mode;
 use crate::origin::Origin;
 use crate::settings::{cannot_call_model, host_to_confirm, missing_for_run};
+use crate::web::parent_height::post_height_to_parent;
 use crate::web::storage;
 
 /// What waits for the user to confirm the host the token would go to.
@@ -25,9 +30,22 @@ enum AfterConfirm {
     Continue(u32, Mode),
 }
 
+/// A class on the root element: the embedded layout is chosen in CSS.
+fn mark_root(class: &str) {
+    if let Some(root) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        let _ = root.class_list().add_1(class);
+    }
+}
+
 #[component]
 pub fn App() -> impl IntoView {
-    let settings = RwSignal::new(storage::load_settings());
+    // What the page's address asks for. Models named there are used on this visit only.
+    let params = page_params();
+    let address_models = params.model.is_some() || !params.mode_models.is_empty();
+    let settings = RwSignal::new(with_address_models(&params, storage::load_settings()));
     let token = RwSignal::new(storage::load_token());
     let token_hosts = RwSignal::new(storage::load_token_hosts());
     let question = RwSignal::new(String::new());
@@ -55,7 +73,11 @@ pub fn App() -> impl IntoView {
     let pending = RwSignal::new(None::<(Origin, AfterConfirm)>);
 
     Effect::new(move || {
-        if let Err(e) = storage::save_settings(&settings.get()) {
+        let settings = settings.get();
+        if address_models {
+            return;
+        }
+        if let Err(e) = storage::save_settings(&settings) {
             alert.set(Some(e));
         }
     });
@@ -93,6 +115,39 @@ pub fn App() -> impl IntoView {
         }
         replay.stop(panels.with_untracked(|ps| ps.iter().map(|p| p.state).collect::<Vec<_>>()));
     });
+
+    // Imported files, shipped recordings and runs in the address play back in the panels.
+    let shower = FileShow {
+        panels,
+        replay,
+        run_counter,
+        owner: StoredValue::new_local(files_owner),
+        on_stop: stop,
+    };
+
+    from_address::apply(&params, question, mode_choice, shower, alert);
+    window_event_listener_untyped("hashchange", move |_| {
+        let params = page_params();
+        match params.problems.is_empty() {
+            true => from_address::show_run(&params, shower, alert),
+            false => alert.set(Some(params.problems.join(" "))),
+        }
+    });
+    if address_models && params.problems.is_empty() {
+        alert.set(Some(
+            "The models named in the page's address are used on this visit; settings changed here are not saved.".into(),
+        ));
+    }
+    if params.embed {
+        mark_root("embed");
+        if params.show_settings {
+            mark_root("show-settings");
+        }
+        if params.run.is_some() || params.recording.is_some() {
+            mark_root("carries-run");
+        }
+    }
+    post_height_to_parent();
 
     // Runs are kept in IndexedDB as they stream; the latest is shown again after a reload.
     let keeper = Keeper::start(KeepWiring {
@@ -269,6 +324,7 @@ pub fn App() -> impl IntoView {
                 "Watch Think-only, Act-only and ReAct answer the same question, side by side, streaming live."
             </p>
         </header>
+        <Welcome token=token shower=shower />
         <SettingsPanel settings=settings token=token alert=alert fold_on=runs_started />
         <QuestionBar
             question=question
@@ -280,14 +336,8 @@ pub fn App() -> impl IntoView {
             on_stop=stop
             on_new_conversation=new_conversation
         />
-        <RunFiles
-            panels=panels
-            replay=replay
-            alert=alert
-            run_counter=run_counter
-            owner=files_owner
-            on_stop=stop
-        />
+        <RunFiles panels=panels replay=replay alert=alert shower=shower />
+        <EmbedCode panels=panels question=question mode_choice=mode_choice />
         {move || {
             pending
                 .get()

@@ -4,8 +4,10 @@
 mod app;
 mod comparison;
 mod copy_button;
+mod embed_code;
 mod follow_scroll;
 mod frame_batch;
+mod from_address;
 mod history;
 mod host_confirm;
 mod inspect;
@@ -19,7 +21,9 @@ mod run_files;
 mod runner;
 mod settings_panel;
 mod shortcut_keys;
+mod show_file;
 mod stoppable_tools;
 mod tools_settings;
+mod welcome;
 
 pub use app::App;

@@ -3,8 +3,6 @@
 //! import touches neither the settings, the token nor the confirmed hosts: it only replaces
 //! what the panels show.
 
-use std::sync::Arc;
-
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
@@ -13,6 +11,7 @@ use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlInputElement, Url};
 
 use super::replay_player::ReplayControl;
 use super::runner::PanelRun;
+use super::show_file::FileShow;
 use crate::agent::record::RunRecord;
 use crate::agent::replay::Speed;
 use crate::export::{file_stem, markdown};
@@ -22,7 +21,7 @@ use crate::run_file::{RunFile, MAX_IMPORT_BYTES};
 const REVOKE_AFTER_MS: i32 = 60_000;
 
 /// The run the panels show, as a file. `None` when they show none.
-fn current_file(panels: &[PanelRun]) -> Option<RunFile> {
+pub(super) fn current_file(panels: &[PanelRun]) -> Option<RunFile> {
     let records: Vec<RunRecord> = panels
         .iter()
         .filter_map(|p| p.state.try_get_untracked())
@@ -74,14 +73,9 @@ pub fn RunFiles(
     panels: RwSignal<Vec<PanelRun>>,
     replay: ReplayControl,
     alert: RwSignal<Option<String>>,
-    /// Allocates the run id of imported panels (shared with new runs).
-    run_counter: StoredValue<u32>,
-    /// The app's owner: the panels' signals live as long as the app.
-    owner: Owner,
-    /// Stops whatever the panels are doing (a run or a replay).
-    on_stop: Callback<()>,
+    /// Shows an imported file in the panels.
+    shower: FileShow,
 ) -> impl IntoView {
-    let owner = StoredValue::new_local(owner);
     let has_run = Memo::new(move |_| {
         panels.with(|ps| {
             ps.iter()
@@ -118,32 +112,6 @@ pub fn RunFiles(
         }
     };
 
-    // Shows the file's run in new panels and plays it.
-    let show = move |file: RunFile| {
-        on_stop.run(());
-        run_counter.update_value(|n| *n += 1);
-        let run_id = run_counter.get_value();
-        let settings = Arc::new(file.settings.clone());
-        let fresh: Vec<PanelRun> = owner.with_value(|owner| {
-            owner.with(|| {
-                file.records
-                    .iter()
-                    .map(|r| PanelRun {
-                        run_id,
-                        max_steps: r.config.max_steps,
-                        settings: settings.clone(),
-                        ..PanelRun::idle(r.config.mode, &settings)
-                    })
-                    .collect()
-            })
-        });
-        replay.load(run_id, file.title.clone(), file.records);
-        let old = panels.get_untracked();
-        panels.set(fresh.clone());
-        old.into_iter().for_each(|p| p.state.dispose());
-        replay.play(fresh.iter().map(|p| p.state).collect());
-    };
-
     let on_file = move |ev: leptos::ev::Event| {
         let input: HtmlInputElement = event_target(&ev);
         let Some(file) = input.files().and_then(|list| list.get(0)) else {
@@ -174,7 +142,8 @@ pub fn RunFiles(
             match RunFile::from_json(&text) {
                 Ok(run) => {
                     alert.set(None);
-                    show(run);
+                    let title = run.title.clone();
+                    shower.show(run, title);
                 }
                 Err(why) => alert.set(Some(format!("Cannot import {name}: {why}"))),
             }

@@ -5,10 +5,13 @@
 
 pub mod clipboard;
 pub mod counted_fetch;
+pub mod deflate;
 pub mod fetch;
 pub mod idb;
 pub mod jsonp;
 pub mod model_info;
+pub mod page_file;
+pub mod parent_height;
 pub mod python_worker;
 pub mod read_body;
 pub mod sandbox_frame;

@@ -7,4 +7,5 @@ pub mod cdp;
 pub mod fixtures;
 pub mod http_model;
 pub mod https_endpoint;
+pub mod llama;
 pub mod mock;

@@ -1,0 +1,291 @@
+//! What the page's address asks for: an embedded layout, the modes, a question, the models, a
+//! shipped recording, or a whole run carried in the fragment. The address is anyone's to
+//! write, so every value is checked here and a bad one becomes a problem shown to the user;
+//! nothing in it runs a model (a link must not spend the visitor's token) or changes what the
+//! user saved.
+
+use crate::agent::mode::ModeChoice;
+use crate::agent::Mode;
+use crate::recordings::is_plain_file_name;
+
+/// The fragment key of a run: `#run=<base64url of deflate-raw of the run file's JSON>`.
+pub const RUN_KEY: &str = "run=";
+pub const MAX_QUESTION_CHARS: usize = 4000;
+pub const MAX_MODEL_CHARS: usize = 200;
+/// About 48 KiB of compressed run: far above a typical run (a few KB).
+pub const MAX_RUN_FRAGMENT: usize = 64 * 1024;
+/// The most a run in the fragment may inflate to; checked while inflating.
+pub const MAX_RUN_JSON_BYTES: usize = 2 * 1024 * 1024;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PageParams {
+    /// `embed=1`: the compact layout for an iframe.
+    pub embed: bool,
+    /// `settings=1`: settings shown in the embedded layout.
+    pub show_settings: bool,
+    /// `mode=think|act|react|all`.
+    pub modes: Option<ModeChoice>,
+    /// `q=`: the question, filled in, not asked.
+    pub question: Option<String>,
+    /// `model=`: the model of every mode.
+    pub model: Option<String>,
+    /// `model_think=`, `model_act=`, `model_react=`.
+    pub mode_models: Vec<(Mode, String)>,
+    /// `recording=`: a file name of the shipped recordings.
+    pub recording: Option<String>,
+    /// The run in the fragment, still encoded (base64url).
+    pub run: Option<String>,
+    /// What could not be used, in words for the user.
+    pub problems: Vec<String>,
+}
+
+/// Reads `search` (`?a=b&…`, with or without the `?`) and `hash` (`#run=…`).
+pub fn parse(search: &str, hash: &str) -> PageParams {
+    let mut p = PageParams::default();
+    for (key, value) in query_pairs(search.strip_prefix('?').unwrap_or(search)) {
+        match key.as_str() {
+            "embed" => p.embed = is_on(&value),
+            "settings" => p.show_settings = is_on(&value),
+            "mode" | "modes" => match ModeChoice::from_id(value.trim()) {
+                Some(choice) => p.modes = Some(choice),
+                None => p.problems.push(format!(
+                    "The address asks for the mode {:?}; the modes are think, act, react and all.",
+                    clip(&value, 40)
+                )),
+            },
+            "q" => match bounded(&value, MAX_QUESTION_CHARS, "question") {
+                Ok(q) => p.question = Some(q),
+                Err(e) => p.problems.push(e),
+            },
+            "model" => match model_name(&value) {
+                Ok(m) => p.model = Some(m),
+                Err(e) => p.problems.push(e),
+            },
+            "model_think" | "model_act" | "model_react" => {
+                let mode = match key.as_str() {
+                    "model_think" => Mode::Think,
+                    "model_act" => Mode::Act,
+                    _ => Mode::ReAct,
+                };
+                match model_name(&value) {
+                    Ok(m) => p.mode_models.push((mode, m)),
+                    Err(e) => p.problems.push(e),
+                }
+            }
+            "recording" => {
+                if is_plain_file_name(value.trim()) {
+                    p.recording = Some(value.trim().to_string());
+                } else {
+                    p.problems.push(format!(
+                        "The address names the recording {:?}; only a file name of the app's recordings (like multiply.json) is accepted.",
+                        clip(&value, 80)
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    let hash = hash.strip_prefix('#').unwrap_or(hash);
+    if let Some(run) = hash.strip_prefix(RUN_KEY) {
+        if run.len() > MAX_RUN_FRAGMENT {
+            p.problems.push(format!(
+                "The run in the address is {} KB; at most {} KB is read.",
+                run.len() / 1024,
+                MAX_RUN_FRAGMENT / 1024
+            ));
+        } else if run.is_empty() || !run.bytes().all(is_base64url_byte) {
+            p.problems
+                .push("The run in the address is damaged: it is not base64url text.".into());
+        } else {
+            p.run = Some(run.to_string());
+        }
+    }
+    p
+}
+
+fn is_on(value: &str) -> bool {
+    matches!(value.trim(), "1" | "true" | "yes" | "")
+}
+
+fn clip(s: &str, chars: usize) -> String {
+    s.chars().take(chars).collect()
+}
+
+fn bounded(value: &str, max_chars: usize, what: &str) -> Result<String, String> {
+    let value = value.trim();
+    if value.chars().count() > max_chars {
+        return Err(format!(
+            "The {what} in the address is longer than {max_chars} characters."
+        ));
+    }
+    // Control characters (but line breaks and tabs) are not text anyone typed.
+    Ok(value
+        .chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .collect())
+}
+
+fn model_name(value: &str) -> Result<String, String> {
+    let name = bounded(value, MAX_MODEL_CHARS, "model name")?;
+    if name.is_empty() || name.chars().any(char::is_whitespace) {
+        return Err(format!(
+            "The address names the model {:?}; a model name has no spaces.",
+            clip(&name, 60)
+        ));
+    }
+    Ok(name)
+}
+
+/// `application/x-www-form-urlencoded` pairs, percent-decoded (bad UTF-8 replaced).
+fn query_pairs(query: &str) -> Vec<(String, String)> {
+    query
+        .split('&')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (form_decode(k), form_decode(v))
+        })
+        .collect()
+}
+
+fn form_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h << 4 | l);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+/// Percent-encodes a query value (everything but unreserved characters).
+pub fn form_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn is_base64url_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// base64url without padding.
+pub fn base64url_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// The bytes of base64url text (padding tolerated); `None` when it is not base64url.
+pub fn base64url_decode(text: &str) -> Option<Vec<u8>> {
+    let text = text.trim_end_matches('=');
+    if text.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut n = 0u32;
+    let mut bits = 0;
+    for b in text.bytes() {
+        let v = B64.iter().position(|&c| c == b)? as u32;
+        n = n << 6 | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((n >> bits & 0xff) as u8);
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_every_parameter() {
+        let p = parse(
+            "?embed=1&settings=1&mode=react&q=What+is+6%C3%977%3F&model=org%2Fm&model_think=a%2Fb&recording=multiply.json&other=x",
+            "#run=abc_-",
+        );
+        assert!(p.embed && p.show_settings);
+        assert_eq!(p.modes, Some(ModeChoice::One(Mode::ReAct)));
+        assert_eq!(p.question.as_deref(), Some("What is 6×7?"));
+        assert_eq!(p.model.as_deref(), Some("org/m"));
+        assert_eq!(p.mode_models, vec![(Mode::Think, "a/b".to_string())]);
+        assert_eq!(p.recording.as_deref(), Some("multiply.json"));
+        assert_eq!(p.run.as_deref(), Some("abc_-"));
+        assert!(p.problems.is_empty(), "{:?}", p.problems);
+        assert_eq!(parse("", ""), PageParams::default());
+    }
+
+    #[test]
+    fn hostile_values_become_problems_not_params() {
+        let long_q = format!("q={}", "a".repeat(MAX_QUESTION_CHARS + 1));
+        let cases = [
+            "recording=../../x.json",
+            "recording=https%3A%2F%2Fevil.example%2Fx.json",
+            "recording=%2F%2Fevil.example%2Fx.json",
+            "mode=everything",
+            "model=a%20b",
+            &long_q,
+        ];
+        for case in cases {
+            let p = parse(case, "");
+            assert_eq!(p.problems.len(), 1, "{case}: {:?}", p.problems);
+            assert!(p.recording.is_none() && p.question.is_none() && p.model.is_none());
+        }
+        let p = parse("", "#run=<script>");
+        assert!(p.run.is_none() && p.problems[0].contains("damaged"));
+        let p = parse("", &format!("#run={}", "A".repeat(MAX_RUN_FRAGMENT + 1)));
+        assert!(p.run.is_none() && p.problems[0].contains("at most"));
+        // Control characters are dropped from a question; broken escapes stay literal.
+        let p = parse("q=a%00b%1B%ZZ%", "");
+        assert_eq!(p.question.as_deref(), Some("ab%ZZ%"));
+    }
+
+    #[test]
+    fn base64url_round_trips_and_refuses_other_text() {
+        for len in 0..40 {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
+            let text = base64url_encode(&bytes);
+            assert!(text.bytes().all(is_base64url_byte));
+            assert_eq!(base64url_decode(&text), Some(bytes));
+        }
+        assert_eq!(base64url_encode(b"hi?"), "aGk_");
+        assert_eq!(base64url_decode("a+b/"), None);
+        assert_eq!(base64url_decode("abcde"), None);
+        assert_eq!(form_encode("a b/é"), "a%20b%2F%C3%A9");
+        assert_eq!(form_decode(&form_encode("q=1&x ✓")), "q=1&x ✓");
+    }
+}

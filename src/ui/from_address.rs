@@ -1,0 +1,100 @@
+//! Applies what the page's address asks for (`page_params`): the embedded layout, the modes,
+//! the question, the models, a shipped recording to play, or a run carried in the fragment.
+//! Problems are shown, not thrown; nothing here runs a model.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::show_file::FileShow;
+use super::welcome::play_recording_named;
+use crate::agent::mode::ModeChoice;
+use crate::agent::Mode;
+use crate::page_params::{base64url_decode, parse, PageParams, MAX_RUN_JSON_BYTES};
+use crate::run_file::RunFile;
+use crate::settings::Settings;
+use crate::web::deflate::inflate;
+
+/// The address of this page, read once.
+pub fn page_params() -> PageParams {
+    let location = web_sys::window().map(|w| w.location());
+    let search = location
+        .as_ref()
+        .and_then(|l| l.search().ok())
+        .unwrap_or_default();
+    let hash = location
+        .as_ref()
+        .and_then(|l| l.hash().ok())
+        .unwrap_or_default();
+    parse(&search, &hash)
+}
+
+/// The models the address names, over `settings` (for this visit: the caller does not save).
+pub fn with_address_models(params: &PageParams, mut settings: Settings) -> Settings {
+    if let Some(model) = &params.model {
+        settings.model = model.clone();
+    }
+    for (mode, model) in &params.mode_models {
+        let slot = match mode {
+            Mode::Think => &mut settings.mode_models.think,
+            Mode::Act => &mut settings.mode_models.act,
+            Mode::ReAct => &mut settings.mode_models.react,
+        };
+        *slot = model.clone();
+    }
+    settings
+}
+
+/// A run file from the fragment's text.
+async fn run_of_fragment(encoded: &str) -> Result<RunFile, String> {
+    let bytes = base64url_decode(encoded).ok_or("it is not base64url text")?;
+    let json = inflate(&bytes, MAX_RUN_JSON_BYTES).await?;
+    RunFile::from_json(&json)
+}
+
+/// Fills the question and the modes, and plays what the address carries.
+pub fn apply(
+    params: &PageParams,
+    question: RwSignal<String>,
+    mode_choice: RwSignal<ModeChoice>,
+    shower: FileShow,
+    alert: RwSignal<Option<String>>,
+) {
+    if let Some(q) = &params.question {
+        question.set(q.clone());
+    }
+    if let Some(choice) = params.modes {
+        mode_choice.set(choice);
+    }
+    let mut problems = params.problems.clone();
+    if params.run.is_some() {
+        show_run(params, shower, alert);
+    } else if let Some(file) = params.recording.clone() {
+        spawn_local(async move {
+            if let Err(why) = play_recording_named(&file, shower).await {
+                alert.set(Some(why));
+            }
+        });
+    }
+    if !problems.is_empty() {
+        problems.dedup();
+        alert.set(Some(problems.join(" ")));
+    }
+}
+
+/// Shows the run the fragment carries, if any (also when only the fragment changed: a pasted
+/// `#run=` link does not reload the page).
+pub fn show_run(params: &PageParams, shower: FileShow, alert: RwSignal<Option<String>>) {
+    let Some(encoded) = params.run.clone() else {
+        return;
+    };
+    spawn_local(async move {
+        match run_of_fragment(&encoded).await {
+            Ok(run) => {
+                alert.set(None);
+                let title = format!("{} (carried in the address)", run.title);
+                shower.show(run, title);
+            }
+            Err(why) => alert.set(Some(format!("Cannot show the run in the address: {why}."))),
+        }
+    });
+}

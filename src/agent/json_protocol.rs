@@ -11,6 +11,8 @@ use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use super::tool_json::{clean_tool_name, is_finish_name, names_no_tool, ARGUMENT_KEYS, NAME_KEYS};
+
 /// One tool call of a reaction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JsonAction {
@@ -50,8 +52,6 @@ const SHAPE: &str = r#"[{"action": "<tool or answer>", "arguments": ["…"], "ex
 /// pathological replies).
 const MAX_STARTS: usize = 256;
 
-const ACTION_KEYS: [&str; 4] = ["action", "tool", "name", "function"];
-const ARGUMENT_KEYS: [&str; 5] = ["arguments", "args", "action_input", "input", "argument"];
 const ANSWER_TEXT_KEYS: [&str; 3] = ["answer", "text", "content"];
 const EXPLANATION_KEYS: [&str; 4] = ["explanation", "thought", "reason", "reasoning"];
 
@@ -74,7 +74,7 @@ pub fn parse_json_reaction(text: &str) -> JsonReaction {
         let J::Obj(fields) = step else {
             return invalid(format!("Step {n} is not an object. Reply with {SHAPE}."));
         };
-        let Some(action) = first_str(fields, &ACTION_KEYS).map(clean_name) else {
+        let Some(action) = first_str(fields, &NAME_KEYS).map(clean_tool_name) else {
             return invalid(format!("Step {n} has no \"action\". Reply with {SHAPE}."));
         };
         let explanation = first_str(fields, &EXPLANATION_KEYS)
@@ -82,7 +82,7 @@ pub fn parse_json_reaction(text: &str) -> JsonReaction {
             .filter(|e| !e.is_empty())
             .map(str::to_string);
         let arguments = first(fields, &ARGUMENT_KEYS);
-        if is_answer(&action) {
+        if is_finish_name(&action) {
             if answer.is_none() {
                 let text = arguments
                     .or_else(|| first(fields, &ANSWER_TEXT_KEYS))
@@ -123,26 +123,6 @@ pub fn parse_json_reaction(text: &str) -> JsonReaction {
 
 fn invalid(problem: String) -> JsonReaction {
     JsonReaction::Invalid { problem }
-}
-
-fn is_answer(action: &str) -> bool {
-    let a: String = action
-        .to_lowercase()
-        .chars()
-        .map(|c| if c == ' ' || c == '-' { '_' } else { c })
-        .collect();
-    matches!(a.as_str(), "answer" | "final_answer" | "finish")
-}
-
-fn names_no_tool(tool: &str) -> bool {
-    tool.is_empty() || matches!(tool.to_ascii_lowercase().as_str(), "none" | "n/a" | "null")
-}
-
-fn clean_name(name: &str) -> String {
-    name.trim()
-        .trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | '*'))
-        .trim()
-        .to_string()
 }
 
 /// The steps of the first JSON in `text` that looks like steps.
@@ -223,7 +203,7 @@ fn steps_of(mut values: Vec<J>) -> Vec<J> {
 }
 
 fn has_action(step: &J) -> bool {
-    matches!(step, J::Obj(fields) if first_str(fields, &ACTION_KEYS).is_some())
+    matches!(step, J::Obj(fields) if first_str(fields, &NAME_KEYS).is_some())
 }
 
 fn get<'a>(fields: &'a [(String, J)], key: &str) -> Option<&'a J> {
@@ -241,7 +221,8 @@ fn first_str<'a>(fields: &'a [(String, J)], keys: &[&str]) -> Option<&'a str> {
     })
 }
 
-/// The tool input `arguments` give: plain values as text, lists joined with ", ", objects of
+/// The tool input `arguments` give (over `J`, which keeps the fields in written order, unlike
+/// `serde_json::Map`, so it cannot use `tool_json::arguments_input`): plain values as text, lists joined with ", ", objects of
 /// plain values their values joined (in written order), other objects as JSON text.
 fn args_text(v: &J) -> String {
     match v {

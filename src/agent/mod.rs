@@ -17,6 +17,7 @@ pub mod record;
 pub mod replay;
 pub mod run;
 pub mod think_split;
+pub mod tool_json;
 
 use futures::future::LocalBoxFuture;
 

@@ -4,6 +4,8 @@
 
 use serde_json::{json, Map, Value};
 
+use super::tool_json::{arguments_input, call_parts, is_finish_name, no_input};
+
 use crate::llm::tool_calls::ToolCall;
 use crate::tools::ToolSpec;
 
@@ -41,92 +43,11 @@ pub fn call_input(call: &ToolCall) -> Result<String, String> {
         return Err(no_input(name));
     }
     match serde_json::from_str::<Value>(args) {
-        Ok(value) => value_input(name, &value, true),
+        Ok(value) => arguments_input(name, &value),
         Err(_) if !args.starts_with(['{', '[']) => Ok(args.to_string()),
         Err(e) => Err(format!(
             "The arguments of {name} are not valid JSON: {e}. Send {{\"input\": \"…\"}}."
         )),
-    }
-}
-
-fn no_input(name: &str) -> String {
-    format!("{name} was called without an input. Send {{\"input\": \"…\"}} as its arguments.")
-}
-
-/// The input a JSON value of arguments gives; `decode` allows one level of a string holding
-/// JSON.
-fn value_input(name: &str, value: &Value, decode: bool) -> Result<String, String> {
-    match value {
-        Value::Null => Err(no_input(name)),
-        Value::Bool(b) => Ok(b.to_string()),
-        Value::Number(n) => Ok(n.to_string()),
-        Value::String(s) => {
-            let t = s.trim();
-            if decode && t.starts_with('{') {
-                if let Ok(inner @ Value::Object(_)) = serde_json::from_str::<Value>(t) {
-                    return value_input(name, &inner, false);
-                }
-            }
-            Ok(s.clone())
-        }
-        Value::Array(items) => {
-            if items.is_empty() {
-                return Err(no_input(name));
-            }
-            let parts: Option<Vec<String>> = items.iter().map(scalar_text).collect();
-            parts.map(|p| p.join(", ")).ok_or_else(|| {
-                format!(
-                    "The arguments of {name} should be {{\"input\": \"…\"}}, not a list of \
-                     objects."
-                )
-            })
-        }
-        Value::Object(map) => object_input(name, map),
-    }
-}
-
-fn object_input(name: &str, map: &Map<String, Value>) -> Result<String, String> {
-    if let Some(v) = map.get("input") {
-        return field_text(name, v);
-    }
-    if map.len() == 1 {
-        let (_, v) = map.iter().next().expect("one field");
-        return field_text(name, v);
-    }
-    if map.is_empty() {
-        return Err(no_input(name));
-    }
-    let strings: Vec<&str> = map.values().filter_map(Value::as_str).collect();
-    if let [only] = strings.as_slice() {
-        return Ok((*only).to_string());
-    }
-    let fields: Vec<&str> = map.keys().map(String::as_str).collect();
-    Err(format!(
-        "The arguments of {name} should be {{\"input\": \"…\"}}; they have the fields {}.",
-        fields.join(", ")
-    ))
-}
-
-/// The text of one argument field: plain values as text, lists of plain values joined,
-/// anything else as JSON text.
-fn field_text(name: &str, v: &Value) -> Result<String, String> {
-    match v {
-        Value::Null => Err(no_input(name)),
-        Value::Array(items) => match items.iter().map(scalar_text).collect::<Option<Vec<_>>>() {
-            Some(parts) => Ok(parts.join(", ")),
-            None => Ok(v.to_string()),
-        },
-        Value::Object(_) => Ok(v.to_string()),
-        _ => Ok(scalar_text(v).unwrap_or_default()),
-    }
-}
-
-fn scalar_text(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        _ => None,
     }
 }
 
@@ -140,13 +61,13 @@ fn scalar_text(v: &Value) -> Option<String> {
 pub fn bare_json_call(content: &str) -> Option<(String, String)> {
     let obj = bare_object(content)?;
     let (name, args) = call_parts(&obj)?;
-    if is_final_answer(&name) {
+    if is_finish_name(&name) {
         return None;
     }
     let input = match args {
         Value::Null => String::new(),
         Value::Object(m) if m.is_empty() => String::new(),
-        other => value_input(&name, other, true).ok()?,
+        other => arguments_input(&name, other).ok()?,
     };
     Some((name, input))
 }
@@ -156,22 +77,13 @@ pub fn bare_json_call(content: &str) -> Option<(String, String)> {
 pub fn bare_json_answer(content: &str) -> Option<String> {
     let obj = bare_object(content)?;
     let (name, args) = call_parts(&obj)?;
-    if !is_final_answer(&name) {
+    if !is_finish_name(&name) {
         return None;
     }
     match args {
         Value::String(s) => Some(s.clone()),
-        other => value_input(&name, other, false).ok(),
+        other => arguments_input(&name, other).ok(),
     }
-}
-
-fn is_final_answer(name: &str) -> bool {
-    let n: String = name
-        .chars()
-        .filter(|c| c.is_alphanumeric())
-        .collect::<String>()
-        .to_lowercase();
-    matches!(n.as_str(), "finalanswer" | "answer")
 }
 
 /// The one JSON object the whole content is.
@@ -200,36 +112,6 @@ fn bare_object(content: &str) -> Option<Map<String, Value>> {
         },
         _ => None,
     }
-}
-
-/// The tool name and the arguments value of a call-shaped object.
-fn call_parts(obj: &Map<String, Value>) -> Option<(String, &Value)> {
-    let named = |key: &str| {
-        obj.get(key)
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
-            .map(str::to_string)
-    };
-    if let Some(Value::Object(f)) = obj.get("function") {
-        let name = f.get("name")?.as_str()?.trim();
-        let args = f.get("arguments").or_else(|| f.get("parameters"))?;
-        return (!name.is_empty()).then(|| (name.to_string(), args));
-    }
-    for (name_key, arg_keys) in [
-        ("name", &["arguments", "parameters"][..]),
-        ("tool", &["tool_input", "arguments", "input"][..]),
-        ("action", &["action_input"][..]),
-        ("function", &["arguments", "parameters"][..]),
-    ] {
-        let Some(name) = named(name_key) else {
-            continue;
-        };
-        if let Some(args) = arg_keys.iter().find_map(|k| obj.get(*k)) {
-            return Some((name, args));
-        }
-    }
-    None
 }
 
 #[cfg(test)]

@@ -1,0 +1,129 @@
+//! JSON tool calls written in the text (LangChain, Hermes `<tool_call>`, Llama), read when the
+//! reply has no labels; the call's parts come from `tool_json`, as in every protocol.
+
+use super::*;
+
+pub(super) struct BlobCall {
+    pub(super) tool: String,
+    pub(super) input: String,
+    /// How many calls the reply held.
+    pub(super) count: usize,
+}
+
+pub(super) fn blob_outcome(call: BlobCall) -> Outcome {
+    if names_no_tool(&call.tool) {
+        Outcome::NoTool
+    } else if is_finish_name(&call.tool) {
+        Outcome::Finish(clean_answer(&call.input))
+    } else if call.input.is_empty() {
+        Outcome::Problem(format!("The input for {} is empty.", call.tool))
+    } else {
+        Outcome::Call {
+            tool: call.tool,
+            input: call.input,
+        }
+    }
+}
+
+pub(super) fn blob_reply(
+    thought: Option<String>,
+    call: BlobCall,
+    cut: bool,
+    mut notes: Vec<String>,
+) -> Reply {
+    let count = call.count;
+    match blob_outcome(call) {
+        Outcome::Call { tool, input } => {
+            if count > 1 {
+                notes.insert(0, several_actions_note(count, &tool));
+            }
+            if cut {
+                notes.push(OWN_OBSERVATION_NOTE.to_string());
+            }
+            Reply::Action {
+                thought,
+                tool,
+                input,
+                note: join_notes(notes),
+            }
+        }
+        Outcome::Finish(answer) if !answer.is_empty() => Reply::Answer { thought, answer },
+        Outcome::Finish(_) => Reply::Invalid {
+            thought,
+            problem: "The final answer is empty.".into(),
+        },
+        Outcome::NoTool => Reply::Invalid {
+            thought,
+            problem: "The tool call names no tool.".into(),
+        },
+        Outcome::Problem(problem) => Reply::Invalid { thought, problem },
+    }
+}
+
+/// A JSON tool call: `{"action": "calculator", "action_input": "2+2"}`,
+/// `{"name": "calculator", "arguments": {"expression": "2+2"}}`, OpenAI-style
+/// `{"function": {"name": …, "arguments": "{…}"}}`, or a list of them; fenced or not.
+pub(super) fn parse_blob(s: &str) -> Option<BlobCall> {
+    let s = s.trim_start();
+    let body = if s.starts_with("```") { unfence(s) } else { s };
+    let (value, _) = first_json(body.trim())?;
+    blob_of_value(&value)
+}
+
+pub(super) fn blob_of_value(value: &Value) -> Option<BlobCall> {
+    match value {
+        Value::Array(items) => {
+            let calls: Vec<BlobCall> = items.iter().filter_map(blob_of_value).collect();
+            let count = calls.len();
+            calls.into_iter().next().map(|mut c| {
+                c.count = count;
+                c
+            })
+        }
+        Value::Object(map) => {
+            let (tool, args) = call_parts(map)?;
+            Some(BlobCall {
+                input: cut_observation(&blob_input(&tool, args)),
+                tool,
+                count: 1,
+            })
+        }
+        _ => None,
+    }
+}
+
+pub(super) fn blob_input(tool: &str, v: &Value) -> String {
+    match arguments_input(tool, v) {
+        Ok(input) => input.trim().to_string(),
+        // No input: the call is refused as empty. Fields that fit no rule go as JSON text.
+        Err(_) if v.is_null() => String::new(),
+        Err(_) => v.to_string(),
+    }
+}
+
+/// A JSON tool call in a reply without labels: in `<tool_call>` tags, a code fence, or a line
+/// of its own. Returns where it starts.
+pub(super) fn find_json_call(content: &str) -> Option<(usize, BlobCall)> {
+    if let Some(at) = find_ci(content, "<tool_call>") {
+        let count = content.matches("<tool_call>").count();
+        let after = &content[at + "<tool_call>".len()..];
+        if let Some(mut call) = parse_blob(after) {
+            call.count = call.count.max(count);
+            return Some((at, call));
+        }
+    }
+    let mut offset = 0;
+    let mut tried = 0;
+    for line in content.split_inclusive('\n') {
+        let t = line.trim_start();
+        if (t.starts_with(['{', '[']) || t.starts_with("```")) && tried < 20 {
+            tried += 1;
+            let at = offset + (line.len() - t.len());
+            if let Some(call) = parse_blob(&content[at..]) {
+                return Some((at, call));
+            }
+        }
+        offset += line.len();
+    }
+    None
+}

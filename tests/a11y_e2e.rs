@@ -10,11 +10,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use react_arena::agent::Mode;
 use serde_json::Value;
 use support::browser::{browser_test, Rig};
 use support::cdp::emulate_color_scheme;
-use support::mock::Reply;
 
 const SETTLE: Duration = Duration::from_secs(30);
 
@@ -69,33 +67,13 @@ fn assert_no_serious(state: &str, violations: &[Value]) -> BTreeMap<String, usiz
     by_impact
 }
 
-fn script_all_modes(rig: &Rig) {
-    rig.mock.script(
-        Mode::Think.prompt_heading(),
-        [Reply::text(
-            "Thought: Six groups of seven make forty-two.\nAnswer: It is **42**:\n\n```\n6 * 7\n```",
-        )],
-    );
-    rig.mock.script(
-        Mode::Act.prompt_heading(),
-        [
-            Reply::text("Action: calculator\nAction Input: 6 * 7"),
-            Reply::text("Answer: 42"),
-        ],
-    );
-    rig.mock.script(
-        Mode::ReAct.prompt_heading(),
-        [
-            Reply::text("Thought: I should compute this.\nAction: calculator\nAction Input: 6 * 7"),
-            Reply::text("Thought: The calculator says 42.\nAnswer: 42"),
-        ],
-    );
-}
-
 #[test]
 fn axe_finds_no_serious_violations_idle_after_a_run_and_in_settings() {
     browser_test(|rig: Rig| async move {
-        script_all_modes(&rig);
+        rig.mock.script_six_times_seven(
+            "Thought: Six groups of seven make forty-two.\nAnswer: It is **42**:\n\n```\n6 * 7\n```",
+            0,
+        );
         rig.open_app(3).await;
         emulate_color_scheme(&rig.client, "light").await;
         assert_no_serious("the idle page", &axe(&rig).await);

@@ -12,7 +12,7 @@ use fantoccini::Locator;
 use react_arena::agent::Mode;
 use serde_json::json;
 use support::browser::{browser_test, Rig, MARKER_TOKEN};
-use support::mock::{Ending, MockEndpoint, Reply};
+use support::mock::{Ending, MockEndpoint, Reply, THINK_42};
 
 const SETTLE: Duration = Duration::from_secs(30);
 
@@ -38,36 +38,10 @@ fn assert_token_only_in_authorization(mock: &MockEndpoint) {
     }
 }
 
-/// Each mode answers 6 × 7 slowly enough that the runs must overlap to finish together.
-fn script_all_modes(mock: &MockEndpoint, delay_ms: u64) {
-    mock.script(
-        Mode::Think.prompt_heading(),
-        [Reply::text(
-            "Thought: Six groups of seven make forty-two; that is the **product**.\nAnswer: 42",
-        )
-        .with_chunk_delay(delay_ms)],
-    );
-    mock.script(
-        Mode::Act.prompt_heading(),
-        [
-            Reply::text("Action: calculator\nAction Input: 6 * 7").with_chunk_delay(delay_ms),
-            Reply::text("Answer: 42").with_chunk_delay(delay_ms),
-        ],
-    );
-    mock.script(
-        Mode::ReAct.prompt_heading(),
-        [
-            Reply::text("Thought: I should compute this with the calculator.\nAction: calculator\nAction Input: 6 * 7")
-                .with_chunk_delay(delay_ms),
-            Reply::text("Thought: The calculator says 42.\nAnswer: 42").with_chunk_delay(delay_ms),
-        ],
-    );
-}
-
 #[test]
 fn all_mode_streams_three_panels_at_the_same_time() {
     browser_test(|rig: Rig| async move {
-        script_all_modes(&rig.mock, 120);
+        rig.mock.script_six_times_seven(THINK_42, 120);
         rig.open_app(3).await;
         rig.ask("What is 6 times 7?", "all").await;
 
@@ -273,7 +247,7 @@ fn rate_limit_in_one_panel_shows_there_while_the_others_finish() {
             // Still limited after every retry (Retry-After: 1 s keeps the test short).
             (0..5).map(|_| Reply::status(429, "Rate limit reached, slow down").retry_after(1)),
         );
-        script_all_modes(&rig.mock, 30);
+        rig.mock.script_six_times_seven(THINK_42, 30);
         rig.open_app(3).await;
         rig.ask("What is 6 times 7?", "all").await;
         let panels = rig.wait_until_settled(SETTLE).await;

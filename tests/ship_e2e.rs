@@ -14,34 +14,9 @@ use react_arena::run_file::RunFile;
 use serde_json::{json, Value};
 use support::browser::{browser_test, dist_dir, serve_dir, PanelView, Rig};
 use support::fixtures::FixtureServer;
-use support::mock::Reply;
+use support::mock::{Reply, THINK_42};
 
 const SETTLE: Duration = Duration::from_secs(40);
-
-fn script_all_modes(rig: &Rig) {
-    rig.mock.script(
-        Mode::Think.prompt_heading(),
-        [Reply::text(
-            "Thought: six sevens are forty-two.\nAnswer: 42",
-        )],
-    );
-    rig.mock.script(
-        Mode::Act.prompt_heading(),
-        [
-            Reply::text("Action: calculator\nAction Input: 6 * 7"),
-            Reply::text("Answer: 42"),
-        ],
-    );
-    rig.mock.script(
-        Mode::ReAct.prompt_heading(),
-        [
-            Reply::text(
-                "Thought: I should use the calculator.\nAction: calculator\nAction Input: 6 * 7",
-            ),
-            Reply::text("Thought: The calculator says 42.\nAnswer: 42"),
-        ],
-    );
-}
 
 /// Opens `url` with no token and nothing stored, as a first visitor.
 async fn open_fresh(rig: &Rig, url: &str) {
@@ -355,7 +330,7 @@ fn the_embed_tells_its_host_page_its_height_without_a_loop() {
 #[test]
 fn embed_fits_360_and_1280_pixels() {
     browser_test(|rig| async move {
-        script_all_modes(&rig);
+        rig.mock.script_six_times_seven(THINK_42, 0);
         rig.open_app(3).await;
         rig.ask("What is 6 times 7?", "all").await;
         rig.wait_until_settled(SETTLE).await;
@@ -400,7 +375,7 @@ fn embed_fits_360_and_1280_pixels() {
 #[test]
 fn a_run_in_the_address_replays_with_no_token_and_no_request() {
     browser_test(|rig| async move {
-        script_all_modes(&rig);
+        rig.mock.script_six_times_seven(THINK_42, 0);
         rig.open_app(3).await;
         rig.ask("What is 6 times 7?", "all").await;
         let ran = rig.wait_until_settled(SETTLE).await;

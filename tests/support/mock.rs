@@ -16,6 +16,10 @@
 //! no data, redirect elsewhere (HTTP 307 keeps the method and body), or answer 200 with a page
 //! that is not an event stream.
 
+/// Think-only's reply to 6 × 7 in the scripted runs.
+pub const THINK_42: &str =
+    "Thought: Six groups of seven make forty-two; that is the **product**.\nAnswer: 42";
+
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -28,6 +32,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use axum::Router;
 use futures::StreamExt;
+use react_arena::agent::Mode;
 use tower_http::cors::CorsLayer;
 
 /// One scripted answer to a chat-completions call.
@@ -300,6 +305,27 @@ impl MockEndpoint {
             replies: replies.into_iter().collect(),
         });
         self
+    }
+
+    /// Scripts 6 × 7 in the three modes: Think-only replies `think`; Act-only and ReAct call
+    /// the calculator once, then answer 42. Every reply streams with `delay_ms` between chunks.
+    pub fn script_six_times_seven(&self, think: &str, delay_ms: u64) {
+        let paced = |text: &str| Reply::text(text).with_chunk_delay(delay_ms);
+        self.script(Mode::Think.prompt_heading(), [paced(think)]);
+        self.script(
+            Mode::Act.prompt_heading(),
+            [
+                paced("Action: calculator\nAction Input: 6 * 7"),
+                paced("Answer: 42"),
+            ],
+        );
+        self.script(
+            Mode::ReAct.prompt_heading(),
+            [
+                paced("Thought: I should compute this with the calculator.\nAction: calculator\nAction Input: 6 * 7"),
+                paced("Thought: The calculator says 42.\nAnswer: 42"),
+            ],
+        );
     }
 
     pub fn requests(&self) -> Vec<Recorded> {

@@ -23,6 +23,8 @@ pub struct PageParams {
     pub embed: bool,
     /// `settings=1`: settings shown in the embedded layout.
     pub show_settings: bool,
+    /// `view=evaluate`: the page opens on the Evaluate view.
+    pub evaluate: bool,
     /// `mode=think|act|react|all`.
     pub modes: Option<ModeChoice>,
     /// `q=`: the question, filled in, not asked.
@@ -46,6 +48,14 @@ pub fn parse(search: &str, hash: &str) -> PageParams {
         match key.as_str() {
             "embed" => p.embed = is_on(&value),
             "settings" => p.show_settings = is_on(&value),
+            "view" => match value.trim() {
+                "evaluate" => p.evaluate = true,
+                "arena" => p.evaluate = false,
+                other => p.problems.push(format!(
+                    "The page's address asks for view \"{}\"; there are arena and evaluate.",
+                    other.chars().take(40).collect::<String>()
+                )),
+            },
             "mode" | "modes" => match ModeChoice::from_id(value.trim()) {
                 Some(choice) => p.modes = Some(choice),
                 None => p.problems.push(format!(
@@ -235,10 +245,10 @@ mod tests {
     #[test]
     fn reads_every_parameter() {
         let p = parse(
-            "?embed=1&settings=1&mode=react&q=What+is+6%C3%977%3F&model=org%2Fm&model_think=a%2Fb&recording=multiply.json&other=x",
+            "?embed=1&settings=1&view=evaluate&mode=react&q=What+is+6%C3%977%3F&model=org%2Fm&model_think=a%2Fb&recording=multiply.json&other=x",
             "#run=abc_-",
         );
-        assert!(p.embed && p.show_settings);
+        assert!(p.embed && p.show_settings && p.evaluate);
         assert_eq!(p.modes, Some(ModeChoice::One(Mode::ReAct)));
         assert_eq!(p.question.as_deref(), Some("What is 6×7?"));
         assert_eq!(p.model.as_deref(), Some("org/m"));
@@ -257,6 +267,7 @@ mod tests {
             "recording=https%3A%2F%2Fevil.example%2Fx.json",
             "recording=%2F%2Fevil.example%2Fx.json",
             "mode=everything",
+            "view=%3Cimg%3E",
             "model=a%20b",
             &long_q,
         ];

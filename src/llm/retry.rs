@@ -55,10 +55,22 @@ pub fn delay_ms(attempt: u32, retry_after: Option<u32>, jitter: f64) -> u32 {
     (base * factor).round() as u32
 }
 
+/// How a wait for a rate limit begins; `rate_limit_wait_secs` reads it back.
+const RATE_LIMITED: &str = "Rate-limited (HTTP 429)";
+
+/// The wait a rate-limit notice announces, in seconds: a batch of runs holds its new starts
+/// for that long, rather than adding requests to a limit already reached.
+pub fn rate_limit_wait_secs(notice: &str) -> Option<u32> {
+    let rest = notice
+        .strip_prefix(RATE_LIMITED)?
+        .strip_prefix("; retrying in ")?;
+    rest.split_once(" s")?.0.parse().ok()
+}
+
 /// What the panel says while waiting, e.g. "Rate-limited (HTTP 429); retrying in 4 s (2/4)."
 pub fn waiting_message(e: &LlmError, attempt: u32, wait_ms: u32) -> String {
     let what = match e {
-        LlmError::Http { status: 429, .. } => "Rate-limited (HTTP 429)".to_string(),
+        LlmError::Http { status: 429, .. } => RATE_LIMITED.to_string(),
         LlmError::Http { status, .. } => format!("Server error (HTTP {status})"),
         LlmError::Network(_) => "Network error".to_string(),
         LlmError::Stalled { .. } => "The stream stalled".to_string(),
@@ -79,6 +91,19 @@ mod tests {
             message: None,
             retry_after,
         }
+    }
+
+    #[test]
+    fn a_rate_limit_notice_gives_its_wait_back() {
+        let e = http(429, Some(7));
+        let notice = waiting_message(&e, 1, delay_ms(1, Some(7), 0.5));
+        assert_eq!(rate_limit_wait_secs(&notice), Some(7));
+        let server = waiting_message(&http(503, None), 1, 2_000);
+        assert_eq!(rate_limit_wait_secs(&server), None);
+        assert_eq!(
+            rate_limit_wait_secs("Rate-limited (HTTP 429); retrying in x s"),
+            None
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@ use web_sys::AbortController;
 
 use super::comparison::Comparison;
 use super::embed_code::EmbedCode;
+use super::evaluate_host::{EvaluateBridge, EvaluateHost};
 use super::from_address::{self, page_params, with_address_models};
 use super::history::History;
 use super::host_confirm::HostConfirm;
@@ -18,7 +19,9 @@ use super::welcome::Welcome;
 use crate::agent::mode::ModeChoice;
 use crate::agent::record::Status;
 use crate::agent::Mode;
+use crate::evaluation::context::EvalContext;
 use crate::origin::Origin;
+use crate::run_file::RunFile;
 use crate::settings::{cannot_call_model, host_to_confirm, missing_for_run};
 use crate::web::parent_height::post_height_to_parent;
 use crate::web::storage;
@@ -309,6 +312,47 @@ pub fn App() -> impl IntoView {
     });
     let on_cancel = Callback::new(move |()| pending.set(None));
 
+    // The Evaluate view replaces the arena while it is open; it reads the settings and token
+    // from here when an evaluation starts, and opens its results in these panels.
+    let evaluating = RwSignal::new(params.evaluate);
+    let evaluate_bridge = EvaluateBridge {
+        context: Callback::new(move |()| {
+            let settings = settings.get_untracked();
+            let token = token.get_untracked();
+            let unconfirmed_host = token_hosts
+                .with_untracked(|h| host_to_confirm(&settings.base_url, &token, h))
+                .map(|o| o.to_string());
+            EvalContext {
+                settings,
+                token,
+                unconfirmed_host,
+            }
+            .to_json()
+        }),
+        trust_host: Callback::new(move |origin: String| {
+            // Only the origin the token would go to now: the one the user was shown.
+            let now = settings.with_untracked(|s| Origin::of(s.base_url.trim()));
+            let Some(origin) = now.filter(|o| o.to_string() == origin) else {
+                return;
+            };
+            let mut hosts = token_hosts.get_untracked();
+            hosts.trust(&origin);
+            if let Err(e) = storage::save_token_hosts(&hosts) {
+                alert.set(Some(e));
+            }
+            token_hosts.set(hosts);
+        }),
+        open_run: Callback::new(move |(title, json): (String, String)| {
+            match RunFile::from_json(&json) {
+                Ok(file) => {
+                    evaluating.set(false);
+                    shower.show(file, title);
+                }
+                Err(e) => alert.set(Some(e)),
+            }
+        }),
+    };
+
     let layout = move || {
         if panels.with(|p| p.len()) > 1 {
             "panels three"
@@ -323,7 +367,25 @@ pub fn App() -> impl IntoView {
             <p class="tagline">
                 "Watch Think-only, Act-only and ReAct answer the same question, side by side, streaming live."
             </p>
+            <nav class="views" aria-label="Views">
+                <button
+                    id="view-arena"
+                    aria-pressed=move || (!evaluating.get()).to_string()
+                    on:click=move |_| evaluating.set(false)
+                >
+                    "Arena"
+                </button>
+                <button
+                    id="view-evaluate"
+                    aria-pressed=move || evaluating.get().to_string()
+                    on:click=move |_| evaluating.set(true)
+                >
+                    "Evaluate"
+                </button>
+            </nav>
         </header>
+        <EvaluateHost open=evaluating bridge=evaluate_bridge />
+        <div id="arena" hidden=move || evaluating.get()>
         <Welcome token=token shower=shower />
         <SettingsPanel settings=settings token=token alert=alert fold_on=runs_started />
         <QuestionBar
@@ -366,6 +428,7 @@ pub fn App() -> impl IntoView {
         </main>
         <Comparison panels=panels />
         <History keeper=keeper />
+        </div>
         <footer class="bottom">
             "Everything runs in your browser. Your token is sent only to the API base URL you set, in the Authorization header."
         </footer>

@@ -5,6 +5,8 @@ mod app;
 mod comparison;
 mod copy_button;
 mod embed_code;
+mod evaluate;
+mod evaluate_host;
 mod follow_scroll;
 mod frame_batch;
 mod from_address;
@@ -27,3 +29,4 @@ mod tools_settings;
 mod welcome;
 
 pub use app::App;
+pub use evaluate::mount as mount_evaluation;

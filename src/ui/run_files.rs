@@ -5,9 +5,8 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlInputElement, Url};
+use web_sys::HtmlInputElement;
 
 use super::replay_player::ReplayControl;
 use super::runner::PanelRun;
@@ -16,9 +15,7 @@ use crate::agent::record::RunRecord;
 use crate::agent::replay::Speed;
 use crate::export::{file_stem, markdown};
 use crate::run_file::{RunFile, MAX_IMPORT_BYTES};
-
-/// How long a download's object URL is kept: the browser reads the blob after the click.
-const REVOKE_AFTER_MS: i32 = 60_000;
+use crate::web::download::download;
 
 /// The run the panels show, as a file. `None` when they show none.
 pub(super) fn current_file(panels: &[PanelRun]) -> Option<RunFile> {
@@ -40,32 +37,6 @@ pub(super) fn current_file(panels: &[PanelRun]) -> Option<RunFile> {
         settings,
         records,
     ))
-}
-
-/// Hands `text` to the browser as a file download.
-fn download(name: &str, mime: &str, text: &str) -> Result<(), JsValue> {
-    let options = BlobPropertyBag::new();
-    options.set_type(mime);
-    let parts = js_sys::Array::of1(&JsValue::from_str(text));
-    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)?;
-    let url = Url::create_object_url_with_blob(&blob)?;
-    let window = web_sys::window().ok_or("no window")?;
-    let link: HtmlAnchorElement = window
-        .document()
-        .ok_or("no document")?
-        .create_element("a")?
-        .dyn_into()?;
-    link.set_href(&url);
-    link.set_download(name);
-    link.click();
-    let revoke = wasm_bindgen::closure::Closure::once_into_js(move || {
-        let _ = Url::revoke_object_url(&url);
-    });
-    window.set_timeout_with_callback_and_timeout_and_arguments_0(
-        revoke.unchecked_ref(),
-        REVOKE_AFTER_MS,
-    )?;
-    Ok(())
 }
 
 #[component]

@@ -54,7 +54,7 @@ impl PanelRun {
     }
 }
 
-fn chat_model(
+pub(crate) fn chat_model(
     settings: &Settings,
     token: &str,
     params: &ChatParams,
@@ -72,7 +72,7 @@ fn chat_model(
 
 /// Each panel's run has its own tools: its own cache, Wikipedia page and Python worker.
 /// None of them is given the token.
-fn run_tools(settings: &Settings) -> Registry {
+pub(crate) fn run_tools(settings: &Settings) -> Registry {
     let env = ToolEnv {
         http: Rc::new(BrowserHttp {
             timeout_secs: TOOL_TIMEOUT_SECS,
@@ -88,7 +88,7 @@ fn run_tools(settings: &Settings) -> Registry {
 }
 
 /// What a call of `model` sends besides the conversation.
-fn chat_params(settings: &Settings, model: &str) -> ChatParams {
+pub(crate) fn chat_params(settings: &Settings, model: &str) -> ChatParams {
     ChatParams {
         model: model.trim().to_string(),
         temperature: settings.temperature,
@@ -156,7 +156,12 @@ fn go_on(token: &str, panel: &PanelRun, next: Next, controller: &AbortController
 }
 
 /// A record for a new run of `mode` with these settings.
-fn new_record(run_id: u32, mode: Mode, settings: &Settings, tools: &Registry) -> RunRecord {
+pub(crate) fn new_record(
+    run_id: u32,
+    mode: Mode,
+    settings: &Settings,
+    tools: &Registry,
+) -> RunRecord {
     let now = js_sys::Date::now();
     let config = RunConfig {
         mode,

@@ -6,9 +6,12 @@
 pub mod clipboard;
 pub mod counted_fetch;
 pub mod deflate;
+pub mod download;
+pub mod eval_store;
 pub mod fetch;
 pub mod idb;
 pub mod jsonp;
+pub mod lazy_module;
 pub mod model_info;
 pub mod page_file;
 pub mod parent_height;

@@ -252,7 +252,24 @@ impl Recorded {
 
 struct Rule {
     when: String,
+    /// More texts the body must contain too.
+    also: Vec<String>,
     replies: VecDeque<Reply>,
+    /// The last reply is handed out again and again, never used up.
+    repeats: bool,
+}
+
+impl Rule {
+    fn matches(&self, body: &str) -> bool {
+        body.contains(&self.when) && self.also.iter().all(|t| body.contains(t.as_str()))
+    }
+
+    fn take(&mut self) -> Option<Reply> {
+        if self.repeats && self.replies.len() == 1 {
+            return self.replies.front().cloned();
+        }
+        self.replies.pop_front()
+    }
 }
 
 #[derive(Default)]
@@ -302,7 +319,23 @@ impl MockEndpoint {
     pub fn script(&self, when: &str, replies: impl IntoIterator<Item = Reply>) -> &Self {
         self.inner.lock().unwrap().rules.push(Rule {
             when: when.to_string(),
+            also: Vec::new(),
             replies: replies.into_iter().collect(),
+            repeats: false,
+        });
+        self
+    }
+
+    /// Answers `reply` to every request whose body contains all of `texts`, however often it
+    /// comes (a run stopped and done again gets the same reply). Rules are tried in the order
+    /// they were added: add the more specific first.
+    pub fn script_always(&self, texts: &[&str], reply: Reply) -> &Self {
+        let (when, also) = texts.split_first().expect("at least one text");
+        self.inner.lock().unwrap().rules.push(Rule {
+            when: when.to_string(),
+            also: also.iter().map(|t| t.to_string()).collect(),
+            replies: VecDeque::from([reply]),
+            repeats: true,
         });
         self
     }
@@ -422,8 +455,8 @@ async fn chat(
         inner
             .rules
             .iter_mut()
-            .find(|r| body.contains(&r.when) && !r.replies.is_empty())
-            .and_then(|r| r.replies.pop_front())
+            .find(|r| r.matches(&body) && !r.replies.is_empty())
+            .and_then(|r| r.take())
     };
     let Some(reply) = reply else {
         let reply = Reply::status(500, "mock endpoint: no scripted reply for this request");

@@ -1,0 +1,380 @@
+//! The results table: per mode (and ReAct → CoT) the scores and what they cost, beside the
+//! paper's PaLM-540B figures on HotpotQA. The table, its CSV and the chart are one set of
+//! figures, computed here once.
+
+use serde::{Deserialize, Serialize};
+
+use super::csv::{csv_field, csv_row};
+use super::outcome::JobResult;
+use super::plan::{EvalSpec, SetKind};
+use super::score::Score;
+use crate::agent::metrics::{format_ms, format_usd};
+use crate::agent::Mode;
+
+/// A row of the table: a mode, or the hybrid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Row {
+    Mode(Mode),
+    /// ReAct's answer when it gave one within its steps, else Think-only's.
+    ReActThenCot,
+}
+
+impl Row {
+    pub fn label(self) -> &'static str {
+        match self {
+            Row::Mode(m) => m.label(),
+            Row::ReActThenCot => "ReAct → CoT",
+        }
+    }
+
+    /// Exact match of PaLM-540B on the paper's 500 HotpotQA questions (Yao et al., ICLR
+    /// 2023, table 1): CoT 29.4, Act 25.7, ReAct 27.4, ReAct → CoT-SC 35.1 (the hybrid there
+    /// falls back on self-consistency over 21 samples; here on one chain of thought).
+    pub fn paper_em(self) -> f64 {
+        match self {
+            Row::Mode(Mode::Think) => 29.4,
+            Row::Mode(Mode::Act) => 25.7,
+            Row::Mode(Mode::ReAct) => 27.4,
+            Row::ReActThenCot => 35.1,
+        }
+    }
+}
+
+/// One row's figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowSummary {
+    pub row: Row,
+    /// Questions with a result.
+    pub questions: usize,
+    /// Percentages over those questions.
+    pub em: f64,
+    pub f1: f64,
+    pub answered: f64,
+    pub mean_steps: f64,
+    pub tool_calls: usize,
+    pub tokens: u64,
+    /// `None` when no run's price is known.
+    pub cost_usd: Option<f64>,
+    pub mean_ms: f64,
+    /// The paper's figure, on its question set only.
+    pub paper_em: Option<f64>,
+}
+
+fn add_cost(total: Option<f64>, cost: Option<f64>) -> Option<f64> {
+    match (total, cost) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+    }
+}
+
+/// What one row counts for one question: a score and the runs it took.
+struct Counted<'a> {
+    score: Score,
+    answered: bool,
+    runs: Vec<&'a JobResult>,
+}
+
+fn summarize_row(spec: &EvalSpec, row: Row, per_question: Vec<Counted>) -> RowSummary {
+    let n = per_question.len();
+    let share = |sum: f64| if n == 0 { 0.0 } else { 100.0 * sum / n as f64 };
+    let runs = || per_question.iter().flat_map(|c| c.runs.iter().copied());
+    RowSummary {
+        row,
+        questions: n,
+        em: share(per_question.iter().map(|c| c.score.em).sum()),
+        f1: share(per_question.iter().map(|c| c.score.f1).sum()),
+        answered: share(per_question.iter().filter(|c| c.answered).count() as f64),
+        mean_steps: if n == 0 {
+            0.0
+        } else {
+            runs().map(|r| r.steps).sum::<usize>() as f64 / n as f64
+        },
+        tool_calls: runs().map(|r| r.tool_calls).sum(),
+        tokens: runs().map(|r| r.tokens_in + r.tokens_out).sum(),
+        cost_usd: runs().fold(None, |t, r| add_cost(t, r.cost_usd)),
+        mean_ms: if n == 0 {
+            0.0
+        } else {
+            runs().map(|r| r.ms).sum::<f64>() / n as f64
+        },
+        paper_em: (spec.set == SetKind::HotpotQa).then(|| row.paper_em()),
+    }
+}
+
+fn result_of(results: &[JobResult], question: usize, mode: Mode) -> Option<&JobResult> {
+    results
+        .iter()
+        .find(|r| r.job.question == question && r.job.mode == mode)
+}
+
+/// The rows of the table, in the order of the spec's modes, then the hybrid if asked for.
+pub fn summarize(spec: &EvalSpec, results: &[JobResult]) -> Vec<RowSummary> {
+    let mut rows: Vec<RowSummary> = spec
+        .modes
+        .iter()
+        .map(|&mode| {
+            let counted = results
+                .iter()
+                .filter(|r| r.job.mode == mode)
+                .map(|r| Counted {
+                    score: r.score,
+                    answered: r.answer.is_some(),
+                    runs: vec![r],
+                })
+                .collect();
+            summarize_row(spec, Row::Mode(mode), counted)
+        })
+        .collect();
+    if spec.fallback && spec.modes.contains(&Mode::ReAct) {
+        let counted = (0..spec.questions.len())
+            .filter_map(|q| {
+                let react = result_of(results, q, Mode::ReAct)?;
+                if react.answered_in_steps() {
+                    return Some(Counted {
+                        score: react.score,
+                        answered: true,
+                        runs: vec![react],
+                    });
+                }
+                // Counted once the chain of thought it falls back on is in.
+                let think = result_of(results, q, Mode::Think)?;
+                Some(Counted {
+                    score: think.score,
+                    answered: think.answer.is_some(),
+                    runs: vec![react, think],
+                })
+            })
+            .collect();
+        rows.push(summarize_row(spec, Row::ReActThenCot, counted));
+    }
+    rows
+}
+
+pub const TABLE_HEADER: [&str; 11] = [
+    "Mode",
+    "Questions",
+    "EM",
+    "F1",
+    "Answered",
+    "Mean steps",
+    "Tool calls",
+    "Tokens",
+    "Cost",
+    "Mean time",
+    "Paper EM",
+];
+
+/// The table's cells as shown: the page and the CSV export print these same strings.
+pub fn table_cells(row: &RowSummary) -> Vec<String> {
+    vec![
+        row.row.label().to_string(),
+        row.questions.to_string(),
+        format!("{:.1}", row.em),
+        format!("{:.1}", row.f1),
+        format!("{:.1}%", row.answered),
+        format!("{:.2}", row.mean_steps),
+        row.tool_calls.to_string(),
+        row.tokens.to_string(),
+        row.cost_usd.map_or("—".into(), format_usd),
+        format_ms(row.mean_ms),
+        row.paper_em.map_or("—".into(), |e| format!("{e:.1}")),
+    ]
+}
+
+/// The table as CSV.
+pub fn table_csv(rows: &[RowSummary]) -> String {
+    let mut out = csv_row(&TABLE_HEADER.map(String::from));
+    for row in rows {
+        out.push_str(&csv_row(&table_cells(row)));
+    }
+    out
+}
+
+/// Every run's answer and score, a line each, as CSV.
+pub fn answers_csv(spec: &EvalSpec, results: &[JobResult]) -> String {
+    let header = [
+        "question_id",
+        "question",
+        "gold",
+        "mode",
+        "answer",
+        "em",
+        "f1",
+        "forced",
+        "steps",
+        "tool_calls",
+        "tokens_in",
+        "tokens_out",
+        "cost_usd",
+        "ms",
+        "error",
+    ];
+    let mut out = csv_row(&header.map(String::from));
+    let mut sorted: Vec<&JobResult> = results.iter().collect();
+    sorted.sort_by_key(|r| {
+        (
+            r.job.question,
+            spec.modes.iter().position(|&m| m == r.job.mode),
+        )
+    });
+    for r in sorted {
+        let q = &spec.questions[r.job.question];
+        let cells = [
+            q.id.clone(),
+            q.question.clone(),
+            q.answer.clone(),
+            r.job.mode.id().to_string(),
+            r.answer.clone().unwrap_or_default(),
+            format!("{}", r.score.em),
+            format!("{:.4}", r.score.f1),
+            r.forced.to_string(),
+            r.steps.to_string(),
+            r.tool_calls.to_string(),
+            r.tokens_in.to_string(),
+            r.tokens_out.to_string(),
+            r.cost_usd.map_or(String::new(), |c| format!("{c:.6}")),
+            format!("{:.0}", r.ms),
+            r.error.clone().unwrap_or_default(),
+        ];
+        // `csv_row` quotes; `csv_field` also guards cells a spreadsheet would run.
+        let line: Vec<String> = cells.iter().map(|c| csv_field(c)).collect();
+        out.push_str(&line.join(","));
+        out.push_str("\r\n");
+    }
+    out
+}
+
+/// Everything about an evaluation as one JSON document: the set-up, every result, the table.
+pub fn evaluation_json(spec: &EvalSpec, results: &[JobResult]) -> String {
+    let doc = serde_json::json!({
+        "format": "react-arena-evaluation",
+        "version": 1,
+        "spec": spec,
+        "results": results,
+        "table": summarize(spec, results),
+    });
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluation::csv::parse_csv;
+    use crate::evaluation::plan::Job;
+    use crate::evaluation::questions::{Check, Question};
+
+    fn spec(set: SetKind, modes: &[Mode], fallback: bool) -> EvalSpec {
+        EvalSpec {
+            id: "e".into(),
+            created: 0.0,
+            set,
+            set_name: "t".into(),
+            questions: (0..2)
+                .map(|i| Question {
+                    id: format!("q{i}"),
+                    question: format!("Q{i}?"),
+                    answer: format!("A{i}"),
+                    check: Check::Text,
+                })
+                .collect(),
+            modes: modes.to_vec(),
+            models: vec!["m".into()],
+            max_steps: 7,
+            concurrency: 3,
+            fallback,
+        }
+    }
+
+    fn result(
+        question: usize,
+        mode: Mode,
+        em: f64,
+        answer: Option<&str>,
+        forced: bool,
+    ) -> JobResult {
+        JobResult {
+            job: Job { question, mode },
+            answer: answer.map(str::to_string),
+            forced,
+            score: Score { em, f1: em },
+            steps: 2,
+            tool_calls: 1,
+            tokens_in: 100,
+            tokens_out: 10,
+            cost_usd: Some(0.001),
+            ms: 1_000.0,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn rows_average_over_questions_with_results_and_show_the_paper_on_hotpotqa() {
+        let spec = spec(SetKind::HotpotQa, &[Mode::Think, Mode::ReAct], true);
+        let results = vec![
+            result(0, Mode::Think, 1.0, Some("A0"), false),
+            result(1, Mode::Think, 0.0, None, false),
+            result(0, Mode::ReAct, 0.0, Some("x"), true),
+            result(1, Mode::ReAct, 1.0, Some("A1"), false),
+        ];
+        let rows = summarize(&spec, &results);
+        assert_eq!(rows.len(), 3);
+        assert_eq!((rows[0].em, rows[0].answered), (50.0, 50.0));
+        assert_eq!(rows[0].paper_em, Some(29.4));
+        // The hybrid: question 0 falls back on Think (right), question 1 keeps ReAct (right).
+        assert_eq!(rows[2].row, Row::ReActThenCot);
+        assert_eq!((rows[2].em, rows[2].questions), (100.0, 2));
+        assert_eq!(
+            rows[2].mean_steps, 3.0,
+            "the fallback's runs count: (2 + 2 + 2) / 2"
+        );
+        assert_eq!(rows[2].tool_calls, 3);
+        let own = super::tests::spec(SetKind::Own, &[Mode::Act], false);
+        assert_eq!(summarize(&own, &[])[0].paper_em, None);
+        assert_eq!(summarize(&own, &[])[0].em, 0.0);
+    }
+
+    #[test]
+    fn the_csv_is_the_table_cell_for_cell() {
+        let spec = spec(SetKind::HotpotQa, &[Mode::Act], false);
+        let results = vec![result(0, Mode::Act, 1.0, Some("A0"), false)];
+        let rows = summarize(&spec, &results);
+        let parsed = parse_csv(&table_csv(&rows)).unwrap();
+        assert_eq!(parsed[0], TABLE_HEADER.map(String::from).to_vec());
+        assert_eq!(parsed[1], table_cells(&rows[0]));
+        assert_eq!(
+            parsed[1],
+            [
+                "Act-only",
+                "1",
+                "100.0",
+                "100.0",
+                "100.0%",
+                "2.00",
+                "1",
+                "110",
+                "$0.001000",
+                "1.0 s",
+                "25.7"
+            ]
+            .map(String::from)
+            .to_vec()
+        );
+    }
+
+    #[test]
+    fn an_answer_that_is_a_formula_does_not_run_in_a_spreadsheet() {
+        let spec = spec(SetKind::Own, &[Mode::Act], false);
+        let results = vec![result(
+            0,
+            Mode::Act,
+            0.0,
+            Some("=HYPERLINK(\"http://x\",\"y\")"),
+            false,
+        )];
+        let csv = answers_csv(&spec, &results);
+        let parsed = parse_csv(&csv).unwrap();
+        assert!(parsed[1][4].starts_with("'="), "{:?}", parsed[1][4]);
+        assert_eq!(parsed[1][0], "q0");
+    }
+}

@@ -1,0 +1,84 @@
+//! One run of an evaluation: the question in its mode, with the arena's settings but the
+//! evaluation's model and step limit, and no panel: the record the run leaves is the result.
+
+use web_sys::AbortController;
+
+use crate::agent::action_protocol::{ProtocolChoice, ProtocolPlan};
+use crate::agent::record::RunRecord;
+use crate::agent::run::{run_turn, Next, RunOptions};
+use crate::agent::AgentEvent;
+use crate::evaluation::context::EvalContext;
+use crate::evaluation::plan::{EvalSpec, Job};
+use crate::llm::retry::rate_limit_wait_secs;
+use crate::settings::{ModeModels, Settings};
+use crate::ui::runner::{chat_model, chat_params, new_record, run_tools};
+use crate::ui::stoppable_tools::StoppableTools;
+use crate::web::model_info::model_list;
+
+/// The arena's settings with the evaluation's choices for this run.
+fn job_settings(context: &EvalContext, spec: &EvalSpec, job: Job) -> Settings {
+    Settings {
+        model: spec.model_for(job.mode).to_string(),
+        mode_models: ModeModels::default(),
+        max_steps: spec.max_steps,
+        ..context.settings.clone()
+    }
+}
+
+/// Runs `job`; `None` when it was stopped before its end. `on_rate_limit` hears each wait a
+/// rate limit imposes (seconds), so the batch can hold its other starts.
+pub async fn run_job(
+    context: &EvalContext,
+    spec: &EvalSpec,
+    job: Job,
+    controller: &AbortController,
+    on_rate_limit: &dyn Fn(u32),
+) -> Option<RunRecord> {
+    let settings = job_settings(context, spec, job);
+    let tools = run_tools(&settings);
+    let mut record = new_record(job.question as u32, job.mode, &settings, &tools);
+    record.id = format!("{}-{}", spec.id, job.key());
+    let params = chat_params(&settings, &settings.model);
+    let model = chat_model(&settings, &context.token, &params, controller);
+    // Price, context window and tool support, read once per page and endpoint.
+    let facts = model_list(&settings.base_url, &context.token)
+        .await
+        .as_ref()
+        .and_then(|l| l.facts(&params.model))
+        .unwrap_or_default();
+    record.config.pricing = facts.pricing;
+    record.config.context_length = (settings.context_length > 0)
+        .then_some(settings.context_length)
+        .or(facts.context_length);
+    let supports = if job.mode.uses_tools() && settings.protocol == ProtocolChoice::Auto {
+        facts.supports_tools
+    } else {
+        None
+    };
+    let options = RunOptions {
+        max_steps: record.config.max_steps,
+        plan: ProtocolPlan::resolve(settings.protocol, supports),
+    };
+    let question = spec.questions[job.question].question.clone();
+    let mut emit = |event: AgentEvent| {
+        if let AgentEvent::Notice(text) = &event {
+            if let Some(secs) = rate_limit_wait_secs(text) {
+                on_rate_limit(secs);
+            }
+        }
+    };
+    let stoppable = StoppableTools {
+        tools: &tools,
+        signal: model.signal.clone(),
+    };
+    let record = run_turn(
+        record,
+        Next::Question(question),
+        &model,
+        &stoppable,
+        &options,
+        &mut emit,
+    )
+    .await;
+    (!controller.signal().aborted()).then_some(record)
+}

@@ -1,0 +1,551 @@
+//! The Evaluate view in the browser, against the scripted mock and the Wikipedia fixtures:
+//! a 10-question evaluation across the three modes gives the table worked out by hand below;
+//! the CSV export is that table; a stopped evaluation resumes after a reload without redoing
+//! what it had finished; the view and its question set load only when it is opened.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use fantoccini::Locator;
+use react_arena::agent::mode::FORCE_ANSWER_PROMPT;
+use react_arena::agent::Mode;
+use react_arena::evaluation::csv::parse_csv;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use support::browser::{browser_test, Rig};
+use support::fixtures::FixtureServer;
+use support::mock::{MockEndpoint, Reply};
+
+const SETTLE: Duration = Duration::from_secs(90);
+
+/// The questions and their gold answers. Each question's tag (`Q01`…) occurs in no other.
+const QUESTIONS: [(&str, &str); 10] = [
+    (
+        "Q01: Who wrote the novel Things Fall Apart?",
+        "Chinua Achebe",
+    ),
+    (
+        "Q02: In which year was Things Fall Apart first published?",
+        "1958",
+    ),
+    (
+        "Q03: Who is the protagonist of Things Fall Apart?",
+        "Okonkwo",
+    ),
+    (
+        "Q04: In which fictional village is Things Fall Apart set?",
+        "Umuofia",
+    ),
+    (
+        "Q05: Which country was the author of Things Fall Apart from?",
+        "Nigeria",
+    ),
+    (
+        "Q06: Which 1964 novel did the same author write?",
+        "Arrow of God",
+    ),
+    ("Q07: Is Things Fall Apart a novel?", "yes"),
+    ("Q08: Which people does Things Fall Apart portray?", "Igbo"),
+    ("Q09: What kind of book is Things Fall Apart?", "novel"),
+    ("Q10: Who wrote Arrow of God?", "Chinua Achebe"),
+];
+
+/// Think-only's answers: Q01–Q05 right (Q01 only after normalising), Q07 says "no" to a
+/// "yes", Q09 half right ("a short novel" → F1 2/3), the rest wrong.
+const THINK: [&str; 10] = [
+    "chinua achebe.",
+    "1958",
+    "Okonkwo",
+    "Umuofia",
+    "Nigeria",
+    "I do not know",
+    "no",
+    "I do not know",
+    "a short novel",
+    "I do not know",
+];
+/// Act-only's answers: the odd questions right, the even wrong; Q10 fails with HTTP 400.
+const ACT: [&str; 10] = [
+    "Chinua Achebe",
+    "Unknown",
+    "Okonkwo",
+    "Unknown",
+    "Nigeria",
+    "Unknown",
+    "yes",
+    "Unknown",
+    "novel",
+    "",
+];
+/// ReAct's answers: Q01–Q07 right, Q08 half right ("Igbo people" → F1 2/3), Q09 wrong; on
+/// Q10 it runs out of its 2 steps and is asked for an answer (right, but forced).
+const REACT: [&str; 10] = [
+    "Chinua Achebe",
+    "1958",
+    "Okonkwo",
+    "Umuofia",
+    "Nigeria",
+    "Arrow of God",
+    "yes",
+    "Igbo people",
+    "a play",
+    "Chinua Achebe",
+];
+
+/// What the observation of the Wikipedia search fixture says: a second step's request holds it.
+const OBSERVED: &str = "Nigerian writer Chinua Achebe, first published";
+
+fn tag(i: usize) -> String {
+    format!("Q{:02}:", i + 1)
+}
+
+/// Every reply reports 100 prompt and 10 completion tokens, so the token and cost columns
+/// are exact. `delay_ms` paces the chunks.
+fn script(mock: &MockEndpoint, delay_ms: u64) {
+    let reply = |text: &str| {
+        Reply::text(text)
+            .with_usage(100, 10)
+            .with_chunk_delay(delay_ms)
+    };
+    let (think, act, react) = (
+        Mode::Think.prompt_heading(),
+        Mode::Act.prompt_heading(),
+        Mode::ReAct.prompt_heading(),
+    );
+    let forced = &FORCE_ANSWER_PROMPT[..30];
+    for i in 0..QUESTIONS.len() {
+        let q = tag(i);
+        mock.script_always(
+            &[&q, think],
+            reply(&format!("Thought: I recall it.\nAnswer: {}", THINK[i])),
+        );
+        if i == 9 {
+            mock.script_always(
+                &[&q, act],
+                Reply::status(400, "The model is not available."),
+            );
+            mock.script_always(
+                &[&q, react, forced],
+                reply(&format!("Answer: {}", REACT[i])),
+            );
+            mock.script_always(
+                &[&q, react, OBSERVED],
+                reply("Thought: Let me look again.\nAction: wikipedia\nAction Input: search: Chinua Achebe"),
+            );
+        } else {
+            mock.script_always(&[&q, act, OBSERVED], reply(&format!("Answer: {}", ACT[i])));
+            mock.script_always(
+                &[&q, react, OBSERVED],
+                reply(&format!("Thought: The page says so.\nAnswer: {}", REACT[i])),
+            );
+        }
+        mock.script_always(
+            &[&q, act],
+            reply("Action: wikipedia\nAction Input: search: Things Fall Apart"),
+        );
+        mock.script_always(
+            &[&q, react],
+            reply("Thought: I should look it up.\nAction: wikipedia\nAction Input: search: Things Fall Apart"),
+        );
+    }
+}
+
+/// The table worked out by hand from the replies above (every reply 100 + 10 tokens; prices
+/// per million tokens from the mock's model list: mock/think $1 in, $2 out; mock/act $0.5,
+/// $1; mock/model unpriced). The "Mean time" column is left out: it is measured.
+fn expected_rows(with_fallback: bool) -> Vec<Vec<&'static str>> {
+    let mut rows = vec![
+        // 5 right; Q09 F1 2/3: (5 + 0.667) / 10. One call each: 10 × 110 tokens, 10 × $0.00012.
+        vec![
+            "Think-only",
+            "10",
+            "50.0",
+            "56.7",
+            "100.0%",
+            "1.00",
+            "0",
+            "1100",
+            "$0.001200",
+            "—",
+        ],
+        // 5 right of 9 answered (Q10 failed). 9 runs of 2 calls, and Q10's failed step.
+        vec![
+            "Act-only",
+            "10",
+            "50.0",
+            "50.0",
+            "90.0%",
+            "1.90",
+            "9",
+            "1980",
+            "$0.001080",
+            "—",
+        ],
+        // 7 right (Q10's forced answer is right too: 8), Q08 F1 2/3. Q10: 2 steps + the
+        // forced answer: (9 × 2 + 3) / 10 steps, 11 searches, 9 × 220 + 330 tokens.
+        vec![
+            "ReAct", "10", "80.0", "86.7", "100.0%", "2.10", "11", "2310", "—", "—",
+        ],
+    ];
+    if with_fallback {
+        // Q10 falls back on Think-only's wrong answer: 7 right, Q08 2/3. Steps: ReAct's 21 and
+        // Think-only's one on Q10; tokens 2310 + 110; only that Think-only run is priced.
+        rows.push(vec![
+            "ReAct → CoT",
+            "10",
+            "70.0",
+            "76.7",
+            "100.0%",
+            "2.20",
+            "11",
+            "2420",
+            "$0.000120",
+            "—",
+        ]);
+    }
+    rows
+}
+
+/// The table's rows as shown, without the measured "Mean time" column.
+async fn table(rig: &Rig) -> Vec<Vec<String>> {
+    let rows = rig
+        .js("return Array.from(document.querySelectorAll('#eval-table tbody tr')).map(r => Array.from(r.children).map(c => c.innerText.trim()));")
+        .await;
+    serde_json::from_value::<Vec<Vec<String>>>(rows)
+        .unwrap()
+        .into_iter()
+        .map(|mut r| {
+            r.remove(9);
+            r
+        })
+        .collect()
+}
+
+/// Keeps every download the page starts instead of saving it.
+const CAPTURE_DOWNLOADS: &str = r#"
+window.__blobs = {};
+window.__downloads = [];
+const createObjectURL = URL.createObjectURL;
+URL.createObjectURL = (blob) => { const url = createObjectURL.call(URL, blob); window.__blobs[url] = blob; return url; };
+HTMLAnchorElement.prototype.click = function () { window.__downloads.push({ name: this.download, href: this.href }); };
+"#;
+
+const READ_DOWNLOADS: &str = r#"
+const done = arguments[arguments.length - 1];
+Promise.all(window.__downloads.map(async (d) => {
+  const blob = window.__blobs[d.href];
+  return { name: d.name, text: blob ? await blob.text() : "" };
+})).then(done, (e) => done("read failed: " + e));
+"#;
+
+#[derive(Debug, Deserialize)]
+struct Download {
+    name: String,
+    text: String,
+}
+
+async fn downloads(rig: &Rig) -> Vec<Download> {
+    let value = rig
+        .client
+        .execute_async(READ_DOWNLOADS, vec![])
+        .await
+        .unwrap();
+    serde_json::from_value(value).unwrap()
+}
+
+/// Opens the arena on the mock and the fixtures, then the Evaluate view.
+async fn open_evaluate(rig: &Rig, fixtures: &FixtureServer) {
+    rig.open_app_overriding(json!({ "tool_endpoints": fixtures.endpoints() }))
+        .await;
+    rig.click("#view-evaluate").await;
+    rig.wait_for(
+        "the Evaluate view",
+        Duration::from_secs(30),
+        "return !!document.querySelector('#eval-start')",
+    )
+    .await;
+}
+
+/// Sets up the 10 questions as the user's own JSON file, all three modes with their models,
+/// 2 steps and 3 runs at once, and starts.
+async fn start_evaluation(rig: &Rig, fallback: bool) {
+    let file: Vec<Value> = QUESTIONS
+        .iter()
+        .map(|(q, a)| json!({ "question": q, "answer": a }))
+        .collect();
+    let path = std::env::temp_dir().join(format!("eval-questions-{}.json", std::process::id()));
+    std::fs::write(&path, serde_json::to_string(&file).unwrap()).unwrap();
+    rig.click("#eval-set-own").await;
+    rig.client
+        .find(Locator::Css("#eval-file"))
+        .await
+        .unwrap()
+        .send_keys(path.to_str().unwrap())
+        .await
+        .unwrap();
+    rig.wait_for(
+        "the file to be read",
+        Duration::from_secs(10),
+        "return document.querySelector('#eval-set-size').innerText === '10 questions'",
+    )
+    .await;
+    for (id, value) in [
+        ("#eval-model-think", "mock/think"),
+        ("#eval-model-act", "mock/act"),
+        ("#eval-model-react", "mock/model"),
+    ] {
+        rig.client
+            .find(Locator::Css(id))
+            .await
+            .unwrap()
+            .send_keys(value)
+            .await
+            .unwrap();
+    }
+    rig.js(
+        "const set = (id, v) => { const e = document.querySelector(id); e.value = v; e.dispatchEvent(new Event('change')); };\
+         set('#eval-max-steps', '2'); set('#eval-concurrency', '3');\
+         document.querySelector('#eval-sample').value = 'all';\
+         document.querySelector('#eval-sample').dispatchEvent(new Event('change'));",
+    )
+    .await;
+    if fallback {
+        rig.click("#eval-fallback").await;
+    }
+    rig.click("#eval-start").await;
+}
+
+async fn wait_done(rig: &Rig, runs: usize) {
+    rig.wait_for(
+        &format!("{runs} runs"),
+        SETTLE,
+        &format!(
+            "const t = document.querySelector('#eval-progress-text'); return !!t && t.innerText.startsWith('{runs} of {runs} runs') && document.querySelector('#eval-resume').hidden && document.querySelector('#eval-stop').hidden;"
+        ),
+    )
+    .await;
+}
+
+#[test]
+fn ten_questions_in_three_modes_give_the_expected_table_and_csv() {
+    browser_test(|rig| async move {
+        let fixtures = FixtureServer::start().await;
+        script(&rig.mock, 0);
+        open_evaluate(&rig, &fixtures).await;
+        rig.js(CAPTURE_DOWNLOADS).await;
+        start_evaluation(&rig, true).await;
+        // 30 runs and Think-only is among the modes, so the fallback needs no run of its own.
+        wait_done(&rig, 30).await;
+
+        let expected: Vec<Vec<String>> = expected_rows(true)
+            .into_iter()
+            .map(|r| r.into_iter().map(String::from).collect())
+            .collect();
+        assert_eq!(table(&rig).await, expected);
+        let answered: Vec<String> = serde_json::from_value(
+            rig.js("return Array.from(document.querySelectorAll('#eval-table tbody tr td:nth-child(11)')).map(c => c.innerText)").await,
+        )
+        .unwrap();
+        assert_eq!(answered.len(), 4);
+
+        // The table CSV is the table, cell for cell (the measured column included).
+        rig.click("#eval-export-table").await;
+        rig.click("#eval-export-answers").await;
+        let files = downloads(&rig).await;
+        assert_eq!(files.len(), 2, "{files:?}");
+        assert!(files[0].name.ends_with("-table.csv"), "{}", files[0].name);
+        let csv = parse_csv(&files[0].text).unwrap();
+        let shown: Vec<Vec<String>> = serde_json::from_value(
+            rig.js("return Array.from(document.querySelectorAll('#eval-table tr')).map(r => Array.from(r.children).map(c => c.innerText.trim()));").await,
+        )
+        .unwrap();
+        assert_eq!(csv, shown, "the CSV is the table");
+        // The answers CSV: a line per run, the model's answer and its score.
+        let answers = parse_csv(&files[1].text).unwrap();
+        assert_eq!(answers.len(), 1 + 30);
+        let q09_think = answers
+            .iter()
+            .find(|r| r[0] == "own-9" && r[3] == "think")
+            .unwrap();
+        assert_eq!(
+            (
+                q09_think[4].as_str(),
+                q09_think[5].as_str(),
+                q09_think[6].as_str()
+            ),
+            ("a short novel", "0", "0.6667")
+        );
+        let q10_act = answers
+            .iter()
+            .find(|r| r[0] == "own-10" && r[3] == "act")
+            .unwrap();
+        assert!(q10_act[14].contains("400"), "{q10_act:?}");
+
+        // A question's run opens in the arena's panels.
+        rig.click("#eval-answers > summary").await;
+        rig.click("#eval-answers tbody tr:nth-child(8) td:nth-child(6) .open-run")
+            .await;
+        rig.wait_for(
+            "the run in the panels",
+            Duration::from_secs(20),
+            "const a = document.querySelector('section.panel .answer'); return !document.querySelector('#arena').hidden && !!a && a.innerText.includes('Igbo people');",
+        )
+        .await;
+    });
+}
+
+/// The runs a request belongs to: the question's tag and the mode's heading.
+fn job_of(body: &str) -> Option<(usize, Mode)> {
+    let q = (0..QUESTIONS.len()).find(|&i| body.contains(&tag(i)))?;
+    let mode = Mode::ALL
+        .into_iter()
+        .find(|m| body.contains(m.prompt_heading()))?;
+    Some((q, mode))
+}
+
+#[test]
+fn a_stopped_evaluation_resumes_after_a_reload_without_redoing_its_results() {
+    browser_test(|rig| async move {
+        let fixtures = FixtureServer::start().await;
+        script(&rig.mock, 40);
+        open_evaluate(&rig, &fixtures).await;
+        start_evaluation(&rig, false).await;
+        rig.wait_for(
+            "4 results",
+            SETTLE,
+            "const p = document.querySelector('#eval-progress'); return !!p && p.value >= 4;",
+        )
+        .await;
+        rig.click("#eval-stop").await;
+        rig.wait_for(
+            "the stop",
+            Duration::from_secs(20),
+            "const r = document.querySelector('#eval-resume'); return !!r && !r.hidden;",
+        )
+        .await;
+        let requests_at_stop = rig.mock.chat_requests().len();
+
+        // A reload: the view opens on the stopped evaluation, with what it had finished.
+        rig.client
+            .goto(&format!("{}?view=evaluate", rig.app_url))
+            .await
+            .unwrap();
+        rig.wait_for(
+            "the kept evaluation",
+            Duration::from_secs(30),
+            "const r = document.querySelector('#eval-resume'); return !!r && !r.hidden;",
+        )
+        .await;
+        rig.js(CAPTURE_DOWNLOADS).await;
+        rig.click("#eval-export-answers").await;
+        let kept = parse_csv(&downloads(&rig).await[0].text).unwrap();
+        let done: HashSet<(usize, Mode)> = kept[1..]
+            .iter()
+            .filter(|r| r[14].is_empty())
+            .map(|r| {
+                let q: usize = r[0].trim_start_matches("own-").parse().unwrap();
+                let mode = Mode::ALL.into_iter().find(|m| m.id() == r[3]).unwrap();
+                (q - 1, mode)
+            })
+            .collect();
+        assert!(
+            done.len() >= 4 && done.len() < 30,
+            "{} finished before the stop",
+            done.len()
+        );
+        let progress: String = serde_json::from_value(
+            rig.js("return document.querySelector('#eval-progress-text').innerText")
+                .await,
+        )
+        .unwrap();
+        assert!(
+            progress.starts_with(&format!("{} of 30 runs", done.len())),
+            "{progress}"
+        );
+
+        rig.click("#eval-resume").await;
+        wait_done(&rig, 30).await;
+        let redone: Vec<(usize, Mode)> = rig.mock.chat_requests()[requests_at_stop..]
+            .iter()
+            .filter_map(|r| job_of(&r.body))
+            .filter(|j| done.contains(j))
+            .collect();
+        assert!(
+            redone.is_empty(),
+            "runs finished before the stop were run again: {redone:?}"
+        );
+        let expected: Vec<Vec<String>> = expected_rows(false)
+            .into_iter()
+            .map(|r| r.into_iter().map(String::from).collect())
+            .collect();
+        assert_eq!(
+            table(&rig).await,
+            expected,
+            "the resumed evaluation has the full table"
+        );
+    });
+}
+
+/// What the page has fetched so far, by file name.
+const FETCHED: &str = "return performance.getEntriesByType('resource').map(e => e.name.split('/').pop().split('?')[0]);";
+
+#[test]
+fn the_view_and_hotpotqa_load_only_when_opened_and_show_the_paper() {
+    browser_test(|rig| async move {
+        let fixtures = FixtureServer::start().await;
+        // Every HotpotQA question gets the answer of its second one.
+        rig.mock.script_always(
+            &[Mode::Think.prompt_heading()],
+            Reply::text("Thought: I recall it.\nAnswer: Seth MacFarlane").with_usage(100, 10),
+        );
+        rig.open_app_overriding(json!({ "tool_endpoints": fixtures.endpoints() }))
+            .await;
+        let fetched: Vec<String> = serde_json::from_value(rig.js(FETCHED).await).unwrap();
+        assert!(
+            fetched
+                .iter()
+                .all(|f| !f.starts_with("evaluate-") && !f.starts_with("hotpotqa")),
+            "the first load fetched {fetched:?}"
+        );
+        rig.click("#view-evaluate").await;
+        rig.wait_for(
+            "the HotpotQA questions",
+            Duration::from_secs(30),
+            "const s = document.querySelector('#eval-set-size'); return !!s && s.innerText === '500 questions';",
+        )
+        .await;
+        let fetched: Vec<String> = serde_json::from_value(rig.js(FETCHED).await).unwrap();
+        assert!(
+            fetched
+                .iter()
+                .any(|f| f.starts_with("evaluate-") && f.ends_with(".wasm")),
+            "{fetched:?}"
+        );
+        assert!(
+            fetched.iter().any(|f| f == "hotpotqa_dev_react500.json"),
+            "{fetched:?}"
+        );
+        let credit: String = serde_json::from_value(
+            rig.js("return document.querySelector('.evaluate-view .credit').innerText")
+                .await,
+        )
+        .unwrap();
+        assert!(
+            credit.contains("HotpotQA") && credit.contains("CC BY-SA 4.0"),
+            "{credit}"
+        );
+
+        // The first 20, Think-only: one right (the second question's answer is Seth MacFarlane).
+        rig.click("#eval-mode-act").await;
+        rig.click("#eval-mode-react").await;
+        rig.click("#eval-start").await;
+        wait_done(&rig, 20).await;
+        let rows = table(&rig).await;
+        assert_eq!(rows.len(), 1);
+        assert_eq!(&rows[0][..5], ["Think-only", "20", "5.0", "5.0", "100.0%"]);
+        assert_eq!(rows[0][9], "29.4", "the paper's CoT figure");
+    });
+}

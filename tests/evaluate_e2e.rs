@@ -318,15 +318,27 @@ async fn start_evaluation(rig: &Rig, fallback: bool) {
     rig.click("#eval-start").await;
 }
 
+/// What the view says: progress, alert and table, for a failure message.
+async fn view_state(rig: &Rig) -> Value {
+    rig.js("const t = (s) => { const e = document.querySelector(s); return e ? e.innerText : null; };\
+            return { progress: t('#eval-progress-text'), alert: t('#eval-alert'), table: t('#eval-table'), setup: t('.eval-setup') };")
+        .await
+}
+
+/// Waits until `runs` runs are done and none is in flight.
 async fn wait_done(rig: &Rig, runs: usize) {
-    rig.wait_for(
-        &format!("{runs} runs"),
-        SETTLE,
-        &format!(
-            "const t = document.querySelector('#eval-progress-text'); return !!t && t.innerText.startsWith('{runs} of {runs} runs') && document.querySelector('#eval-resume').hidden && document.querySelector('#eval-stop').hidden;"
-        ),
-    )
-    .await;
+    let done = format!(
+        "const t = document.querySelector('#eval-progress-text'); return !!t && t.innerText.startsWith('{runs} of {runs} runs') && document.querySelector('#eval-stop').hidden;"
+    );
+    let deadline = std::time::Instant::now() + SETTLE;
+    while rig.js(&done).await != Value::Bool(true) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {runs} runs: {:#}",
+            view_state(rig).await
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 #[test]
@@ -386,12 +398,19 @@ fn ten_questions_in_three_modes_give_the_expected_table_and_csv() {
 
         // A question's run opens in the arena's panels.
         rig.click("#eval-answers > summary").await;
+        // Q08's ReAct cell (the columns: #, question, gold, then the modes).
+        rig.wait_for(
+            "the answers",
+            Duration::from_secs(10),
+            "return !!document.querySelector('#eval-answers tbody tr:nth-child(8) td:nth-child(6) .open-run')",
+        )
+        .await;
         rig.click("#eval-answers tbody tr:nth-child(8) td:nth-child(6) .open-run")
             .await;
         rig.wait_for(
             "the run in the panels",
             Duration::from_secs(20),
-            "const a = document.querySelector('section.panel .answer'); return !document.querySelector('#arena').hidden && !!a && a.innerText.includes('Igbo people');",
+            "const a = document.querySelector('section.panel .answer'); return !document.documentElement.classList.contains('evaluating') && !!a && a.innerText.includes('Igbo people');",
         )
         .await;
     });

@@ -1,15 +1,40 @@
-"""Trunk post-build hook: tells the page where its lazily loaded modules are.
+"""Trunk post-build hook: names the lazily loaded modules by their content and tells the page.
 
 Trunk builds the Evaluate view as a second wasm module (data-type="worker": built, not
-loaded) and names its files with a content hash. The page reads the hashed name of its
-JavaScript glue from a meta tag, `react-arena-module-<name>`, when the view first opens.
+loaded by the page) under fixed names, evaluate.js and evaluate_bg.wasm. A fixed name could
+pair a cached old glue with a new wasm after a deploy, so both are renamed with a hash of
+their contents, and the glue's reference to the wasm follows. The page reads the glue's name
+from a meta tag, `react-arena-module-<name>`, when the view first opens.
 """
 
 import glob
+import hashlib
 import os
+import re
 import sys
 
 LAZY = ["evaluate"]
+LINK = re.compile(r"<link\b[^>]*>")
+SNIPPET_HREF = re.compile(r'href="\./(snippets/[^"]+)"')
+
+
+def drop_unused_preloads(html, root):
+    """Both modules come from one crate, so wasm-bindgen writes the snippets of both (and
+    Trunk preloads every file it finds there). Only what the page's own glue imports is
+    preloaded; the Evaluate module's snippets load with it."""
+    page_glue = "".join(
+        open(p, encoding="utf-8").read()
+        for p in glob.glob(os.path.join(root, "*.js"))
+        if not os.path.basename(p).startswith(tuple(f"{n}-" for n in LAZY))
+    )
+
+    def keep(match):
+        tag = match.group(0)
+        snippet = SNIPPET_HREF.search(tag)
+        unused = "modulepreload" in tag and snippet and snippet.group(1) not in page_glue
+        return "" if unused else tag
+
+    return LINK.sub(keep, html)
 
 
 def main():
@@ -17,16 +42,26 @@ def main():
     page = os.path.join(root, "index.html")
     html = open(page, encoding="utf-8").read()
     for name in LAZY:
-        found = sorted(
-            os.path.basename(p)
-            for p in glob.glob(os.path.join(root, f"{name}-*.js"))
-            if not p.endswith("_bg.js")
-        )
-        if len(found) != 1:
-            sys.exit(f"lazy module {name}: expected one {name}-<hash>.js in {root}, found {found}")
-        meta = f'<meta name="react-arena-module-{name}" content="./{found[0]}" />'
-        if meta not in html:
-            html = html.replace("</head>", f"  {meta}\n  </head>", 1)
+        js_path = os.path.join(root, f"{name}.js")
+        wasm_path = os.path.join(root, f"{name}_bg.wasm")
+        if not (os.path.isfile(js_path) and os.path.isfile(wasm_path)):
+            sys.exit(f"lazy module {name}: {name}.js and {name}_bg.wasm are not in {root}")
+        js = open(js_path, encoding="utf-8").read()
+        wasm = open(wasm_path, "rb").read()
+        digest = hashlib.sha256(js.encode("utf-8") + wasm).hexdigest()[:16]
+        hashed = f"{name}-{digest}"
+        # The glue names its wasm in quotes (single, or double once minified).
+        named = [q for q in "'\"" if f"{q}{name}_bg.wasm{q}" in js]
+        if not named:
+            sys.exit(f"lazy module {name}: the glue does not name {name}_bg.wasm as expected")
+        for q in named:
+            js = js.replace(f"{q}{name}_bg.wasm{q}", f"{q}{hashed}_bg.wasm{q}")
+        open(os.path.join(root, f"{hashed}.js"), "w", encoding="utf-8").write(js)
+        os.rename(wasm_path, os.path.join(root, f"{hashed}_bg.wasm"))
+        os.remove(js_path)
+        meta = f'<meta name="react-arena-module-{name}" content="./{hashed}.js" />'
+        html = html.replace("</head>", f"  {meta}\n  </head>", 1)
+    html = drop_unused_preloads(html, root)
     open(page, "w", encoding="utf-8").write(html)
 
 

@@ -75,8 +75,14 @@ pub fn step_metrics(step: &Step, prompt_chars: usize) -> StepMetrics {
         (Some(reply), Some(done)) => Some((done - reply).max(0.0)),
         _ => None,
     };
+    // A call refused before any reply (an HTTP error) produced nothing to count.
+    let no_reply = step.t_first_token.is_none()
+        && step.live.is_empty()
+        && step.reasoning.is_empty()
+        && step.messages.is_empty();
     let (tokens_in, tokens_out, estimated) = match step.usage {
         Some(u) => (u.prompt_tokens, u.completion_tokens, false),
+        None if no_reply => (0, 0, false),
         None => {
             let reply_chars: usize = step.messages.iter().take(1).map(message_chars).sum();
             let out_chars =
@@ -398,6 +404,40 @@ mod tests {
         // step 1 added (36 + 15 chars): ceil(52 / 4) = 13. Out: ceil(36/4) + ceil(10/4).
         assert_eq!(m.tokens_in, 1 + 13);
         assert_eq!(m.tokens_out, 9 + 3);
+    }
+
+    #[test]
+    fn a_call_refused_before_any_reply_counts_no_tokens() {
+        let mut r = RunRecord::default();
+        r.apply(
+            0.0,
+            &AgentEvent::TurnStarted {
+                question: "q".repeat(400),
+            },
+        );
+        r.apply(
+            1.0,
+            &AgentEvent::StepStarted {
+                step: 1,
+                forced: false,
+            },
+        );
+        r.apply(
+            2.0,
+            &AgentEvent::Error("HTTP 400: The model is not available.".into()),
+        );
+        let m = run_metrics(
+            &r,
+            Some(Pricing {
+                input: 1.0,
+                output: 1.0,
+            }),
+        );
+        assert_eq!(
+            (m.steps, m.tokens_in, m.tokens_out, m.estimated),
+            (1, 0, 0, false)
+        );
+        assert_eq!(m.cost_usd, Some(0.0));
     }
 
     #[test]

@@ -3,7 +3,6 @@ use web_sys::AbortController;
 
 use super::comparison::Comparison;
 use super::embed_code::EmbedCode;
-use super::evaluate_host::{EvaluateBridge, EvaluateHost};
 use super::from_address::{self, page_params, with_address_models};
 use super::history::History;
 use super::host_confirm::HostConfirm;
@@ -19,10 +18,9 @@ use super::welcome::Welcome;
 use crate::agent::mode::ModeChoice;
 use crate::agent::record::Status;
 use crate::agent::Mode;
-use crate::evaluation::context::EvalContext;
 use crate::origin::Origin;
-use crate::run_file::RunFile;
 use crate::settings::{cannot_call_model, host_to_confirm, missing_for_run};
+use crate::web::evaluate_loader::open_evaluate;
 use crate::web::parent_height::post_height_to_parent;
 use crate::web::storage;
 
@@ -33,14 +31,19 @@ enum AfterConfirm {
     Continue(u32, Mode),
 }
 
-/// A class on the root element: the embedded layout is chosen in CSS.
-fn mark_root(class: &str) {
+/// A class on the root element, on or off: the embedded layout and the Evaluate view are
+/// chosen in CSS.
+fn mark_root_if(class: &str, on: bool) {
     if let Some(root) = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.document_element())
     {
-        let _ = root.class_list().add_1(class);
+        let _ = root.class_list().toggle_with_force(class, on);
     }
+}
+
+fn mark_root(class: &str) {
+    mark_root_if(class, true);
 }
 
 #[component]
@@ -50,7 +53,6 @@ pub fn App() -> impl IntoView {
     let address_models = params.model.is_some() || !params.mode_models.is_empty();
     let settings = RwSignal::new(with_address_models(&params, storage::load_settings()));
     let token = RwSignal::new(storage::load_token());
-    let token_hosts = RwSignal::new(storage::load_token_hosts());
     let question = RwSignal::new(String::new());
     let mode_choice = RwSignal::new(ModeChoice::All);
     let panels = RwSignal::new(settings.with_untracked(|s| {
@@ -129,8 +131,24 @@ pub fn App() -> impl IntoView {
     };
 
     from_address::apply(&params, question, mode_choice, shower, alert);
+    // The Evaluate view replaces the arena while it is open (by CSS, from a class on the root
+    // element); its module is loaded the first time. It reads the settings and token from
+    // storage, and opens a result's run here through the address (`#run=`).
+    let evaluating = RwSignal::new(params.evaluate);
+    Effect::new(move || {
+        let open = evaluating.get();
+        mark_root_if("evaluating", open);
+        if open {
+            open_evaluate();
+        }
+    });
+
     window_event_listener_untyped("hashchange", move |_| {
         let params = page_params();
+        // A run opened from the Evaluate view (or pasted) is shown in the arena.
+        if params.run.is_some() {
+            evaluating.set(false);
+        }
         match params.problems.is_empty() {
             true => from_address::show_run(&params, shower, alert),
             false => alert.set(Some(params.problems.join(" "))),
@@ -183,8 +201,9 @@ pub fn App() -> impl IntoView {
     });
     // Asks the user first when the token would go to a host they have not confirmed.
     let confirmed = move |base_url: &str, then: AfterConfirm| -> bool {
-        let ask =
-            token_hosts.with_untracked(|h| host_to_confirm(base_url, &token.get_untracked(), h));
+        // Read from storage each time: the Evaluate view may have confirmed a host since.
+        let hosts = storage::load_token_hosts();
+        let ask = host_to_confirm(base_url, &token.get_untracked(), &hosts);
         match ask {
             Some(origin) => {
                 pending.set(Some((origin, then)));
@@ -299,59 +318,17 @@ pub fn App() -> impl IntoView {
             return;
         };
         pending.set(None);
-        let mut hosts = token_hosts.get_untracked();
+        let mut hosts = storage::load_token_hosts();
         hosts.trust(&origin);
         if let Err(e) = storage::save_token_hosts(&hosts) {
             alert.set(Some(e));
         }
-        token_hosts.set(hosts);
         match then {
             AfterConfirm::Run => run.run(()),
             AfterConfirm::Continue(run_id, mode) => continue_panel.run((run_id, mode)),
         }
     });
     let on_cancel = Callback::new(move |()| pending.set(None));
-
-    // The Evaluate view replaces the arena while it is open; it reads the settings and token
-    // from here when an evaluation starts, and opens its results in these panels.
-    let evaluating = RwSignal::new(params.evaluate);
-    let evaluate_bridge = EvaluateBridge {
-        context: Callback::new(move |()| {
-            let settings = settings.get_untracked();
-            let token = token.get_untracked();
-            let unconfirmed_host = token_hosts
-                .with_untracked(|h| host_to_confirm(&settings.base_url, &token, h))
-                .map(|o| o.to_string());
-            EvalContext {
-                settings,
-                token,
-                unconfirmed_host,
-            }
-            .to_json()
-        }),
-        trust_host: Callback::new(move |origin: String| {
-            // Only the origin the token would go to now: the one the user was shown.
-            let now = settings.with_untracked(|s| Origin::of(s.base_url.trim()));
-            let Some(origin) = now.filter(|o| o.to_string() == origin) else {
-                return;
-            };
-            let mut hosts = token_hosts.get_untracked();
-            hosts.trust(&origin);
-            if let Err(e) = storage::save_token_hosts(&hosts) {
-                alert.set(Some(e));
-            }
-            token_hosts.set(hosts);
-        }),
-        open_run: Callback::new(move |(title, json): (String, String)| {
-            match RunFile::from_json(&json) {
-                Ok(file) => {
-                    evaluating.set(false);
-                    shower.show(file, title);
-                }
-                Err(e) => alert.set(Some(e)),
-            }
-        }),
-    };
 
     let layout = move || {
         if panels.with(|p| p.len()) > 1 {
@@ -384,8 +361,6 @@ pub fn App() -> impl IntoView {
                 </button>
             </nav>
         </header>
-        <EvaluateHost open=evaluating bridge=evaluate_bridge />
-        <div id="arena" hidden=move || evaluating.get()>
         <Welcome token=token shower=shower />
         <SettingsPanel settings=settings token=token alert=alert fold_on=runs_started />
         <QuestionBar
@@ -428,7 +403,6 @@ pub fn App() -> impl IntoView {
         </main>
         <Comparison panels=panels />
         <History keeper=keeper />
-        </div>
         <footer class="bottom">
             "Everything runs in your browser. Your token is sent only to the API base URL you set, in the Authorization header."
         </footer>

@@ -6,7 +6,6 @@ mod comparison;
 mod copy_button;
 mod embed_code;
 mod evaluate;
-mod evaluate_host;
 mod follow_scroll;
 mod frame_batch;
 mod from_address;

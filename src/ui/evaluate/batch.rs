@@ -94,6 +94,8 @@ pub fn start(state: EvalState, spec: EvalSpec, context: EvalContext) {
             .set(Some("The browser could not start the runs.".into()));
         return;
     };
+    // Failed runs are run again: their results go until the new ones come.
+    state.results.update(|rs| rs.retain(|r| r.error.is_none()));
     let scheduler = state
         .results
         .with_untracked(|rs| Scheduler::new(&spec, done_jobs(rs)));

@@ -3,10 +3,12 @@
 //! IndexedDB as they arrive, so a stopped or reloaded evaluation resumes where it was.
 //!
 //! It is its own wasm module (`src/bin/evaluate.rs`), mounted into the arena page when the
-//! view first opens; see `ui/evaluate_host.rs`.
+//! view first opens (`web/evaluate_loader.js`). It shares the arena's storage: the settings,
+//! the token and the confirmed hosts are read from there when an evaluation starts, and a
+//! result's run opens in the arena's panels through the address (`#run=`).
 
 mod batch;
-mod bridge;
+mod open_run;
 mod results;
 mod run_job;
 mod saved;
@@ -16,7 +18,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use self::batch::{EvalState, Phase};
-use self::bridge::Bridge;
+use self::open_run::open_in_arena;
 use self::results::{
     describe, rows_of, shows_paper, Answers, Progress, ResultsChart, ResultsTable,
 };
@@ -25,14 +27,13 @@ use self::setup::{Form, HotpotQaCredit, Setup};
 use super::host_confirm::HostConfirm;
 use crate::agent::Mode;
 use crate::evaluation::context::EvalContext;
-use crate::evaluation::plan::EvalSpec;
+use crate::evaluation::plan::{EvalSpec, Job};
 use crate::evaluation::summary::{answers_csv, evaluation_json, summarize, table_csv};
 use crate::export::file_stem;
 use crate::origin::Origin;
-use crate::run_file::RunFile;
-use crate::settings::cannot_call_model;
+use crate::settings::{cannot_call_model, host_to_confirm};
 use crate::web::download::download;
-use crate::web::eval_store;
+use crate::web::{eval_store, storage};
 
 /// The view's own stylesheet, beside the page: loaded with the module, not with the page.
 const STYLESHEET: &str = "evaluate.css";
@@ -51,21 +52,20 @@ fn add_stylesheet() {
     }
 }
 
-/// Mounts the view into `root`; `bridge` is the arena page's object (see `Bridge`).
-pub fn mount(root: web_sys::HtmlElement, bridge: wasm_bindgen::JsValue) {
+/// Mounts the view into `root`.
+pub fn mount(root: web_sys::HtmlElement) {
     add_stylesheet();
-    let bridge = Bridge::new(bridge);
-    let handle = leptos::mount::mount_to(
-        root,
-        move || view! { <EvaluateView bridge=bridge.clone() /> },
-    );
+    let handle = leptos::mount::mount_to(root, || view! { <EvaluateView /> });
     // The view lives as long as the page.
     handle.forget();
 }
 
-/// The arena's settings and token, or why an evaluation cannot use them.
-fn usable_context(bridge: &Bridge) -> Result<EvalContext, String> {
-    let context = bridge.context()?;
+/// The arena's settings and token as stored now, or why an evaluation cannot use them.
+fn usable_context() -> Result<EvalContext, String> {
+    let context = EvalContext {
+        settings: storage::load_settings(),
+        token: storage::load_token(),
+    };
     if let Some(problem) = cannot_call_model(&context.settings, &context.token) {
         return Err(format!(
             "{problem} (in the Arena's Settings), then start again."
@@ -74,8 +74,15 @@ fn usable_context(bridge: &Bridge) -> Result<EvalContext, String> {
     Ok(context)
 }
 
+/// The user confirmed that the token may go to `origin`: kept where the arena reads it.
+fn trust(origin: &Origin) -> Result<(), String> {
+    let mut hosts = storage::load_token_hosts();
+    hosts.trust(origin);
+    storage::save_token_hosts(&hosts)
+}
+
 #[component]
-fn EvaluateView(bridge: Bridge) -> impl IntoView {
+fn EvaluateView() -> impl IntoView {
     let state = EvalState::new();
     let form = Form::new();
     let saved = RwSignal::new(Vec::<Saved>::new());
@@ -83,35 +90,26 @@ fn EvaluateView(bridge: Bridge) -> impl IntoView {
     let confirm = RwSignal::new(None::<(Origin, EvalSpec)>);
     load_saved(state, saved, true);
 
-    let begin = {
-        let bridge = bridge.clone();
-        move |spec: EvalSpec| {
-            let context = match usable_context(&bridge) {
-                Ok(c) => c,
-                Err(e) => return state.alert.set(Some(e)),
-            };
-            if let Some(host) = &context.unconfirmed_host {
-                match Origin::of(host) {
-                    Some(origin) => confirm.set(Some((origin, spec))),
-                    None => state
-                        .alert
-                        .set(Some(format!("The API base URL {host} is not valid."))),
-                }
-                return;
-            }
-            state.alert.set(None);
-            batch::start(state, spec, context);
+    let begin = move |spec: EvalSpec| {
+        let context = match usable_context() {
+            Ok(c) => c,
+            Err(e) => return state.alert.set(Some(e)),
+        };
+        let hosts = storage::load_token_hosts();
+        if let Some(origin) = host_to_confirm(&context.settings.base_url, &context.token, &hosts) {
+            return confirm.set(Some((origin, spec)));
         }
+        state.alert.set(None);
+        batch::start(state, spec, context);
     };
     let begin = StoredValue::new_local(begin);
 
     let on_start = Callback::new({
-        let bridge = bridge.clone();
         move |()| {
             if state.is_busy() {
                 return;
             }
-            let settings = bridge.context().map(|c| c.settings).unwrap_or_default();
+            let settings = storage::load_settings();
             let spec = match form.spec(|m| settings.model_for(m).to_string()) {
                 Ok(spec) => spec,
                 Err(e) => return state.alert.set(Some(e)),
@@ -139,46 +137,22 @@ fn EvaluateView(bridge: Bridge) -> impl IntoView {
         }
     };
     let on_stop = move |_| batch::stop(state);
-    let on_confirm = Callback::new({
-        let bridge = bridge.clone();
-        move |()| {
-            let Some((origin, spec)) = confirm.get_untracked() else {
-                return;
-            };
-            confirm.set(None);
-            if let Err(e) = bridge.trust_host(&origin.to_string()) {
-                return state.alert.set(Some(e));
-            }
-            begin.with_value(|b| b(spec));
+    let on_confirm = Callback::new(move |()| {
+        let Some((origin, spec)) = confirm.get_untracked() else {
+            return;
+        };
+        confirm.set(None);
+        if let Err(e) = trust(&origin) {
+            return state.alert.set(Some(e));
         }
+        begin.with_value(|b| b(spec));
     });
     let on_cancel = Callback::new(move |()| confirm.set(None));
 
-    let open_run = Callback::new({
-        let bridge = bridge.clone();
-        move |(question, mode): (usize, Mode)| {
-            let Some(spec) = state.spec.get_untracked() else {
-                return;
-            };
-            let bridge = bridge.clone();
+    let open_run = Callback::new(move |(question, mode): (usize, Mode)| {
+        if let Some(spec) = state.spec.get_untracked() {
             spawn_local(async move {
-                let job = crate::evaluation::plan::Job { question, mode };
-                let opened = async {
-                    let json = eval_store::record(&spec.id, &job.key())
-                        .await
-                        .map_err(|r| {
-                            format!("The run could not be read ({}: {}).", r.name, r.message)
-                        })?
-                        .ok_or("This run was not kept.")?;
-                    let record: crate::agent::record::RunRecord = serde_json::from_str(&json)
-                        .map_err(|e| format!("The kept run is damaged: {e}"))?;
-                    let settings = bridge.context().map(|c| c.settings).unwrap_or_default();
-                    let file =
-                        RunFile::new(record.id.clone(), record.created, settings, vec![record]);
-                    let title = format!("Evaluation, question {} ({})", question + 1, mode.label());
-                    bridge.open_run(&title, &file.to_json())
-                };
-                if let Err(e) = opened.await {
+                if let Err(e) = open_in_arena(&spec, Job { question, mode }).await {
                     state.alert.set(Some(e));
                 }
             });
@@ -217,10 +191,16 @@ fn EvaluateView(bridge: Bridge) -> impl IntoView {
 
     let busy =
         Signal::derive(move || matches!(state.phase.get(), Phase::Running | Phase::Stopping));
+    let failed = Signal::derive(move || {
+        state
+            .results
+            .with(|rs| rs.iter().filter(|r| r.error.is_some()).count())
+    });
+    // Resume runs what is left and what failed.
     let unfinished = Signal::derive(move || {
-        state.phase.get() == Phase::Idle
+        !busy.get()
             && state.spec.with(|s| s.is_some())
-            && state.remaining.get() > 0
+            && (state.remaining.get() > 0 || failed.get() > 0)
     });
     let rows = rows_of(state);
 
@@ -282,7 +262,7 @@ fn EvaluateView(bridge: Bridge) -> impl IntoView {
                                         "Stop"
                                     </button>
                                     <button id="eval-resume" class="primary" on:click=on_resume hidden=move || !unfinished.get()>
-                                        "Resume"
+                                        {move || if state.remaining.get() > 0 { "Resume" } else { "Run the failed again" }}
                                     </button>
                                     <button id="eval-export-table" on:click=move |_| export("table")>"Table CSV"</button>
                                     <button id="eval-export-answers" on:click=move |_| export("answers")>"Answers CSV"</button>

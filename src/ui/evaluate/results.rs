@@ -13,11 +13,16 @@ use crate::evaluation::summary::{summarize, table_cells, RowSummary, TABLE_HEADE
 
 /// The line under the progress bar: runs done, time left, cost so far.
 fn progress_line(state: EvalState) -> String {
-    let done = state.results.with(|rs| super::batch::done_jobs(rs).len());
+    let (done, failed) = state
+        .results
+        .with(|rs| (rs.len(), rs.iter().filter(|r| r.error.is_some()).count()));
     let remaining = state.remaining.get();
     let total = done + remaining;
     let (started, finished_here) = state.session.get();
     let mut parts = vec![format!("{done} of {total} runs")];
+    if failed > 0 {
+        parts.push(format!("{failed} failed"));
+    }
     if state.phase.get() == Phase::Running {
         let elapsed = js_sys::Date::now() - started;
         if let Some(eta) = eta_ms(finished_here, remaining, elapsed) {
@@ -40,7 +45,7 @@ fn progress_line(state: EvalState) -> String {
 
 #[component]
 pub fn Progress(state: EvalState) -> impl IntoView {
-    let value = move || state.results.with(|rs| super::batch::done_jobs(rs).len());
+    let value = move || state.results.with(|rs| rs.len());
     let max = move || value() + state.remaining.get();
     view! {
         <div class="eval-progress">

@@ -60,18 +60,22 @@ pub async fn run_job(
         plan: ProtocolPlan::resolve(settings.protocol, supports),
     };
     let question = spec.questions[job.question].question.clone();
+    // The loop's own copy of the record carries no times; this one is stamped as events
+    // come, as a panel's is, so the result has the run's real durations.
+    let mut timed = record.clone();
     let mut emit = |event: AgentEvent| {
         if let AgentEvent::Notice(text) = &event {
             if let Some(secs) = rate_limit_wait_secs(text) {
                 on_rate_limit(secs);
             }
         }
+        timed.apply(js_sys::Date::now(), &event);
     };
     let stoppable = StoppableTools {
         tools: &tools,
         signal: model.signal.clone(),
     };
-    let record = run_turn(
+    run_turn(
         record,
         Next::Question(question),
         &model,
@@ -80,5 +84,5 @@ pub async fn run_job(
         &mut emit,
     )
     .await;
-    (!controller.signal().aborted()).then_some(record)
+    (!controller.signal().aborted()).then_some(timed)
 }

@@ -85,12 +85,14 @@ async fn show(state: EvalState, spec: EvalSpec) {
             Vec::new()
         }
     };
-    let remaining = Scheduler::new(&spec, done_jobs(&results)).remaining();
+    // Failed runs count as finished here; Resume runs them again.
+    let remaining = Scheduler::new(&spec, results.iter().map(|r| r.job)).remaining();
+    let failed = results.len() - done_jobs(&results).len();
     state.remaining.set(remaining);
     state.in_flight.set(0);
     state.results.set(results);
     state.spec.set(Some(spec));
-    state.phase.set(if remaining == 0 {
+    state.phase.set(if remaining + failed == 0 {
         Phase::Done
     } else {
         Phase::Idle

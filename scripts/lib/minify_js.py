@@ -1,0 +1,58 @@
+"""Trunk post-build hook: minifies the JavaScript the build emits, with terser.
+
+Trunk's own minifier gives up on wasm-bindgen's glue (an ES module) and leaves it whole, so
+the glue of both wasm modules and every wasm-bindgen snippet are minified here, and the
+Subresource Integrity hashes the page carries for them are computed again. terser is
+installed by npm from package.json (scripts/lib/ensure.sh, ensure_node_modules).
+"""
+
+import base64
+import glob
+import hashlib
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TERSER = os.path.join(HERE, "..", "..", "node_modules", ".bin", "terser")
+
+
+def sri(path):
+    digest = hashlib.sha384(open(path, "rb").read()).digest()
+    return "sha384-" + base64.b64encode(digest).decode()
+
+
+def main():
+    root = os.environ.get("TRUNK_STAGING_DIR", sys.argv[-1])
+    if not os.access(TERSER, os.X_OK):
+        sys.exit(f"{TERSER} is missing: run npm ci (scripts/serve and scripts/test do)")
+    # The pages' workers and frames are not modules and are left as they are.
+    files = [
+        p
+        for p in glob.glob(os.path.join(root, "*.js")) + glob.glob(os.path.join(root, "snippets", "**", "*.js"), recursive=True)
+        if os.path.basename(p) != "python-worker.js"
+    ]
+    for path in files:
+        subprocess.run(
+            [TERSER, path, "--module", "--compress", "--mangle", "--output", path],
+            check=True,
+        )
+    page = os.path.join(root, "index.html")
+    html = open(page, encoding="utf-8").read()
+
+    minified = {os.path.relpath(p, root) for p in files}
+
+    def rehash(match):
+        tag = match.group(0)
+        href = re.search(r'href="\./([^"]+)"', tag)
+        if not href or href.group(1) not in minified:
+            return tag
+        fresh = sri(os.path.join(root, href.group(1)))
+        return re.sub(r'integrity="[^"]+"', f'integrity="{fresh}"', tag)
+
+    html = re.sub(r"<link\b[^>]*>", rehash, html)
+    open(page, "w", encoding="utf-8").write(html)
+
+
+main()

@@ -1,0 +1,11 @@
+//! Opens the Evaluate view, which is its own wasm module loaded on first use
+//! (`evaluate_loader.js`).
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(module = "/src/web/evaluate_loader.js")]
+extern "C" {
+    /// Loads and mounts the view the first time; does nothing after.
+    #[wasm_bindgen(js_name = openEvaluate)]
+    pub fn open_evaluate();
+}

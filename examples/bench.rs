@@ -38,24 +38,30 @@ mod host {
         out.stdout.len() as u64
     }
 
-    /// The files the page fetches before it is interactive: the HTML and what it links
-    /// (the loader script, the wasm, the stylesheet). Workers and the search frame load later.
+    /// The files the page fetches before it is interactive: the HTML and every file it links
+    /// (stylesheet, loader script, wasm-bindgen snippets, wasm), read from the built page's
+    /// `<link href>`s. Workers, frames and the Evaluate module load later.
     fn first_load() -> Value {
         let dist = dist_dir();
+        let html = std::fs::read_to_string(dist.join("index.html")).unwrap();
+        let mut names = vec!["index.html".to_string()];
+        for tag in html.split("<link").skip(1) {
+            let tag = tag.split('>').next().unwrap_or("");
+            if let Some(href) = tag
+                .split("href=\"./")
+                .nth(1)
+                .and_then(|h| h.split('"').next())
+            {
+                names.push(href.to_string());
+            }
+        }
         let mut files = Vec::new();
         let (mut raw, mut gz) = (0, 0);
         let mut wasm = json!(null);
-        for entry in std::fs::read_dir(&dist).unwrap().flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let initial = name == "index.html"
-                || (name.starts_with("react-arena-")
-                    && (name.ends_with(".js") || name.ends_with(".wasm")))
-                || (name.starts_with("style-") && name.ends_with(".css"));
-            if !initial {
-                continue;
-            }
-            let size = entry.metadata().unwrap().len();
-            let gzipped = gzip_size(&entry.path());
+        for name in names {
+            let path = dist.join(&name);
+            let size = std::fs::metadata(&path).unwrap().len();
+            let gzipped = gzip_size(&path);
             raw += size;
             gz += gzipped;
             if name.ends_with(".wasm") {

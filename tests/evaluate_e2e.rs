@@ -15,6 +15,7 @@ use react_arena::agent::Mode;
 use react_arena::evaluation::csv::parse_csv;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use support::axe::{assert_no_serious, axe};
 use support::browser::{browser_test, Rig};
 use support::fixtures::FixtureServer;
 use support::mock::{MockEndpoint, Reply};
@@ -398,6 +399,14 @@ fn ten_questions_in_three_modes_give_the_expected_table_and_csv() {
 
         // A question's run opens in the arena's panels.
         rig.click("#eval-answers > summary").await;
+        assert_no_serious("the Evaluate view with results", &axe(&rig).await);
+        rig.js("document.querySelector('#eval-results').scrollIntoView(); return true;")
+            .await;
+        let shot = rig.screenshot("evaluate-results.png").await;
+        if std::env::var_os("REACT_ARENA_UPDATE_SCREENSHOT").is_some() {
+            let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+            std::fs::copy(shot, docs.join("evaluate-results.png")).unwrap();
+        }
         // Q08's ReAct cell (the columns: #, question, gold, then the modes).
         rig.wait_for(
             "the answers",

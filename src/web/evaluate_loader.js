@@ -1,14 +1,14 @@
 // Opens the Evaluate view: a second wasm module the first load leaves out. Its glue's hashed
 // name is in a meta tag (scripts/lib/lazy_modules.py); it is imported, instantiated and
-// mounted into a section after the page's header the first time the view opens. Written in
-// JS because it runs once and is smaller here than in the page's wasm.
+// mounted the first time the view opens, into a <main> after the page's header (the arena's
+// <main> is hidden meanwhile). Written in JS: it runs once and costs less here than in wasm.
 
 let loading = null;
 
 function place() {
   let section = document.getElementById("evaluate");
   if (!section) {
-    section = document.createElement("section");
+    section = document.createElement("main");
     section.id = "evaluate";
     section.setAttribute("aria-label", "Evaluate");
     const header = document.querySelector("header.top");

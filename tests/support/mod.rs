@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod attacker;
+pub mod axe;
 pub mod browser;
 pub mod cdp;
 pub mod fixtures;

@@ -156,7 +156,7 @@ fn answer_cell(result: Option<&JobResult>, open: Callback<(usize, Mode)>) -> Any
         <td class=if right { "right" } else { "wrong" }>
             <span class="mark">{mark}</span>
             " "
-            <span class="answer">{text}</span>
+            <span class="eval-answer">{text}</span>
             <span class="f1">{format!(" F1 {:.2}", r.score.f1)}</span>
             " "
             <button class="open-run" on:click=move |_| open.run((question, mode))>

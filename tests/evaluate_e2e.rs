@@ -577,3 +577,111 @@ fn the_view_and_hotpotqa_load_only_when_opened_and_show_the_paper() {
         assert_eq!(rows[0][9], "29.4", "the paper's CoT figure");
     });
 }
+
+/// Chooses `text` as the user's question file, named `name`.
+async fn choose_file(rig: &Rig, name: &str, text: &str) {
+    let path = std::env::temp_dir().join(format!("{}-{name}", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    rig.client
+        .find(Locator::Css("#eval-file"))
+        .await
+        .unwrap()
+        .send_keys(path.to_str().unwrap())
+        .await
+        .unwrap();
+}
+
+#[test]
+fn hostile_question_files_are_refused_or_shown_as_text_and_damaged_storage_is_skipped() {
+    browser_test(|rig| async move {
+        let fixtures = FixtureServer::start().await;
+        rig.mock.script_always(
+            &[Mode::Think.prompt_heading()],
+            Reply::text("Answer: <img src=x onerror=\"window.__pwned=1\">"),
+        );
+        // A kept evaluation that is not JSON, stored by someone else under the view's name.
+        rig.open_app_overriding(json!({ "tool_endpoints": fixtures.endpoints() }))
+            .await;
+        rig.js(
+            "const done = arguments[arguments.length - 1];\
+             const r = indexedDB.open('react-arena-evaluations', 1);\
+             r.onupgradeneeded = () => ['specs', 'results', 'records'].forEach(n => r.result.createObjectStore(n));\
+             r.onsuccess = () => { const tx = r.result.transaction('specs', 'readwrite');\
+               tx.objectStore('specs').put('{not json', 'eval-1'); tx.oncomplete = () => { r.result.close(); done(true); }; };",
+        )
+        .await;
+        rig.click("#view-evaluate").await;
+        rig.wait_for(
+            "the Evaluate view",
+            Duration::from_secs(30),
+            "return !!document.querySelector('#eval-start')",
+        )
+        .await;
+        rig.click("#eval-set-own").await;
+
+        // A CSV without an answer column, then one with an empty answer: each says why.
+        let error = "const e = document.querySelector('.eval-setup .field-error'); return e ? e.innerText : '';";
+        choose_file(&rig, "no-answers.csv", "question,notes\nWhat?,x\n").await;
+        rig.wait_for(
+            "the error",
+            Duration::from_secs(10),
+            &format!("return (() => {{ {error} }})().includes('header with question and answer');"),
+        )
+        .await;
+        choose_file(&rig, "gap.csv", "question,answer\nA?,a\nB?,\n").await;
+        rig.wait_for(
+            "the error",
+            Duration::from_secs(10),
+            &format!("return (() => {{ {error} }})().includes('Row 2 has no answer');"),
+        )
+        .await;
+        // Start with no usable file: a clear message, nothing sent.
+        let before = rig.mock.chat_requests().len();
+        rig.click("#eval-start").await;
+        rig.wait_for(
+            "the refusal",
+            Duration::from_secs(10),
+            "const a = document.querySelector('#eval-alert'); return !!a && a.innerText.includes('Choose a JSON or CSV file');",
+        )
+        .await;
+        assert_eq!(rig.mock.chat_requests().len(), before);
+
+        // Markup in a question and in the model's answer is shown as text.
+        let file =
+            json!([{ "question": "<img src=x onerror=\"window.__pwned=1\">Q?", "answer": "a" }]);
+        choose_file(&rig, "markup.json", &file.to_string()).await;
+        rig.wait_for(
+            "the file",
+            Duration::from_secs(10),
+            "return document.querySelector('#eval-set-size').innerText === '1 question'",
+        )
+        .await;
+        rig.click("#eval-mode-act").await;
+        rig.click("#eval-mode-react").await;
+        rig.click("#eval-start").await;
+        wait_done(&rig, 1).await;
+        rig.click("#eval-answers > summary").await;
+        rig.wait_for(
+            "the answers",
+            Duration::from_secs(10),
+            "return !!document.querySelector('#eval-answers tbody td .eval-answer')",
+        )
+        .await;
+        let shown = rig
+            .js("return { imgs: document.querySelectorAll('#evaluate img').length, pwned: !!window.__pwned, text: document.querySelector('#eval-answers tbody').innerText };")
+            .await;
+        assert_eq!(shown["imgs"], 0, "{shown}");
+        assert_eq!(shown["pwned"], false);
+        assert!(
+            shown["text"].as_str().unwrap().contains("<img src=x"),
+            "{shown}"
+        );
+        // The damaged entry is skipped: the list holds the evaluation just made.
+        let saved: String = serde_json::from_value(
+            rig.js("return document.querySelector('#eval-saved summary').innerText")
+                .await,
+        )
+        .unwrap();
+        assert_eq!(saved, "Kept evaluations (1)");
+    });
+}

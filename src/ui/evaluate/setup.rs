@@ -143,6 +143,11 @@ impl Form {
     }
 }
 
+/// "1 question", "12 questions".
+fn count(n: usize) -> String {
+    format!("{n} question{}", if n == 1 { "" } else { "s" })
+}
+
 fn mode_index(mode: Mode) -> usize {
     Mode::ALL.iter().position(|&m| m == mode).unwrap_or(0)
 }
@@ -210,14 +215,14 @@ pub fn Setup(form: Form, busy: Signal<bool>, on_start: Callback<()>) -> impl Int
     };
     let set_size = move || match form.set.get() {
         SetKind::HotpotQa => match form.hotpotqa.get() {
-            Loaded::Ready(q) => format!("{} questions", q.len()),
+            Loaded::Ready(q) => count(q.len()),
             Loaded::Loading => "loading…".into(),
             Loaded::Failed(_) => "not available".into(),
         },
-        SetKind::Tools => format!("{} questions", builtin_tool_set().len()),
+        SetKind::Tools => count(builtin_tool_set().len()),
         SetKind::Own => form
             .own
-            .with(|o| o.as_ref().map(|(_, q)| format!("{} questions", q.len())))
+            .with(|o| o.as_ref().map(|(_, q)| count(q.len())))
             .unwrap_or_else(|| "no file yet".into()),
     };
     let mode_row = move |mode: Mode| {

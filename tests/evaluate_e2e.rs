@@ -685,3 +685,61 @@ fn hostile_question_files_are_refused_or_shown_as_text_and_damaged_storage_is_sk
         assert_eq!(saved, "Kept evaluations (1)");
     });
 }
+
+#[test]
+fn a_rate_limit_holds_new_runs_for_the_wait_it_asks() {
+    browser_test(|rig| async move {
+        let fixtures = FixtureServer::start().await;
+        // Q01 is refused once with "retry after 2 s"; everything else answers at once.
+        rig.mock.script(
+            &tag(0),
+            [
+                Reply::status(429, "Too many requests.").retry_after(2),
+                Reply::text("Answer: Chinua Achebe"),
+            ],
+        );
+        rig.mock
+            .script_always(&[Mode::Think.prompt_heading()], Reply::text("Answer: 1958"));
+        open_evaluate(&rig, &fixtures).await;
+        let file: Vec<Value> = QUESTIONS[..4]
+            .iter()
+            .map(|(q, a)| json!({ "question": q, "answer": a }))
+            .collect();
+        rig.click("#eval-set-own").await;
+        choose_file(&rig, "four.json", &serde_json::to_string(&file).unwrap()).await;
+        rig.wait_for(
+            "the file",
+            Duration::from_secs(10),
+            "return document.querySelector('#eval-set-size').innerText === '4 questions'",
+        )
+        .await;
+        rig.click("#eval-mode-act").await;
+        rig.click("#eval-mode-react").await;
+        rig.js("const e = document.querySelector('#eval-concurrency'); e.value = '2'; e.dispatchEvent(new Event('change')); return true;").await;
+        rig.click("#eval-start").await;
+        wait_done(&rig, 4).await;
+
+        let chats = rig.mock.chat_requests();
+        let first = |q: usize| {
+            chats
+                .iter()
+                .find(|r| r.body.contains(&tag(q)))
+                .unwrap_or_else(|| panic!("no request for {}", tag(q)))
+                .received
+        };
+        let refused = first(0);
+        // Q02 ran beside Q01; Q03 waited out the 2 s the endpoint asked for.
+        assert!(first(1) < refused + Duration::from_millis(1_000));
+        let held = first(2).duration_since(refused);
+        assert!(
+            held >= Duration::from_millis(1_900),
+            "Q03 started {held:?} after the 429"
+        );
+        assert_eq!(chats.iter().filter(|r| r.body.contains(&tag(0))).count(), 2);
+        let table = table(&rig).await;
+        assert_eq!(
+            &table[0][..5],
+            ["Think-only", "4", "50.0", "50.0", "100.0%"]
+        );
+    });
+}

@@ -35,6 +35,17 @@ use crate::settings::{cannot_call_model, host_to_confirm};
 use crate::web::download::download;
 use crate::web::{eval_store, storage};
 
+/// The exports of an evaluation.
+#[derive(Clone, Copy)]
+enum Export {
+    /// The results table, as shown.
+    Table,
+    /// A line per run: the answer and its score.
+    Answers,
+    /// The set-up, every result and the table.
+    Json,
+}
+
 /// The view's own stylesheet, beside the page: loaded with the module, not with the page.
 const STYLESHEET: &str = "evaluate.css";
 
@@ -104,30 +115,28 @@ fn EvaluateView() -> impl IntoView {
     };
     let begin = StoredValue::new_local(begin);
 
-    let on_start = Callback::new({
-        move |()| {
-            if state.is_busy() {
-                return;
-            }
-            let settings = storage::load_settings();
-            let spec = match form.spec(|m| settings.model_for(m).to_string()) {
-                Ok(spec) => spec,
-                Err(e) => return state.alert.set(Some(e)),
-            };
-            state.results.set(Vec::new());
-            state.spec.set(Some(spec.clone()));
-            spawn_local(async move {
-                let json = serde_json::to_string(&spec).unwrap_or_default();
-                if let Err(r) = eval_store::put_spec(&spec.id, &json).await {
-                    state.alert.set(Some(format!(
+    let on_start = Callback::new(move |()| {
+        if state.is_busy() {
+            return;
+        }
+        let settings = storage::load_settings();
+        let spec = match form.spec(|m| settings.model_for(m).to_string()) {
+            Ok(spec) => spec,
+            Err(e) => return state.alert.set(Some(e)),
+        };
+        state.results.set(Vec::new());
+        state.spec.set(Some(spec.clone()));
+        spawn_local(async move {
+            let json = serde_json::to_string(&spec).unwrap_or_default();
+            if let Err(r) = eval_store::put_spec(&spec.id, &json).await {
+                state.alert.set(Some(format!(
                         "This evaluation is not kept ({}: {}): it runs, but cannot be resumed after a reload.",
                         r.name, r.message
                     )));
-                }
-                load_saved(state, saved, false);
-                begin.with_value(|b| b(spec));
-            });
-        }
+            }
+            load_saved(state, saved, false);
+            begin.with_value(|b| b(spec));
+        });
     });
     let on_resume = move |_| {
         if let Some(spec) = state.spec.get_untracked() {
@@ -159,24 +168,24 @@ fn EvaluateView() -> impl IntoView {
         }
     });
 
-    let export = move |kind: &'static str| {
+    let export = move |kind: Export| {
         let Some(spec) = state.spec.get_untracked() else {
             return;
         };
         let results = state.results.get_untracked();
         let stem = file_stem(spec.created, &format!("evaluation {}", spec.set_name));
         let done = match kind {
-            "table" => download(
+            Export::Table => download(
                 &format!("{stem}-table.csv"),
                 "text/csv",
                 &table_csv(&summarize(&spec, &results)),
             ),
-            "answers" => download(
+            Export::Answers => download(
                 &format!("{stem}-answers.csv"),
                 "text/csv",
                 &answers_csv(&spec, &results),
             ),
-            _ => download(
+            Export::Json => download(
                 &format!("{stem}.json"),
                 "application/json",
                 &evaluation_json(&spec, &results),
@@ -264,9 +273,9 @@ fn EvaluateView() -> impl IntoView {
                                     <button id="eval-resume" class="primary" on:click=on_resume hidden=move || !unfinished.get()>
                                         {move || if state.remaining.get() > 0 { "Resume" } else { "Run the failed again" }}
                                     </button>
-                                    <button id="eval-export-table" on:click=move |_| export("table")>"Table CSV"</button>
-                                    <button id="eval-export-answers" on:click=move |_| export("answers")>"Answers CSV"</button>
-                                    <button id="eval-export-json" on:click=move |_| export("json")>"JSON"</button>
+                                    <button id="eval-export-table" on:click=move |_| export(Export::Table)>"Table CSV"</button>
+                                    <button id="eval-export-answers" on:click=move |_| export(Export::Answers)>"Answers CSV"</button>
+                                    <button id="eval-export-json" on:click=move |_| export(Export::Json)>"JSON"</button>
                                 </div>
                                 <ResultsTable rows=rows />
                                 {shows_paper(&spec)

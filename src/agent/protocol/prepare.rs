@@ -58,37 +58,47 @@ pub(super) fn prepare(text: &str) -> Prepared {
 
 /// Removes `<think>…</think>` (and `<thinking>`, `<reasoning>`) blocks. A closing tag with no
 /// opening one ends reasoning that the chat template opened; an opening tag that never closes
-/// starts reasoning that runs to the end.
+/// starts reasoning that runs to the end. One pass per tag name, each linear in the text (a
+/// reply made of thousands of tags must not take quadratic time).
 pub(super) fn strip_reasoning_tags(text: &str) -> (String, bool) {
     let mut out = text.to_string();
     let mut had = false;
     for tag in ["think", "thinking", "reasoning"] {
         let open = format!("<{tag}>");
         let close = format!("</{tag}>");
-        if find_ci(&out, &open).is_none() && find_ci(&out, &close).is_none() {
+        let mut kept = String::new();
+        let mut inside = false;
+        let mut seen = false;
+        let mut segment = 0; // start of the text not yet kept or dropped
+        let mut from = 0;
+        while let Some(rel) = out[from..].find('<') {
+            let at = from + rel;
+            if starts_with_ci(&out[at..], &close) {
+                if !inside {
+                    // A close with no open: all so far was reasoning.
+                    kept.clear();
+                }
+                inside = false;
+                seen = true;
+                segment = at + close.len();
+                from = segment;
+            } else if starts_with_ci(&out[at..], &open) {
+                if !inside {
+                    kept.push_str(&out[segment..at]);
+                    inside = true;
+                }
+                seen = true;
+                from = at + open.len();
+            } else {
+                from = at + 1;
+            }
+        }
+        if !seen {
             continue;
         }
         had = true;
-        let mut kept = String::new();
-        let mut rest = out.as_str();
-        loop {
-            let o = find_ci(rest, &open);
-            let c = find_ci(rest, &close);
-            if let Some(c) = c.filter(|&c| o.is_none_or(|o| c < o)) {
-                // A close before any open: all so far was reasoning.
-                kept.clear();
-                rest = &rest[c + close.len()..];
-            } else if let Some(o) = o {
-                kept.push_str(&rest[..o]);
-                let after = &rest[o + open.len()..];
-                match find_ci(after, &close) {
-                    Some(c) => rest = &after[c + close.len()..],
-                    None => break,
-                }
-            } else {
-                kept.push_str(rest);
-                break;
-            }
+        if !inside {
+            kept.push_str(&out[segment..]);
         }
         out = kept;
     }

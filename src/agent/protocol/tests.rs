@@ -423,3 +423,33 @@ fn unicode_does_not_break_label_matching() {
         let _ = parse_think(text);
     }
 }
+
+#[test]
+fn reasoning_tags_are_stripped_as_before() {
+    use super::prepare::strip_reasoning_tags;
+    for (text, kept) in [
+        ("a<think>b</think>c", "ac"),
+        ("a<think>b</think>c</think>d", "d"),
+        ("lead</think>after", "after"),
+        ("x<think>open to the end", "x"),
+        ("x<THINK>y<think>z</Think>w", "xw"),
+        ("<thinking>t</thinking>A<reasoning>r</reasoning>B", "AB"),
+        ("a < b <thin k> c", "a < b <thin k> c"),
+    ] {
+        assert_eq!(strip_reasoning_tags(text).0, kept, "{text:?}");
+    }
+    assert!(!strip_reasoning_tags("no tags < here").1);
+}
+
+/// A reply of thousands of tags (32 KB) is read whole; scripts/bench times it.
+#[test]
+fn a_reply_made_of_tags_keeps_only_what_follows_the_last_close() {
+    use super::prepare::strip_reasoning_tags;
+    let text = "</think>x".repeat(32 * 1024 / 9) + "Answer: 4";
+    assert_eq!(
+        strip_reasoning_tags(&text),
+        ("xAnswer: 4".to_string(), true)
+    );
+    let mixed = "<think>a</think>b<THINKING>c".repeat(1200);
+    assert_eq!(strip_reasoning_tags(&mixed).0, "b");
+}

@@ -553,3 +553,72 @@ fn streaming_does_not_shift_the_layout() {
         assert!(cls < 0.05, "layout shifted by {cls:.4}: {shifts:#}");
     });
 }
+
+/// A long answer is drawn a few blocks a frame (no task blocks the page for long): it must
+/// still end up whole, in order, with a Copy button on every code block and markup inert.
+#[test]
+fn a_long_answer_is_drawn_whole_with_a_copy_button_on_every_code_block() {
+    browser_test(|rig: Rig| async move {
+        let blocks = 300;
+        let answer: String = (0..blocks)
+            .map(|i| match i % 3 {
+                0 => format!("Paragraph {i} with **bold** text.\n\n"),
+                1 => format!("```\nlet line_{i} = {i};\n```\n"),
+                _ if i == 200 => "Late markup <img src=x onerror=alert(1)> stays text.\n\n".into(),
+                _ => format!("- item {i}\n- item {i}b\n\n"),
+            })
+            .collect::<String>()
+            + "The end.";
+        let reply: &'static str =
+            Box::leak(format!("Thought: a long one.\nAnswer: {answer}").into_boxed_str());
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [Reply::text(reply).with_chunk_delay(0)],
+        );
+        rig.open_app(3).await;
+        rig.ask("Write a long answer.", "think").await;
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+        assert_eq!(p.status, "done", "{p:#?}");
+        rig.wait_for(
+            "the answer drawn to its end",
+            SETTLE,
+            "const md = document.querySelector('.answer .md'); \
+             return !!md && md.lastElementChild && md.lastElementChild.textContent === 'The end.';",
+        )
+        .await;
+        let drawn = rig
+            .js("const md = document.querySelector('.answer .md'); return { \
+                   paragraphs: Array.from(md.querySelectorAll(':scope > p')).map(p => p.textContent), \
+                   code: Array.from(md.querySelectorAll(':scope > .code-block')).map(c => \
+                     [c.querySelectorAll('button.copy-code').length, c.querySelector('pre').textContent]), \
+                   items: md.querySelectorAll('li').length, \
+                   lists: md.querySelectorAll('ul').length, \
+                   images: md.querySelectorAll('img').length, \
+                   bold: md.querySelectorAll('strong').length };")
+            .await;
+        let code = drawn["code"].as_array().unwrap();
+        assert_eq!(code.len(), blocks / 3, "every code block, once");
+        for (k, c) in code.iter().enumerate() {
+            let i = 3 * k + 1;
+            assert_eq!(
+                c,
+                &json!([1, format!("let line_{i} = {i};\n")]),
+                "code block {k}"
+            );
+        }
+        let paragraphs = drawn["paragraphs"].as_array().unwrap();
+        assert_eq!(paragraphs.len(), blocks / 3 + 2, "{paragraphs:?}");
+        assert_eq!(paragraphs[0], json!("Paragraph 0 with bold text."));
+        assert_eq!(
+            paragraphs[paragraphs.len() - 2],
+            json!(format!("Paragraph {} with bold text.", blocks - 3))
+        );
+        assert!(paragraphs.contains(&json!(
+            "Late markup <img src=x onerror=alert(1)> stays text."
+        )));
+        assert_eq!(drawn["images"], json!(0), "markup stays text");
+        assert_eq!(drawn["bold"], json!(blocks / 3));
+        assert_eq!(drawn["lists"], json!(blocks / 3 - 1));
+        assert_eq!(drawn["items"], json!(2 * (blocks / 3 - 1)));
+    });
+}

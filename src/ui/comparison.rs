@@ -9,20 +9,32 @@ use crate::agent::metrics::{
     best_of, format_ms, format_usd, run_metrics, timeline, RunMetrics, SegmentKind,
 };
 use crate::agent::record::{RunRecord, Status};
+use crate::history::shortened;
 
 const TIMELINE_WIDTH: f64 = 240.0;
+const ANSWER_CHARS: usize = 280;
 
 #[component]
 pub fn Comparison(panels: RwSignal<Vec<PanelRun>>) -> impl IntoView {
     // The records of the run, once every mode has finished and there is more than one.
+    // The statuses are read first: the records are copied only once all have finished, not on
+    // every streamed token.
     let finished = Memo::new(move |_| {
-        let records: Vec<RunRecord> =
-            panels.with(|ps| ps.iter().filter_map(|p| p.state.try_get()).collect());
-        let done = records.len() > 1
-            && records
-                .iter()
-                .all(|r| !r.status.is_active() && r.status != Status::Idle);
-        done.then_some(records)
+        let done = panels.with(|ps| {
+            ps.len() > 1
+                && ps.iter().all(|p| {
+                    p.state
+                        .try_with(|r| !r.status.is_active() && r.status != Status::Idle)
+                        .unwrap_or(false)
+                })
+        });
+        done.then(|| {
+            panels.with(|ps| {
+                ps.iter()
+                    .filter_map(|p| p.state.try_get())
+                    .collect::<Vec<RunRecord>>()
+            })
+        })
     });
     move || {
         finished.get().map(|records| {
@@ -49,7 +61,9 @@ pub fn Comparison(panels: RwSignal<Vec<PanelRun>>) -> impl IntoView {
                     let cell = |best: bool, text: String| {
                         view! { <td class:best=best>{text}{best.then_some(" ★")}</td> }
                     };
-                    let answer = m.answer.clone().unwrap_or_else(|| match r.status {
+                    // A glance: the whole answer is in its panel, and a table cell holding a
+                    // long one would take the browser long to lay out.
+                    let answer = m.answer.as_deref().map(|a| shortened(a, ANSWER_CHARS)).unwrap_or_else(|| match r.status {
                         Status::Stopped => "(stopped)".into(),
                         _ => "(no answer)".into(),
                     });

@@ -3,8 +3,9 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use crate::markdown::render_markdown;
+use crate::markdown_blocks::settled_block_starts;
 use crate::web::clipboard::copy_text;
-use crate::web::timer::sleep;
+use crate::web::timer::{next_frame, sleep};
 
 /// The app's own origin, which links in model and tool text may not point back into.
 fn page_origin() -> String {
@@ -13,22 +14,51 @@ fn page_origin() -> String {
         .unwrap_or_default()
 }
 
+/// From how much source a text counts as long (see `.md.long` in the stylesheet).
+pub const LONG_TEXT_BYTES: usize = 16 * 1024;
+
+/// How long one drawing pass may take before it lets the page breathe (a task over 50 ms is
+/// one the user can feel).
+const SLICE_MS: f64 = 8.0;
+
+/// About how much source goes into one `insertAdjacentHTML` call, and at most into a pass:
+/// what the browser then has to lay out in one frame.
+const CHUNK_BYTES: usize = 4096;
+const PASS_BYTES: usize = 8 * 1024;
+
+/// What a Markdown view has on screen.
+#[derive(Default)]
+struct Drawn {
+    /// The source of the blocks drawn for good: the text only grows, so they never change.
+    done: String,
+    /// How many nodes at the end were drawn from the rest, which is drawn again each time.
+    tail_nodes: u32,
+    /// A pass is queued for the next task.
+    queued: bool,
+}
+
+fn now() -> f64 {
+    js_sys::Date::now()
+}
+
 /// Model or tool text rendered as markdown; `render_markdown` guarantees no live HTML. Each
 /// code block gets a Copy button, added here (not in the markdown) so the sanitised HTML
 /// stays free of controls.
+///
+/// A text that grows (a streamed reply) is drawn a block at a time: finished blocks once, the
+/// last one again on each change. A long text arriving at once is drawn in passes of a few
+/// milliseconds, so no single task blocks the page.
 #[component]
 pub fn Markdown(
     #[prop(into)] text: Signal<String>,
     #[prop(optional)] class: &'static str,
 ) -> impl IntoView {
-    let origin = page_origin();
+    let origin = StoredValue::new(page_origin());
     let node = NodeRef::<leptos::html::Div>::new();
+    let drawn = StoredValue::new_local(Drawn::default());
     Effect::new(move |_| {
-        let html = render_markdown(&text.get(), &origin);
-        if let Some(el) = node.get() {
-            el.set_inner_html(&html);
-            add_copy_buttons(&el);
-        }
+        text.track();
+        draw_pass(node, text, drawn, origin);
     });
     // One listener for every code block's button.
     let on_click = move |ev: leptos::ev::MouseEvent| {
@@ -58,13 +88,102 @@ pub fn Markdown(
     view! { <div class=format!("md {class}") node_ref=node on:click=on_click></div> }
 }
 
-/// Wraps each `<pre>` with a Copy button.
-fn add_copy_buttons(root: &web_sys::Element) {
+/// Draws what the time allows of the current text, and queues another pass if some is left.
+fn draw_pass(
+    node: NodeRef<leptos::html::Div>,
+    text: Signal<String>,
+    drawn: StoredValue<Drawn, LocalStorage>,
+    origin: StoredValue<String>,
+) {
+    // The view may be gone by the time a queued pass runs.
+    let (Some(el), Some(page)) = (node.try_get_untracked().flatten(), origin.try_get_value())
+    else {
+        return;
+    };
+    let more = text
+        .try_with_untracked(|t| drawn.try_update_value(|d| draw(&el, t, d, &page)))
+        .flatten()
+        .unwrap_or(false);
+    if !more || drawn.try_with_value(|d| d.queued).unwrap_or(true) {
+        return;
+    }
+    drawn.update_value(|d| d.queued = true);
+    spawn_local(async move {
+        // One pass a frame: the browser lays out what a pass added before the next one adds
+        // more (a hidden tab, which draws no frames, still goes on).
+        next_frame(100).await;
+        if drawn.try_update_value(|d| d.queued = false).is_some() {
+            draw_pass(node, text, drawn, origin);
+        }
+    });
+}
+
+/// One pass: returns whether finished blocks are left to draw.
+fn draw(el: &web_sys::Element, text: &str, drawn: &mut Drawn, origin: &str) -> bool {
+    let started = now();
+    if !text.starts_with(drawn.done.as_str()) {
+        // Not a continuation (a new text): start again.
+        el.set_inner_html("");
+        let _ = el.class_list().remove_1("long");
+        drawn.done.clear();
+        drawn.tail_nodes = 0;
+    }
+    for _ in 0..drawn.tail_nodes {
+        if let Some(last) = el.last_child() {
+            let _ = el.remove_child(&last);
+        }
+    }
+    drawn.tail_nodes = 0;
+    let first_new = el.child_nodes().length();
+    let rest = &text[drawn.done.len()..];
+    let starts = settled_block_starts(rest);
+    // Every block but the last is final.
+    let finished = starts.last().copied().unwrap_or(0);
+    let mut from = 0;
+    for &end in starts.iter().skip(1) {
+        if end - from < CHUNK_BYTES && end < finished {
+            continue;
+        }
+        let _ = el.insert_adjacent_html("beforeend", &render_markdown(&rest[from..end], origin));
+        drawn.done.push_str(&rest[from..end]);
+        from = end;
+        if from < finished && (now() - started > SLICE_MS || from >= PASS_BYTES) {
+            add_copy_buttons(el, first_new);
+            return true;
+        }
+    }
+    if drawn.done.len() > LONG_TEXT_BYTES {
+        let _ = el.class_list().add_1("long");
+    }
+    let before = el.child_nodes().length();
+    let _ = el.insert_adjacent_html("beforeend", &render_markdown(&rest[from..], origin));
+    drawn.tail_nodes = el.child_nodes().length() - before;
+    add_copy_buttons(el, first_new);
+    false
+}
+
+/// Wraps each `<pre>` in the children of `root` from index `first` on with a Copy button
+/// (only the new ones: a search of the whole view on every pass would grow with the text).
+fn add_copy_buttons(root: &web_sys::Element, first: u32) {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
-    while let Ok(Some(pre)) = root.query_selector("pre:not([data-copyable])") {
-        let _ = pre.set_attribute("data-copyable", "");
+    let children = root.child_nodes();
+    let mut pres = Vec::new();
+    for i in first..children.length() {
+        let Some(element) = children
+            .get(i)
+            .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+        else {
+            continue;
+        };
+        if element.tag_name() == "PRE" {
+            pres.push(element);
+        } else if let Ok(inner) = element.query_selector_all("pre") {
+            pres.extend((0..inner.length()).filter_map(|j| inner.get(j)?.dyn_into().ok()));
+        }
+    }
+    for pre in pres {
         let (Ok(wrap), Ok(button)) = (
             document.create_element("div"),
             document.create_element("button"),

@@ -3,12 +3,13 @@ use leptos::prelude::*;
 use super::copy_button::CopyButton;
 use super::follow_scroll::FollowScroll;
 use super::inspect::Inspect;
-use super::markdown_view::Markdown;
+use super::markdown_view::{Markdown, LONG_TEXT_BYTES};
 use super::progress_line::ProgressLine;
 use super::runner::PanelRun;
 use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line};
 use crate::agent::record::{RunRecord, Status, Step as StepRecord};
 use crate::agent::Mode;
+use crate::live_lines::whole_lines_end;
 
 fn blurb(mode: Mode) -> &'static str {
     match mode {
@@ -197,31 +198,19 @@ fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
                 .unwrap_or_default()
         })
     });
-    // The streaming text only grows: append what is new instead of replacing the whole text,
-    // so the browser does not lay out and shape the full reply again on every frame.
+    // The streaming text only grows. Whole lines go into blocks of their own, laid out once;
+    // only the lines since the last block are drawn again, so a long reply does not cost a
+    // layout of all of it on every frame.
     let live_ref = NodeRef::<leptos::html::Div>::new();
     let epoch =
         Memo::new(move |_| state.with(|s| s.steps().get(index).map_or(0, |s| s.live_epoch)));
-    let shown = StoredValue::new((0u32, 0usize)); // (epoch, bytes) on screen
+    let shown = StoredValue::new((0u32, 0usize)); // (epoch, bytes in blocks)
     Effect::new(move |_| {
         let (text, epoch) = (live.get(), epoch.get());
-        let Some(el) = live_ref.get() else {
-            return;
-        };
-        match text {
-            Some(t) => {
-                let (shown_epoch, n) = shown.get_value();
-                if shown_epoch == epoch && n <= t.len() && t.is_char_boundary(n) {
-                    let _ = el.append_with_str_1(&t[n..]);
-                } else {
-                    el.set_text_content(Some(&t));
-                }
-                shown.set_value((epoch, t.len()));
-            }
-            None => {
-                el.set_text_content(None);
-                shown.set_value((epoch, 0));
-            }
+        if let Some(el) = live_ref.get() {
+            let (shown_epoch, blocked) = shown.get_value();
+            let blocked = show_live(&el, text.as_deref(), shown_epoch == epoch, blocked);
+            shown.set_value((epoch, blocked));
         }
     });
     let notices = Memo::new(move |_| {
@@ -306,4 +295,51 @@ fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
             }}
         </li>
     }
+}
+
+/// Shows `text` in the live element as blocks of whole lines and a last block for the rest;
+/// `same_text`: `text` continues what the first `blocked` bytes came from. Returns the bytes
+/// now in whole-line blocks.
+fn show_live(
+    el: &web_sys::HtmlDivElement,
+    text: Option<&str>,
+    same_text: bool,
+    blocked: usize,
+) -> usize {
+    let Some(text) = text else {
+        el.set_text_content(None);
+        let _ = el.class_list().remove_1("long");
+        return 0;
+    };
+    let Some(document) = el.owner_document() else {
+        return 0;
+    };
+    let mut blocked = blocked;
+    if !same_text || blocked > text.len() || !text.is_char_boundary(blocked) {
+        el.set_text_content(None);
+        let _ = el.class_list().remove_1("long");
+        blocked = 0;
+    }
+    let rest = match el.last_element_child() {
+        Some(rest) => rest,
+        None => {
+            let Ok(rest) = document.create_element("div") else {
+                return 0;
+            };
+            let _ = el.append_child(&rest);
+            rest
+        }
+    };
+    if let Some(cut) = whole_lines_end(text, blocked) {
+        if let Ok(block) = document.create_element("div") {
+            block.set_text_content(Some(&text[blocked..cut - 1]));
+            let _ = el.insert_before(&block, Some(&rest));
+            blocked = cut;
+        }
+        if blocked > LONG_TEXT_BYTES {
+            let _ = el.class_list().add_1("long");
+        }
+    }
+    rest.set_text_content(Some(&text[blocked..]));
+    blocked
 }

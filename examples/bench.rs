@@ -29,7 +29,7 @@ mod host {
     use react_arena::agent::Mode;
     use serde_json::{json, Value};
 
-    use crate::support::browser::{browser_test, dist_dir, Rig, MARKER_TOKEN};
+    use crate::support::browser::{browser_test, dist_dir, serve_static, Rig, MARKER_TOKEN};
     use crate::support::cdp::cdp;
     use crate::support::mock::Reply;
 
@@ -100,11 +100,8 @@ mod host {
             .status()
             .expect("gzip");
         assert!(status.success());
-        let app = axum::Router::new()
-            .fallback_service(tower_http::services::ServeDir::new(copy).precompressed_gzip());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let addr =
+            serve_static(tower_http::services::ServeDir::new(copy).precompressed_gzip()).await;
         format!("http://{addr}/")
     }
 

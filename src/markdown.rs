@@ -5,15 +5,17 @@ use pulldown_cmark::{html, CowStr, Event, Options, Parser, Tag, TagEnd};
 
 use crate::origin::Origin;
 
+/// The Markdown the views draw: CommonMark with tables and strikethrough.
+pub const OPTIONS: Options = Options::ENABLE_TABLES.union(Options::ENABLE_STRIKETHROUGH);
+
 /// `page_origin` is the app's own origin (`https://user.github.io`): links back into it lose
 /// their link, like relative ones, since model and tool text has no business opening the
 /// app's own files.
 pub fn render_markdown(text: &str, page_origin: &str) -> String {
     let is_safe_url = |url: &str| is_link_out(url, page_origin);
-    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let mut dropped_links = Vec::new(); // per open link: was it dropped?
     let mut image_links = Vec::new(); // per open image: is it shown as a link?
-    let events = Parser::new_ext(text, options).flat_map(|ev| -> Vec<Event> {
+    let events = Parser::new_ext(text, OPTIONS).flat_map(|ev| -> Vec<Event> {
         let one = |e| vec![e];
         match ev {
             Event::Html(raw) | Event::InlineHtml(raw) => one(Event::Text(raw)),

@@ -94,7 +94,12 @@ pub fn dist_dir() -> PathBuf {
 
 /// Serves a directory over HTTP on a free port of 127.0.0.1.
 pub async fn serve_dir(dir: PathBuf) -> SocketAddr {
-    let app = axum::Router::new().fallback_service(ServeDir::new(dir));
+    serve_static(ServeDir::new(dir)).await
+}
+
+/// Serves files as `files` is set up (precompressed twins, say) on a free port of 127.0.0.1.
+pub async fn serve_static(files: ServeDir) -> SocketAddr {
+    let app = axum::Router::new().fallback_service(files);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });

@@ -80,4 +80,27 @@ mod tests {
             }
         }
     }
+
+    // proptest is a host-only dev-dependency.
+    #[cfg(not(target_arch = "wasm32"))]
+    mod any_text {
+        use super::*;
+
+        proptest::proptest! {
+            #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2_000))]
+            /// Any text, streamed in any piece size: the blocks and the rest show all of it,
+            /// in order, and no block ends with a line break it could not show.
+            #[test]
+            fn any_stream_shows_its_whole_text(text in "[a\n ü\r]{0,60}", step in 1usize..9) {
+                let (blocks, rest) = shown(&text, step);
+                let mut joined = blocks.join("\n");
+                if !blocks.is_empty() {
+                    joined.push('\n');
+                }
+                joined.push_str(&rest);
+                proptest::prop_assert_eq!(joined, text);
+                proptest::prop_assert!(blocks.iter().all(|b| !b.is_empty() && !b.ends_with('\n')));
+            }
+        }
+    }
 }

@@ -277,20 +277,12 @@ async fn start_evaluation(rig: &Rig, fallback: bool) {
         .iter()
         .map(|(q, a)| json!({ "question": q, "answer": a }))
         .collect();
-    let path = std::env::temp_dir().join(format!("eval-questions-{}.json", std::process::id()));
-    std::fs::write(&path, serde_json::to_string(&file).unwrap()).unwrap();
     rig.click("#eval-set-own").await;
-    rig.client
-        .find(Locator::Css("#eval-file"))
-        .await
-        .unwrap()
-        .send_keys(path.to_str().unwrap())
-        .await
-        .unwrap();
-    rig.wait_for(
-        "the file to be read",
-        Duration::from_secs(10),
-        "return document.querySelector('#eval-set-size').innerText === '10 questions'",
+    choose_questions(
+        rig,
+        "questions.json",
+        &serde_json::to_string(&file).unwrap(),
+        "10 questions",
     )
     .await;
     for (id, value) in [
@@ -591,6 +583,18 @@ async fn choose_file(rig: &Rig, name: &str, text: &str) {
         .unwrap();
 }
 
+/// Chooses a question file and waits until the view has read it: `size` is what it then says
+/// ("4 questions").
+async fn choose_questions(rig: &Rig, name: &str, text: &str, size: &str) {
+    choose_file(rig, name, text).await;
+    rig.wait_for(
+        "the file to be read",
+        Duration::from_secs(10),
+        &format!("return document.querySelector('#eval-set-size').innerText === {size:?}"),
+    )
+    .await;
+}
+
 #[test]
 fn hostile_question_files_are_refused_or_shown_as_text_and_damaged_storage_is_skipped() {
     browser_test(|rig| async move {
@@ -649,13 +653,7 @@ fn hostile_question_files_are_refused_or_shown_as_text_and_damaged_storage_is_sk
         // Markup in a question and in the model's answer is shown as text.
         let file =
             json!([{ "question": "<img src=x onerror=\"window.__pwned=1\">Q?", "answer": "a" }]);
-        choose_file(&rig, "markup.json", &file.to_string()).await;
-        rig.wait_for(
-            "the file",
-            Duration::from_secs(10),
-            "return document.querySelector('#eval-set-size').innerText === '1 question'",
-        )
-        .await;
+        choose_questions(&rig, "markup.json", &file.to_string(), "1 question").await;
         rig.click("#eval-mode-act").await;
         rig.click("#eval-mode-react").await;
         rig.click("#eval-start").await;
@@ -706,11 +704,11 @@ fn a_rate_limit_holds_new_runs_for_the_wait_it_asks() {
             .map(|(q, a)| json!({ "question": q, "answer": a }))
             .collect();
         rig.click("#eval-set-own").await;
-        choose_file(&rig, "four.json", &serde_json::to_string(&file).unwrap()).await;
-        rig.wait_for(
-            "the file",
-            Duration::from_secs(10),
-            "return document.querySelector('#eval-set-size').innerText === '4 questions'",
+        choose_questions(
+            &rig,
+            "four.json",
+            &serde_json::to_string(&file).unwrap(),
+            "4 questions",
         )
         .await;
         rig.click("#eval-mode-act").await;

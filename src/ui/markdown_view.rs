@@ -37,10 +37,6 @@ struct Drawn {
     queued: bool,
 }
 
-fn now() -> f64 {
-    js_sys::Date::now()
-}
-
 /// Model or tool text rendered as markdown; `render_markdown` guarantees no live HTML. Each
 /// code block gets a Copy button, added here (not in the markdown) so the sanitised HTML
 /// stays free of controls.
@@ -120,7 +116,7 @@ fn draw_pass(
 
 /// One pass: returns whether finished blocks are left to draw.
 fn draw(el: &web_sys::Element, text: &str, drawn: &mut Drawn, origin: &str) -> bool {
-    let started = now();
+    let started = js_sys::Date::now();
     if !text.starts_with(drawn.done.as_str()) {
         // Not a continuation (a new text): start again.
         el.set_inner_html("");
@@ -153,7 +149,7 @@ fn draw(el: &web_sys::Element, text: &str, drawn: &mut Drawn, origin: &str) -> b
         let _ = el.insert_adjacent_html("beforeend", &render_markdown(&rest[from..end], origin));
         drawn.done.push_str(&rest[from..end]);
         from = end;
-        if from < finished && (now() - started > SLICE_MS || from >= PASS_BYTES) {
+        if from < finished && (js_sys::Date::now() - started > SLICE_MS || from >= PASS_BYTES) {
             add_copy_buttons(el, first_new);
             return true;
         }

@@ -130,9 +130,9 @@ fn EvaluateView() -> impl IntoView {
             let json = serde_json::to_string(&spec).unwrap_or_default();
             if let Err(r) = eval_store::put_spec(&spec.id, &json).await {
                 state.alert.set(Some(format!(
-                        "This evaluation is not kept ({}: {}): it runs, but cannot be resumed after a reload.",
-                        r.name, r.message
-                    )));
+                    "This evaluation is not kept ({}: {}): it runs, but cannot be resumed after a reload.",
+                    r.name, r.message
+                )));
             }
             load_saved(state, saved, false);
             begin.with_value(|b| b(spec));

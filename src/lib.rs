@@ -20,6 +20,7 @@ pub mod run_file;
 pub mod settings;
 pub mod shortcuts;
 pub mod tools;
+pub mod turn_request;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

@@ -5,7 +5,7 @@
 use crate::agent::record::{RunRecord, Status};
 
 /// Bytes of a download so far, and in all when the server said so.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Download {
     pub loaded: u64,
     pub total: Option<u64>,

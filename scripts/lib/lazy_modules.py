@@ -1,10 +1,11 @@
 """Trunk post-build hook: names the lazily loaded modules by their content and tells the page.
 
-Trunk builds the Evaluate view as a second wasm module (data-type="worker": built, not
-loaded by the page) under fixed names, evaluate.js and evaluate_bg.wasm. A fixed name could
-pair a cached old glue with a new wasm after a deploy, so both are renamed with a hash of
-their contents, and the glue's reference to the wasm follows. The page reads the glue's name
-from a meta tag, `react-arena-module-<name>`, when the view first opens.
+Trunk builds the agent engine and the Evaluate view as wasm modules of their own
+(data-type="worker": built, not loaded by the page) under fixed names, <name>.js and
+<name>_bg.wasm. A fixed name could pair a cached old glue with a new wasm after a deploy, so
+both are renamed with a hash of their contents, and the glue's reference to the wasm follows.
+The page reads the glue's name from a meta tag, `react-arena-module-<name>`, when the module is
+first needed (the first run; the first opening of Evaluate).
 """
 
 import glob
@@ -13,15 +14,15 @@ import os
 import re
 import sys
 
-LAZY = ["evaluate"]
+LAZY = ["evaluate", "engine"]
 LINK = re.compile(r"<link\b[^>]*>")
 SNIPPET_HREF = re.compile(r'href="\./(snippets/[^"]+)"')
 
 
 def drop_unused_preloads(html, root):
-    """Both modules come from one crate, so wasm-bindgen writes the snippets of both (and
+    """Every module comes from one crate, so wasm-bindgen writes the snippets of all (and
     Trunk preloads every file it finds there). Only what the page's own glue imports is
-    preloaded; the Evaluate module's snippets load with it."""
+    preloaded; the lazy modules' snippets load with them."""
     page_glue = "".join(
         open(p, encoding="utf-8").read()
         for p in glob.glob(os.path.join(root, "*.js"))

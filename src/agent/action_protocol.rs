@@ -56,7 +56,7 @@ pub enum Protocol {
 }
 
 /// How a run starts, and whether an endpoint that rejects `tools` sends it back to text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProtocolPlan {
     pub protocol: Protocol,
     pub fall_back_to_text: bool,

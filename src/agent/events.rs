@@ -1,8 +1,12 @@
+use serde::{Deserialize, Serialize};
+
 use super::action_protocol::Protocol;
 use crate::llm::{ChatMessage, Usage};
 
 /// What a run reports while it goes. The last event of a run is `Answer`, `Error` or `Stopped`.
-#[derive(Debug, Clone, PartialEq)]
+/// Serializable: the agent engine is its own wasm module and sends its events to the page as
+/// JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum AgentEvent {
     /// A question starts a turn (the first, or a follow-up in the same conversation).
     TurnStarted {

@@ -6,6 +6,7 @@
 //! that rejects native `tools` sends the run back to the text protocol (once, with a notice).
 
 use futures::future::join_all;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::action_protocol::{Protocol, ProtocolPlan};
@@ -25,7 +26,7 @@ use crate::llm::tool_calls::{ToolCall, ToolCallAssembler};
 use crate::llm::{ChatCall, ChatDelta, ChatMessage, LlmError};
 
 /// How a run goes, beyond the mode and the question.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunOptions {
     pub max_steps: u32,
     pub plan: ProtocolPlan,
@@ -73,7 +74,7 @@ pub async fn run_agent<M: ChatModel, T: Toolbox>(
 }
 
 /// What a run does next with the conversation so far.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Next {
     /// A new question: the first of the run, or a follow-up that sees every earlier turn.
     Question(String),

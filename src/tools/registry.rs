@@ -49,6 +49,16 @@ impl Registry {
         Self::new(vec![Box::new(Calculator)])
     }
 
+    /// The names of the tools `for_run` would offer, in its order, without building them: the
+    /// page names a run's tools in its record before the engine module has loaded.
+    pub fn enabled_names(is_enabled: impl Fn(&str) -> bool) -> Vec<String> {
+        TOOL_NAMES
+            .iter()
+            .filter(|name| is_enabled(name))
+            .map(|name| name.to_string())
+            .collect()
+    }
+
     /// A fresh registry for one run with the enabled tools (state such as the Wikipedia page
     /// last read and the cache belong to the run).
     pub fn for_run(env: &ToolEnv, is_enabled: impl Fn(&str) -> bool) -> Self {
@@ -217,6 +227,11 @@ mod tests {
             err.contains("Available tools: web_search, wikipedia, calculator."),
             "{err}"
         );
+        // The names a record gets before its tools exist are the names the tools say.
+        let some_tools = |n: &str| n != "python" && n != "weather";
+        assert_eq!(Registry::enabled_names(some_tools), names);
+        let all_names: Vec<_> = all.specs().iter().map(|s| s.name.to_string()).collect();
+        assert_eq!(Registry::enabled_names(|_| true), all_names);
         let none = Registry::for_run(&env(Rc::default()), |_| false);
         assert!(block_on(none.call("calculator", "1"))
             .unwrap_err()

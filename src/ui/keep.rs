@@ -383,7 +383,6 @@ impl Keeper {
                         mode: r.config.mode,
                         max_steps: settings.max_steps,
                         state: RwSignal::new(r.clone()),
-                        tools: StoredValue::new_local(None),
                         settings: settings.clone(),
                     })
                     .collect()

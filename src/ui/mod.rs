@@ -23,7 +23,6 @@ mod runner;
 mod settings_panel;
 mod shortcut_keys;
 mod show_file;
-mod stoppable_tools;
 mod tools_settings;
 mod welcome;
 

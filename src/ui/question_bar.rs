@@ -3,6 +3,7 @@ use leptos::prelude::*;
 use super::shortcut_keys::{listen_for_shortcuts, QUESTION_ID};
 use crate::agent::mode::ModeChoice;
 use crate::shortcuts::{FOCUS_KEYS, RUN_KEYS, STOP_KEYS};
+use crate::web::engine;
 
 /// Questions of the kinds the arena is for: weather, arithmetic, a fact, a multi-hop question.
 const EXAMPLES: [(&str, &str); 4] = [
@@ -44,7 +45,11 @@ pub fn QuestionBar(
                 aria-keyshortcuts=FOCUS_KEYS
                 placeholder="Ask a question… (Ctrl/Cmd+Enter to run)"
                 prop:value=move || question.get()
-                on:input=move |ev| question.set(event_target_value(&ev))
+                on:input=move |ev| {
+                    // A question is being written: the agent engine loads meanwhile.
+                    engine::prefetch();
+                    question.set(event_target_value(&ev))
+                }
             ></textarea>
             <div class="controls">
                 <label class="mode-label">
@@ -102,7 +107,10 @@ pub fn QuestionBar(
                     .into_iter()
                     .map(|(label, text)| {
                         view! {
-                            <button class="example" title=text on:click=move |_| question.set(text.to_string())>
+                            <button class="example" title=text on:click=move |_| {
+                                engine::prefetch();
+                                question.set(text.to_string())
+                            }>
                                 {label}
                             </button>
                         }

@@ -3,10 +3,12 @@
 //! the Python worker and JSONP. The agent and the components reach the browser only through
 //! these thin adapters, so everything else stays pure and tested on the host.
 
+pub mod agent_engine;
 pub mod clipboard;
 pub mod counted_fetch;
 pub mod deflate;
 pub mod download;
+pub mod engine;
 pub mod eval_store;
 pub mod evaluate_loader;
 pub mod fetch;
@@ -18,6 +20,7 @@ pub mod parent_height;
 pub mod python_worker;
 pub mod read_body;
 pub mod sandbox_frame;
+pub mod stoppable_tools;
 pub mod storage;
 pub mod timer;
 pub mod tool_fetch;

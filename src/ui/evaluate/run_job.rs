@@ -11,9 +11,10 @@ use crate::evaluation::context::EvalContext;
 use crate::evaluation::plan::{EvalSpec, Job};
 use crate::llm::retry::rate_limit_wait_secs;
 use crate::settings::{ModeModels, Settings};
-use crate::ui::runner::{chat_model, chat_params, new_record, run_tools};
-use crate::ui::stoppable_tools::StoppableTools;
+use crate::ui::runner::new_record;
+use crate::web::agent_engine::{chat_model, chat_params, run_tools};
 use crate::web::model_info::model_list;
+use crate::web::stoppable_tools::StoppableTools;
 
 /// The arena's settings with the evaluation's choices for this run.
 fn job_settings(context: &EvalContext, spec: &EvalSpec, job: Job) -> Settings {
@@ -36,10 +37,10 @@ pub async fn run_job(
 ) -> Option<RunRecord> {
     let settings = job_settings(context, spec, job);
     let tools = run_tools(&settings);
-    let mut record = new_record(job.question as u32, job.mode, &settings, &tools);
+    let mut record = new_record(job.question as u32, job.mode, &settings);
     record.id = format!("{}-{}", spec.id, job.key());
     let params = chat_params(&settings, &settings.model);
-    let model = chat_model(&settings, &context.token, &params, controller);
+    let model = chat_model(&settings, &context.token, &params, controller.signal());
     // Price, context window and tool support, read once per page and endpoint.
     let facts = model_list(&settings.base_url, &context.token)
         .await

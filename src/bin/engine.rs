@@ -1,0 +1,39 @@
+//! The agent engine as its own wasm module: the loop, the model client and the tools. The
+//! Arena page imports it when the first run starts (`web/engine_loader.js`), so the page's
+//! first load does not carry it. Requests and events cross as JSON (`turn_request`).
+
+#[cfg(target_arch = "wasm32")]
+mod exports {
+    use react_arena::turn_request::{event_to_json, TurnRequest};
+    use react_arena::web::agent_engine::run_request;
+    use react_arena::web::python_worker::pyodide_download;
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen_futures::future_to_promise;
+
+    /// Runs one turn of one panel. `emit` is called with each event as JSON; the promise
+    /// settles when the turn has ended (its last event sent), or is refused when the request
+    /// cannot be read.
+    #[wasm_bindgen]
+    pub fn run_turn(
+        request: String,
+        emit: js_sys::Function,
+        signal: web_sys::AbortSignal,
+    ) -> js_sys::Promise {
+        future_to_promise(async move {
+            let request = TurnRequest::from_json(&request).map_err(|e| JsValue::from_str(&e))?;
+            let mut send = |event| {
+                let _ = emit.call1(&JsValue::NULL, &JsValue::from_str(&event_to_json(&event)));
+            };
+            run_request(request, signal, &mut send).await;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// How much of Pyodide has been fetched, as JSON (`null` before any download).
+    #[wasm_bindgen]
+    pub fn python_download() -> String {
+        serde_json::to_string(&pyodide_download()).unwrap_or_default()
+    }
+}
+
+fn main() {}

@@ -1,0 +1,115 @@
+//! The agent engine as the browser runs it: the loop with the browser's model client and
+//! tools. The Arena page reaches it through its own wasm module (`src/bin/engine.rs`, loaded
+//! when the first run starts); the Evaluate module links it directly.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use web_sys::AbortSignal;
+
+use crate::agent::run::run_turn;
+use crate::agent::AgentEvent;
+use crate::llm::ChatParams;
+use crate::settings::Settings;
+use crate::tools::registry::ToolEnv;
+use crate::tools::Registry;
+use crate::turn_request::TurnRequest;
+use crate::web::fetch::BrowserChatModel;
+use crate::web::jsonp::FrameJsonp;
+use crate::web::python_worker::WorkerPython;
+use crate::web::stoppable_tools::StoppableTools;
+use crate::web::tool_fetch::BrowserHttp;
+
+/// Time limit of one web request of a tool, and of one JSONP search.
+const TOOL_TIMEOUT_SECS: u32 = 15;
+
+/// The panels whose tools are kept for Continue and follow-ups: the newest runs'. An older
+/// panel that goes on gets fresh tools (an empty cache, a new Python worker).
+const KEPT_TOOLS: usize = 12;
+
+thread_local! {
+    static TOOLS: RefCell<VecDeque<(String, Rc<Registry>)>> = RefCell::default();
+}
+
+pub fn chat_model(
+    settings: &Settings,
+    token: &str,
+    params: &ChatParams,
+    signal: AbortSignal,
+) -> BrowserChatModel {
+    BrowserChatModel {
+        base_url: settings.base_url.clone(),
+        token: token.to_string(),
+        params: params.clone(),
+        signal,
+        idle_timeout_secs: settings.stream_idle_timeout_secs,
+        max_stream_secs: settings.stream_max_secs,
+    }
+}
+
+/// Each panel's run has its own tools: its own cache, Wikipedia page and Python worker.
+/// None of them is given the token.
+pub fn run_tools(settings: &Settings) -> Registry {
+    let env = ToolEnv {
+        http: Rc::new(BrowserHttp {
+            timeout_secs: TOOL_TIMEOUT_SECS,
+        }),
+        jsonp: Rc::new(FrameJsonp {
+            timeout_secs: TOOL_TIMEOUT_SECS,
+        }),
+        python: Rc::new(WorkerPython::new(settings.tool_endpoints.pyodide.clone())),
+        endpoints: settings.tool_endpoints.clone(),
+        python_timeout_secs: settings.python_timeout_secs,
+    };
+    Registry::for_run(&env, |name| settings.tool_enabled(name))
+}
+
+/// What a call of `model` sends besides the conversation.
+pub fn chat_params(settings: &Settings, model: &str) -> ChatParams {
+    ChatParams {
+        model: model.trim().to_string(),
+        temperature: settings.temperature,
+        max_tokens: settings.max_tokens,
+    }
+}
+
+/// The tools kept under `key`, or new ones kept from now on.
+fn panel_tools(key: &str, settings: &Settings) -> Rc<Registry> {
+    TOOLS.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if let Some((_, tools)) = kept.iter().find(|(k, _)| k == key) {
+            return tools.clone();
+        }
+        let tools = Rc::new(run_tools(settings));
+        kept.push_back((key.to_string(), tools.clone()));
+        if kept.len() > KEPT_TOOLS {
+            kept.pop_front();
+        }
+        tools
+    })
+}
+
+/// Runs the turn `request` asks for, reporting every event; stopped by `signal`.
+pub async fn run_request(
+    request: TurnRequest,
+    signal: AbortSignal,
+    emit: &mut dyn FnMut(AgentEvent),
+) {
+    let TurnRequest {
+        record,
+        next,
+        settings,
+        token,
+        options,
+        tools_key,
+    } = request;
+    let params = chat_params(&settings, &record.config.model);
+    let model = chat_model(&settings, &token, &params, signal.clone());
+    let registry = panel_tools(&tools_key, &settings);
+    let tools = StoppableTools {
+        tools: registry.as_ref(),
+        signal,
+    };
+    run_turn(record, next, &model, &tools, &options, emit).await;
+}

@@ -1,0 +1,61 @@
+//! The page's side of the agent engine, which is its own wasm module (`src/bin/engine.rs`)
+//! imported the first time a run starts (`engine_loader.js`).
+
+use js_sys::{Function, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::AbortSignal;
+
+use crate::agent::AgentEvent;
+use crate::progress::Download;
+use crate::turn_request::{event_from_json, TurnRequest};
+
+#[wasm_bindgen(module = "/src/web/engine_loader.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = runTurn)]
+    fn run_turn_js(request: String, emit: &Function, signal: &AbortSignal) -> Promise;
+    #[wasm_bindgen(js_name = prefetchEngine)]
+    fn prefetch_engine();
+    #[wasm_bindgen(js_name = pythonDownload)]
+    fn python_download_js() -> String;
+}
+
+/// Starts loading the engine, so a run started soon does not wait for it.
+pub fn prefetch() {
+    prefetch_engine();
+}
+
+/// Runs one turn in the engine; `on_event` hears each of its events. `Err` when the engine
+/// could not be loaded or could not read the request: no event was sent then.
+pub async fn run_turn(
+    request: &TurnRequest,
+    signal: &AbortSignal,
+    on_event: impl FnMut(AgentEvent) + 'static,
+) -> Result<(), String> {
+    let mut on_event = on_event;
+    let emit = Closure::<dyn FnMut(String)>::new(move |json: String| {
+        on_event(event_from_json(&json));
+    });
+    let done = JsFuture::from(run_turn_js(
+        request.to_json(),
+        emit.as_ref().unchecked_ref(),
+        signal,
+    ))
+    .await;
+    // The engine sends nothing after its promise settles, so the callback can go.
+    drop(emit);
+    done.map(|_| ()).map_err(|e| {
+        let reason = e
+            .dyn_ref::<js_sys::Error>()
+            .map(|e| String::from(e.message()))
+            .or_else(|| e.as_string())
+            .unwrap_or_else(|| "unknown error".into());
+        format!("The agent engine could not start ({reason}). Check the connection and press Run again.")
+    })
+}
+
+/// How much of Pyodide the engine has fetched (`None` before any download, or before the
+/// engine is loaded).
+pub fn python_download() -> Option<Download> {
+    serde_json::from_str(&python_download_js()).ok().flatten()
+}

@@ -1,0 +1,36 @@
+// Loads the agent engine, its own wasm module, the first time it is needed: the page's first
+// load does not carry the loop, the model client or the tools. Its glue's hashed name is in a
+// meta tag (scripts/lib/lazy_modules.py). A load that fails is tried again by the next run.
+
+let loading = null;
+let engine = null;
+
+export function loadEngine() {
+  if (!loading) {
+    const meta = document.querySelector('meta[name="react-arena-module-engine"]');
+    if (!meta) return Promise.reject(new Error("this build of the page has no agent engine"));
+    const url = new URL(meta.content, document.baseURI).href;
+    loading = import(url).then(async (module) => {
+      await module.default();
+      engine = module;
+      return module;
+    });
+    loading.catch(() => {
+      loading = null;
+    });
+  }
+  return loading;
+}
+
+// Starts loading without waiting: the user is about to run.
+export function prefetchEngine() {
+  loadEngine().catch(() => {});
+}
+
+export function runTurn(request, emit, signal) {
+  return loadEngine().then((module) => module.run_turn(request, emit, signal));
+}
+
+export function pythonDownload() {
+  return engine ? engine.python_download() : "null";
+}

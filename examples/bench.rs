@@ -417,7 +417,8 @@ mod host {
         let bytes = rig
             .js(
                 "return [performance.memory ? performance.memory.usedJSHeapSize : -1, \
-                 window.reactArenaWasmMemory ? window.reactArenaWasmMemory.buffer.byteLength : -1]",
+                 [window.reactArenaWasmMemory, window.reactArenaEngineMemory]\
+                   .reduce((sum, m) => sum + (m ? m.buffer.byteLength : 0), 0)]",
             )
             .await;
         let mb = |i: usize| bytes[i].as_f64().unwrap() / 1_048_576.0;
@@ -598,7 +599,7 @@ mod host {
                 target(ratio <= 1.1),
             ),
             (
-                "JS heap / wasm memory, 25 steps per panel",
+                "JS heap / wasm (page + engine), 25 steps a panel",
                 format!(
                     "{:.1} / {:.1} MB",
                     f(&r["memory"]["25_steps_js_mb"]),
@@ -608,7 +609,7 @@ mod host {
                 "",
             ),
             (
-                "JS heap / wasm memory, 50 steps per panel",
+                "JS heap / wasm (page + engine), 50 steps a panel",
                 format!(
                     "{:.1} / {:.1} MB",
                     f(&r["memory"]["50_steps_js_mb"]),

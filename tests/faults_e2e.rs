@@ -318,3 +318,49 @@ fn a_cut_run_continues_from_the_step_it_was_in() {
         assert_eq!(button, 0);
     });
 }
+
+/// The agent engine is its own module, loaded when a question is written or a run starts. A
+/// page that cannot load it says so in the panels, keeps the question, and loads it on the
+/// next press of Run once it can.
+#[test]
+fn an_engine_that_cannot_load_says_so_and_the_next_run_loads_it() {
+    browser_test(|rig: Rig| async move {
+        rig.mock
+            .script(Mode::Think.prompt_heading(), [Reply::text("Answer: fine")]);
+        open(&rig, json!({})).await;
+        let engine_requests = "return performance.getEntriesByType('resource')\
+             .filter(e => /\\/engine-[0-9a-f]+/.test(e.name)).length;";
+        assert_eq!(
+            rig.js(engine_requests).await,
+            json!(0),
+            "the page loaded the engine before it was needed"
+        );
+        // The module's address now leads nowhere, as on a dropped connection.
+        let meta = "document.querySelector('meta[name=\"react-arena-module-engine\"]')";
+        let real = rig.js(&format!("return {meta}.content;")).await;
+        rig.js(&format!("{meta}.content = './engine-0000000000000000.js';"))
+            .await;
+        let p = think(&rig).await;
+        assert_eq!(p.status, "error", "{p:#?}");
+        assert!(
+            p.error.contains("The agent engine could not start"),
+            "{p:#?}"
+        );
+        assert!(
+            rig.mock.chat_requests().is_empty(),
+            "no run reached the model"
+        );
+        assert_eq!(
+            rig.js("return document.querySelector('#question').value;")
+                .await,
+            json!("A question."),
+            "the question was lost"
+        );
+
+        rig.js(&format!("{meta}.content = {real};")).await;
+        let p = think(&rig).await;
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert!(p.answer.ends_with("\nfine"), "{p:#?}");
+        assert!(p.error.is_empty(), "{p:#?}");
+    });
+}

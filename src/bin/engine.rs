@@ -29,6 +29,23 @@ mod exports {
         })
     }
 
+    /// Model or tool text as HTML that runs nothing (`markdown::render_markdown`). Markdown
+    /// is drawn by the engine's module: the page's first load does not carry the parser.
+    #[wasm_bindgen]
+    pub fn markdown_html(text: &str, page_origin: &str) -> String {
+        react_arena::markdown::render_markdown(text, page_origin)
+    }
+
+    /// Where the blocks of a growing text start, as far as they are settled
+    /// (`markdown_blocks::settled_block_starts`).
+    #[wasm_bindgen]
+    pub fn markdown_block_starts(text: &str) -> Vec<u32> {
+        react_arena::markdown_blocks::settled_block_starts(text)
+            .into_iter()
+            .map(|i| i as u32)
+            .collect()
+    }
+
     /// How much of Pyodide has been fetched, as JSON (`null` before any download).
     #[wasm_bindgen]
     pub fn python_download() -> String {
@@ -36,4 +53,17 @@ mod exports {
     }
 }
 
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    // For scripts/bench: the engine's memory, where each run's own copy of its record lives.
+    if let Some(window) = web_sys::window() {
+        let _ = js_sys::Reflect::set(
+            &window,
+            &"reactArenaEngineMemory".into(),
+            &wasm_bindgen::memory(),
+        );
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 fn main() {}

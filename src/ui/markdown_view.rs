@@ -2,9 +2,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use crate::markdown::render_markdown;
-use crate::markdown_blocks::settled_block_starts;
 use crate::web::clipboard::copy_text;
+use crate::web::engine;
 use crate::web::timer::{next_frame, sleep};
 
 /// The app's own origin, which links in model and tool text may not point back into.
@@ -26,9 +25,17 @@ const SLICE_MS: f64 = 8.0;
 const CHUNK_BYTES: usize = 4096;
 const PASS_BYTES: usize = 8 * 1024;
 
+thread_local! {
+    /// Whether the engine, which draws Markdown, is loaded. A view drawn before it (a kept or
+    /// recorded run shown at once) shows its text plainly and is drawn again when it is.
+    static ENGINE_READY: ArcRwSignal<bool> = ArcRwSignal::new(false);
+}
+
 /// What a Markdown view has on screen.
 #[derive(Default)]
 struct Drawn {
+    /// The text is shown as it is, waiting for the engine.
+    plain: bool,
     /// The source of the blocks drawn for good: the text only grows, so they never change.
     done: String,
     /// How many nodes at the end were drawn from the rest, which is drawn again each time.
@@ -37,7 +44,8 @@ struct Drawn {
     queued: bool,
 }
 
-/// Model or tool text rendered as markdown; `render_markdown` guarantees no live HTML. Each
+/// Model or tool text rendered as markdown; `markdown::render_markdown` (in the engine's
+/// module) guarantees no live HTML. Each
 /// code block gets a Copy button, added here (not in the markdown) so the sanitised HTML
 /// stays free of controls.
 ///
@@ -52,8 +60,10 @@ pub fn Markdown(
     let origin = StoredValue::new(page_origin());
     let node = NodeRef::<leptos::html::Div>::new();
     let drawn = StoredValue::new_local(Drawn::default());
+    let ready = ENGINE_READY.with(Clone::clone);
     Effect::new(move |_| {
         text.track();
+        ready.track();
         draw_pass(node, text, drawn, origin);
     });
     // One listener for every code block's button.
@@ -96,6 +106,19 @@ fn draw_pass(
     else {
         return;
     };
+    if !engine::is_loaded() {
+        text.try_with_untracked(|t| drawn.try_update_value(|d| draw_plain(&el, t, d)));
+        spawn_local(async {
+            if engine::load().await.is_ok() {
+                ENGINE_READY.with(|ready| {
+                    if !ready.get_untracked() {
+                        ready.set(true);
+                    }
+                });
+            }
+        });
+        return;
+    }
     let more = text
         .try_with_untracked(|t| drawn.try_update_value(|d| draw(&el, t, d, &page)))
         .flatten()
@@ -114,9 +137,24 @@ fn draw_pass(
     });
 }
 
+/// The text as it is, until the engine can draw it.
+fn draw_plain(el: &web_sys::Element, text: &str, drawn: &mut Drawn) {
+    let _ = el.class_list().add_1("plain");
+    el.set_text_content(Some(text));
+    *drawn = Drawn {
+        plain: true,
+        ..Drawn::default()
+    };
+}
+
 /// One pass: returns whether finished blocks are left to draw.
 fn draw(el: &web_sys::Element, text: &str, drawn: &mut Drawn, origin: &str) -> bool {
     let started = js_sys::Date::now();
+    if drawn.plain {
+        let _ = el.class_list().remove_1("plain");
+        el.set_inner_html("");
+        drawn.plain = false;
+    }
     if !text.starts_with(drawn.done.as_str()) {
         // Not a continuation (a new text): start again.
         el.set_inner_html("");
@@ -138,7 +176,7 @@ fn draw(el: &web_sys::Element, text: &str, drawn: &mut Drawn, origin: &str) -> b
     }
     let first_new = el.child_nodes().length();
     let rest = &text[drawn.done.len()..];
-    let starts = settled_block_starts(rest);
+    let starts = engine::markdown_block_starts(rest).unwrap_or_default();
     // Every block but the last is final.
     let finished = starts.last().copied().unwrap_or(0);
     let mut from = 0;
@@ -146,7 +184,8 @@ fn draw(el: &web_sys::Element, text: &str, drawn: &mut Drawn, origin: &str) -> b
         if end - from < CHUNK_BYTES && end < finished {
             continue;
         }
-        let _ = el.insert_adjacent_html("beforeend", &render_markdown(&rest[from..end], origin));
+        let html = engine::markdown_html(&rest[from..end], origin).unwrap_or_default();
+        let _ = el.insert_adjacent_html("beforeend", &html);
         drawn.done.push_str(&rest[from..end]);
         from = end;
         if from < finished && (js_sys::Date::now() - started > SLICE_MS || from >= PASS_BYTES) {
@@ -155,7 +194,8 @@ fn draw(el: &web_sys::Element, text: &str, drawn: &mut Drawn, origin: &str) -> b
         }
     }
     let before = el.child_nodes().length();
-    let _ = el.insert_adjacent_html("beforeend", &render_markdown(&rest[from..], origin));
+    let html = engine::markdown_html(&rest[from..], origin).unwrap_or_default();
+    let _ = el.insert_adjacent_html("beforeend", &html);
     drawn.tail_nodes = el.child_nodes().length() - before;
     add_copy_buttons(el, first_new);
     false

@@ -18,11 +18,51 @@ extern "C" {
     fn prefetch_engine();
     #[wasm_bindgen(js_name = pythonDownload)]
     fn python_download_js() -> String;
+    #[wasm_bindgen(js_name = engineLoaded)]
+    fn engine_loaded() -> bool;
+    #[wasm_bindgen(js_name = whenEngineLoaded)]
+    fn when_engine_loaded() -> Promise;
+    #[wasm_bindgen(js_name = markdownHtml)]
+    fn markdown_html_js(text: &str, origin: &str) -> Option<String>;
+    #[wasm_bindgen(js_name = markdownBlockStarts)]
+    fn markdown_block_starts_js(text: &str) -> Option<Vec<u32>>;
 }
 
 /// Starts loading the engine, so a run started soon does not wait for it.
 pub fn prefetch() {
     prefetch_engine();
+}
+
+pub fn is_loaded() -> bool {
+    engine_loaded()
+}
+
+/// Loads the engine if it is not yet; `Err` with the reason when it cannot be loaded.
+pub async fn load() -> Result<(), String> {
+    JsFuture::from(when_engine_loaded())
+        .await
+        .map(|_| ())
+        .map_err(|e| reason(&e))
+}
+
+/// Model or tool text as HTML that runs nothing (`markdown::render_markdown`); `None` until
+/// the engine is loaded.
+pub fn markdown_html(text: &str, page_origin: &str) -> Option<String> {
+    markdown_html_js(text, page_origin)
+}
+
+/// Where the settled blocks of a growing text start (`markdown_blocks::settled_block_starts`);
+/// `None` until the engine is loaded.
+pub fn markdown_block_starts(text: &str) -> Option<Vec<usize>> {
+    markdown_block_starts_js(text).map(|starts| starts.into_iter().map(|i| i as usize).collect())
+}
+
+fn reason(error: &JsValue) -> String {
+    error
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| error.as_string())
+        .unwrap_or_else(|| "unknown error".into())
 }
 
 /// Runs one turn in the engine; `on_event` hears each of its events. `Err` when the engine
@@ -45,12 +85,10 @@ pub async fn run_turn(
     // The engine sends nothing after its promise settles, so the callback can go.
     drop(emit);
     done.map(|_| ()).map_err(|e| {
-        let reason = e
-            .dyn_ref::<js_sys::Error>()
-            .map(|e| String::from(e.message()))
-            .or_else(|| e.as_string())
-            .unwrap_or_else(|| "unknown error".into());
-        format!("The agent engine could not start ({reason}). Check the connection and press Run again.")
+        format!(
+            "The agent engine could not start ({}). Check the connection and press Run again.",
+            reason(&e)
+        )
     })
 }
 

@@ -31,6 +31,24 @@ export function runTurn(request, emit, signal) {
   return loadEngine().then((module) => module.run_turn(request, emit, signal));
 }
 
+export function engineLoaded() {
+  return engine !== null;
+}
+
+// Markdown is drawn by the engine; these give null until it is loaded.
+export function markdownHtml(text, origin) {
+  return engine ? engine.markdown_html(text, origin) : null;
+}
+
+export function markdownBlockStarts(text) {
+  return engine ? engine.markdown_block_starts(text) : null;
+}
+
+// Resolves once the engine is loaded; refused when it cannot be.
+export function whenEngineLoaded() {
+  return loadEngine().then(() => undefined);
+}
+
 export function pythonDownload() {
   return engine ? engine.python_download() : "null";
 }

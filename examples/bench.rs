@@ -303,11 +303,13 @@ mod host {
             .await;
         rig.js(
             "window.__long = []; new PerformanceObserver(l => { for (const e of l.getEntries()) \
-             window.__long.push(e.duration); }).observe({ type: 'longtask', buffered: false }); return 0",
+             window.__long.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: false }); return 0",
         )
         .await;
         let started = Instant::now();
+        let asked_at = rig.js("return performance.now()").await;
         rig.ask("Stream as fast as you can.", "all").await;
+        let run_at = rig.js("return performance.now()").await;
         let mut done_at = None;
         while done_at.is_none() {
             let done = rig
@@ -346,17 +348,21 @@ mod host {
         // Tasks that end after the panels say done (the last Markdown passes) count too.
         tokio::time::sleep(Duration::from_secs(2)).await;
         let long = rig.js("return window.__long").await;
+        let long = long.as_array().unwrap();
         let longest = long
-            .as_array()
-            .unwrap()
             .iter()
-            .filter_map(Value::as_f64)
+            .filter_map(|t| t[1].as_f64())
             .fold(0.0, f64::max);
         json!({
             "tokens": total_tokens,
             "seconds": seconds,
             "tokens_per_second": total_tokens as f64 / seconds,
-            "long_tasks": long.as_array().unwrap().len(),
+            "long_tasks": long.len(),
+            // [start, duration] of each, in the page's clock, beside when the question was
+            // typed and when the press of Run had been taken.
+            "long_tasks_ms": long,
+            "question_typed_at_ms": asked_at,
+            "run_taken_by_ms": run_at,
             "longest_task_ms": longest,
             "render_after_last_token_ms": done_at.saturating_duration_since(last_sent).as_secs_f64() * 1000.0,
             "answers_drawn_after_last_token_ms": drawn_at.saturating_duration_since(last_sent).as_secs_f64() * 1000.0,

@@ -35,18 +35,35 @@ impl TurnRequest {
     }
 }
 
-/// One event as the engine sends it.
-pub fn event_to_json(event: &AgentEvent) -> String {
-    serde_json::to_string(event).unwrap_or_default()
+/// Events as the engine sends them: a batch (those of one task), in order, with the text
+/// pieces that follow one another joined, since the page draws them as one.
+pub fn events_to_json(events: Vec<AgentEvent>) -> String {
+    serde_json::to_string(&coalesced(events)).unwrap_or_default()
 }
 
-/// An event from the engine; one that cannot be read becomes an error the panel shows.
-pub fn event_from_json(json: &str) -> AgentEvent {
+/// A batch from the engine; one that cannot be read becomes an error the panel shows.
+pub fn events_from_json(json: &str) -> Vec<AgentEvent> {
     serde_json::from_str(json).unwrap_or_else(|e| {
-        AgentEvent::Error(format!(
-            "The agent engine sent an event the page could not read ({e})."
-        ))
+        vec![AgentEvent::Error(format!(
+            "The agent engine sent events the page could not read ({e})."
+        ))]
     })
+}
+
+/// `events` with each run of `Token`s (and of `Reasoning`s) joined into one: a record that
+/// applies them ends the same, and a fast stream crosses to the page in far fewer pieces.
+pub fn coalesced(events: Vec<AgentEvent>) -> Vec<AgentEvent> {
+    let mut out: Vec<AgentEvent> = Vec::with_capacity(events.len());
+    for event in events {
+        match (out.last_mut(), event) {
+            (Some(AgentEvent::Token(text)), AgentEvent::Token(more))
+            | (Some(AgentEvent::Reasoning(text)), AgentEvent::Reasoning(more)) => {
+                text.push_str(&more)
+            }
+            (_, event) => out.push(event),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -156,16 +173,73 @@ mod tests {
             },
             AgentEvent::Interrupted,
         ];
-        for event in events {
-            assert_eq!(event_from_json(&event_to_json(&event)), event);
+        // Alone, in order, and all in one batch.
+        for event in events.iter() {
+            let back = events_from_json(&events_to_json(vec![event.clone()]));
+            assert_eq!(back.as_slice(), std::slice::from_ref(event));
         }
+        assert_eq!(events_from_json(&events_to_json(events.to_vec())), events);
     }
 
     #[test]
-    fn an_unreadable_event_is_shown_as_an_error_not_dropped() {
-        for bad in ["", "{", "{\"Token\":5}", "\"NoSuchEvent\"", "null"] {
-            match event_from_json(bad) {
-                AgentEvent::Error(text) => assert!(text.contains("could not read"), "{text}"),
+    fn text_pieces_in_a_row_cross_as_one_and_the_record_ends_the_same() {
+        let events = vec![
+            AgentEvent::StepStarted {
+                step: 1,
+                forced: false,
+            },
+            AgentEvent::Reasoning("I ".into()),
+            AgentEvent::Reasoning("think".into()),
+            AgentEvent::Token("Thought: ".into()),
+            AgentEvent::Token("a".into()),
+            AgentEvent::Token("".into()),
+            AgentEvent::Token("b\n".into()),
+            AgentEvent::Reasoning("more".into()),
+            AgentEvent::Token("c".into()),
+            AgentEvent::Usage(Usage::default()),
+            AgentEvent::Token("d".into()),
+        ];
+        let joined = coalesced(events.clone());
+        assert_eq!(
+            joined,
+            [
+                events[0].clone(),
+                AgentEvent::Reasoning("I think".into()),
+                AgentEvent::Token("Thought: ab\n".into()),
+                AgentEvent::Reasoning("more".into()),
+                AgentEvent::Token("c".into()),
+                AgentEvent::Usage(Usage::default()),
+                AgentEvent::Token("d".into()),
+            ]
+        );
+        let apply = |events: &[AgentEvent]| {
+            let mut record = RunRecord::new("r", 0.0, Default::default());
+            record.apply(
+                1.0,
+                &AgentEvent::TurnStarted {
+                    question: "q".into(),
+                },
+            );
+            for event in events {
+                record.apply(2.0, event);
+            }
+            record
+        };
+        assert_eq!(apply(&joined), apply(&events));
+    }
+
+    #[test]
+    fn an_unreadable_batch_is_shown_as_an_error_not_dropped() {
+        for bad in [
+            "",
+            "[",
+            "[{\"Token\":5}]",
+            "[\"NoSuchEvent\"]",
+            "null",
+            "{\"Token\":\"x\"}",
+        ] {
+            match events_from_json(bad).as_slice() {
+                [AgentEvent::Error(text)] => assert!(text.contains("could not read"), "{text}"),
                 other => panic!("{bad:?} gave {other:?}"),
             }
         }

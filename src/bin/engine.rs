@@ -4,15 +4,51 @@
 
 #[cfg(target_arch = "wasm32")]
 mod exports {
-    use react_arena::turn_request::{event_to_json, TurnRequest};
+    use std::cell::{Cell, RefCell};
+    use std::rc::Rc;
+
+    use react_arena::agent::AgentEvent;
+    use react_arena::turn_request::{events_to_json, TurnRequest};
     use react_arena::web::agent_engine::run_request;
     use react_arena::web::python_worker::pyodide_download;
     use wasm_bindgen::prelude::*;
     use wasm_bindgen_futures::future_to_promise;
 
-    /// Runs one turn of one panel. `emit` is called with each event as JSON; the promise
-    /// settles when the turn has ended (its last event sent), or is refused when the request
-    /// cannot be read.
+    /// The events of one task, sent to the page together once the task has run (a fast
+    /// stream gives many tokens a task; each crossing costs the page's thread).
+    struct Outbox {
+        emit: js_sys::Function,
+        pending: RefCell<Vec<AgentEvent>>,
+        scheduled: Cell<bool>,
+    }
+
+    impl Outbox {
+        fn push(self: &Rc<Self>, event: AgentEvent) {
+            self.pending.borrow_mut().push(event);
+            if self.scheduled.replace(true) {
+                return;
+            }
+            let outbox = self.clone();
+            let flush = Closure::once_into_js(move || outbox.flush());
+            match web_sys::window() {
+                Some(window) => window.queue_microtask(flush.unchecked_ref()),
+                None => self.flush(),
+            }
+        }
+
+        fn flush(&self) {
+            self.scheduled.set(false);
+            let events = std::mem::take(&mut *self.pending.borrow_mut());
+            if !events.is_empty() {
+                let json = JsValue::from_str(&events_to_json(events));
+                let _ = self.emit.call1(&JsValue::NULL, &json);
+            }
+        }
+    }
+
+    /// Runs one turn of one panel. `emit` is called with the events as JSON lists, in order;
+    /// the promise settles when the turn has ended (its last event sent), or is refused when
+    /// the request cannot be read.
     #[wasm_bindgen]
     pub fn run_turn(
         request: String,
@@ -21,10 +57,14 @@ mod exports {
     ) -> js_sys::Promise {
         future_to_promise(async move {
             let request = TurnRequest::from_json(&request).map_err(|e| JsValue::from_str(&e))?;
-            let mut send = |event| {
-                let _ = emit.call1(&JsValue::NULL, &JsValue::from_str(&event_to_json(&event)));
-            };
+            let outbox = Rc::new(Outbox {
+                emit,
+                pending: RefCell::default(),
+                scheduled: Cell::new(false),
+            });
+            let mut send = |event| outbox.push(event);
             run_request(request, signal, &mut send).await;
+            outbox.flush();
             Ok(JsValue::UNDEFINED)
         })
     }

@@ -8,7 +8,7 @@ use web_sys::AbortSignal;
 
 use crate::agent::AgentEvent;
 use crate::progress::Download;
-use crate::turn_request::{event_from_json, TurnRequest};
+use crate::turn_request::{events_from_json, TurnRequest};
 
 #[wasm_bindgen(module = "/src/web/engine_loader.js")]
 extern "C" {
@@ -74,7 +74,7 @@ pub async fn run_turn(
 ) -> Result<(), String> {
     let mut on_event = on_event;
     let emit = Closure::<dyn FnMut(String)>::new(move |json: String| {
-        on_event(event_from_json(&json));
+        events_from_json(&json).into_iter().for_each(&mut on_event);
     });
     let done = JsFuture::from(run_turn_js(
         request.to_json(),

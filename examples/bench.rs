@@ -29,52 +29,13 @@ mod host {
     use react_arena::agent::Mode;
     use serde_json::{json, Value};
 
+    use crate::support;
     use crate::support::browser::{browser_test, dist_dir, serve_static, Rig, MARKER_TOKEN};
     use crate::support::cdp::cdp;
     use crate::support::mock::Reply;
 
-    fn gzip_size(path: &Path) -> u64 {
-        let out = Command::new("gzip")
-            .args(["-9", "-c"])
-            .arg(path)
-            .output()
-            .expect("gzip");
-        out.stdout.len() as u64
-    }
-
-    /// The files the page fetches before it is interactive: the HTML and every file it links
-    /// (stylesheet, loader script, wasm-bindgen snippets, wasm), read from the built page's
-    /// `<link href>`s. Workers, frames and the Evaluate module load later.
     fn first_load() -> Value {
-        let dist = dist_dir();
-        let html = std::fs::read_to_string(dist.join("index.html")).unwrap();
-        let mut names = vec!["index.html".to_string()];
-        for tag in html.split("<link").skip(1) {
-            let tag = tag.split('>').next().unwrap_or("");
-            if let Some(href) = tag
-                .split("href=\"./")
-                .nth(1)
-                .and_then(|h| h.split('"').next())
-            {
-                names.push(href.to_string());
-            }
-        }
-        let mut files = Vec::new();
-        let (mut raw, mut gz) = (0, 0);
-        let mut wasm = json!(null);
-        for name in names {
-            let path = dist.join(&name);
-            let size = std::fs::metadata(&path).unwrap().len();
-            let gzipped = gzip_size(&path);
-            raw += size;
-            gz += gzipped;
-            if name.ends_with(".wasm") {
-                wasm = json!({ "raw_bytes": size, "gzip_bytes": gzipped });
-            }
-            files.push(json!({ "file": name, "raw_bytes": size, "gzip_bytes": gzipped }));
-        }
-        json!({ "files": files, "raw_bytes": raw, "gzip_bytes": gz, "wasm": wasm,
-                "brotli": "not emitted by the build" })
+        support::first_load::first_load(&dist_dir())
     }
 
     /// Where the gzipped copy of the page lives while the bench runs.

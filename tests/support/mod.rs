@@ -5,6 +5,7 @@ pub mod attacker;
 pub mod axe;
 pub mod browser;
 pub mod cdp;
+pub mod first_load;
 pub mod fixtures;
 pub mod http_model;
 pub mod https_endpoint;

@@ -381,3 +381,42 @@ fn the_token_is_never_stored_with_the_runs() {
         );
     });
 }
+
+/// After a reload the engine, which draws Markdown, is not loaded: a kept answer shows its
+/// text at once, then as Markdown when the engine arrives, without anything being asked.
+#[test]
+fn a_kept_answer_is_drawn_as_markdown_again_after_a_reload() {
+    browser_test(|rig: Rig| async move {
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [Reply::text(
+                "Answer: It is **bold** and `code`:\n\n```\nlet x = 1;\n```\n\n- one\n- two",
+            )],
+        );
+        rig.open_app_overriding(json!({ "protocol": "text" })).await;
+        rig.ask("Show me some Markdown.", "think").await;
+        rig.wait_until_settled(SETTLE).await;
+        let drawn = "const md = document.querySelector('section.panel .answer .md');\
+             return !!md && !md.classList.contains('plain') && !!md.querySelector('strong')\
+               && !!md.querySelector('code') && md.querySelectorAll('li').length === 2\
+               && !!md.querySelector('.code-block button.copy-code');";
+        rig.wait_for("the answer drawn as Markdown", SETTLE, drawn)
+            .await;
+        let requests = rig.mock.requests().len();
+
+        reload(&rig).await;
+        rig.wait_for("the kept answer drawn as Markdown again", SETTLE, drawn)
+            .await;
+        let answer = rig.panel("think").await.answer;
+        assert!(
+            answer.contains("It is bold and code") && answer.contains("let x = 1;"),
+            "{answer}"
+        );
+        assert!(!answer.contains("**"), "Markdown marks left in: {answer}");
+        assert_eq!(
+            rig.mock.requests().len(),
+            requests,
+            "the reload asked the model"
+        );
+    });
+}

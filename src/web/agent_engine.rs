@@ -9,7 +9,7 @@ use std::rc::Rc;
 use web_sys::AbortSignal;
 
 use crate::agent::run::run_turn;
-use crate::agent::AgentEvent;
+use crate::agent::{AgentEvent, Mode};
 use crate::llm::ChatParams;
 use crate::settings::Settings;
 use crate::tools::registry::ToolEnv;
@@ -24,9 +24,10 @@ use crate::web::tool_fetch::BrowserHttp;
 /// Time limit of one web request of a tool, and of one JSONP search.
 const TOOL_TIMEOUT_SECS: u32 = 15;
 
-/// The panels whose tools are kept for Continue and follow-ups: the newest runs'. An older
-/// panel that goes on gets fresh tools (an empty cache, a new Python worker).
-const KEPT_TOOLS: usize = 12;
+/// The runs whose tools are kept for Continue and follow-ups: the newest, one per panel the
+/// page can show. Older ones are dropped, ending their Python workers (each holds a Pyodide
+/// of tens of megabytes); a run shown again later that goes on gets fresh tools.
+const KEPT_TOOLS: usize = Mode::ALL.len();
 
 thread_local! {
     static TOOLS: RefCell<VecDeque<(String, Rc<Registry>)>> = RefCell::default();

@@ -44,6 +44,17 @@ thread_local! {
     static LAST_YIELD: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
 }
 
+/// How much of a chunk is read between two looks at the clock (a few dozen tokens).
+const PIECE_BYTES: usize = 2048;
+
+/// Gives the event loop a turn if the streams have had it for `YIELD_EVERY_MS`.
+async fn yield_if_due() {
+    if now_ms() - LAST_YIELD.get() > YIELD_EVERY_MS {
+        sleep(0).await;
+        LAST_YIELD.set(now_ms());
+    }
+}
+
 /// A signal that aborts when either does. Browsers without `AbortSignal.any` (older than
 /// 2024) get the run's signal alone: a time limit then only stops waiting for the request.
 fn either(run: &AbortSignal, attempt: &AbortSignal) -> AbortSignal {
@@ -208,9 +219,23 @@ impl BrowserChatModel {
                     return Err(LlmError::TooLarge { bytes: received });
                 }
                 let events_before = stream.data_events();
-                if let Err(e) = stream.push(&bytes, on_delta) {
-                    let _ = reader.cancel();
-                    return Err(e);
+                // Data that waited while the page was busy comes as one large chunk: it is read
+                // a piece at a time, with a turn for the page when one is due, so reading it is
+                // never one long task.
+                for piece in bytes.chunks(PIECE_BYTES) {
+                    if let Err(e) = stream.push(piece, on_delta) {
+                        let _ = reader.cancel();
+                        return Err(e);
+                    }
+                    if stream.is_done() {
+                        break;
+                    }
+                    yield_if_due().await;
+                    // Stop pressed during that turn: nothing more of the chunk is shown.
+                    if self.signal.aborted() {
+                        let _ = reader.cancel();
+                        return Err(LlmError::Aborted);
+                    }
                 }
                 deadlines.arrived(now_ms(), stream.data_events() > events_before);
             }
@@ -224,12 +249,8 @@ impl BrowserChatModel {
                 return Err(limit);
             }
             // Data that is already there resolves reads as microtasks, one after another, and
-            // the page could not draw until the whole stream is read: give the event loop a
-            // turn every few milliseconds.
-            if now_ms() - LAST_YIELD.get() > YIELD_EVERY_MS {
-                sleep(0).await;
-                LAST_YIELD.set(now_ms());
-            }
+            // the page could not draw until the whole stream is read.
+            yield_if_due().await;
         }
         stream.finish(on_delta)
     }

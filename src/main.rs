@@ -1,18 +1,11 @@
 #[cfg(target_arch = "wasm32")]
 fn main() {
     leptos::mount::mount_to_body(react_arena::ui::App);
-    // For scripts/bench: when the page became usable, and the wasm memory (where the runs'
-    // state lives) to measure.
-    if let Some(window) = web_sys::window() {
-        if let Some(performance) = window.performance() {
-            let _ = performance.mark("app-interactive");
-        }
-        let _ = js_sys::Reflect::set(
-            &window,
-            &"reactArenaWasmMemory".into(),
-            &wasm_bindgen::memory(),
-        );
+    // For scripts/bench: when the page became usable, and its memory.
+    if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = performance.mark("app-interactive");
     }
+    react_arena::web::memory_probe::expose_memory("reactArenaWasmMemory");
 }
 
 // The binary is only meaningful in the browser; on the host `cargo test` builds the library.

@@ -95,14 +95,8 @@ mod exports {
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    // For scripts/bench: the engine's memory, where each run's own copy of its record lives.
-    if let Some(window) = web_sys::window() {
-        let _ = js_sys::Reflect::set(
-            &window,
-            &"reactArenaEngineMemory".into(),
-            &wasm_bindgen::memory(),
-        );
-    }
+    // Where each run's own copy of its record lives while it goes.
+    react_arena::web::memory_probe::expose_memory("reactArenaEngineMemory");
 }
 
 #[cfg(not(target_arch = "wasm32"))]

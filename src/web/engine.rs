@@ -70,9 +70,8 @@ fn reason(error: &JsValue) -> String {
 pub async fn run_turn(
     request: &TurnRequest,
     signal: &AbortSignal,
-    on_event: impl FnMut(AgentEvent) + 'static,
+    mut on_event: impl FnMut(AgentEvent) + 'static,
 ) -> Result<(), String> {
-    let mut on_event = on_event;
     let emit = Closure::<dyn FnMut(String)>::new(move |json: String| {
         events_from_json(&json).into_iter().for_each(&mut on_event);
     });

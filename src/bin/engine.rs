@@ -1,6 +1,7 @@
-//! The agent engine as its own wasm module: the loop, the model client and the tools. The
-//! Arena page imports it when the first run starts (`web/engine_loader.js`), so the page's
-//! first load does not carry it. Requests and events cross as JSON (`turn_request`).
+//! The agent engine as its own wasm module: the loop, the model client, the tools and the
+//! Markdown parser. The Arena page imports it when it is first needed (a question written, a
+//! run started, Markdown to draw: `web/engine_loader.js`), so the page's first load does not
+//! carry it. Requests and events cross as JSON (`turn_request`).
 
 #[cfg(target_arch = "wasm32")]
 mod exports {

@@ -44,10 +44,9 @@ struct Drawn {
     queued: bool,
 }
 
-/// Model or tool text rendered as markdown; `markdown::render_markdown` (in the engine's
-/// module) guarantees no live HTML. Each
-/// code block gets a Copy button, added here (not in the markdown) so the sanitised HTML
-/// stays free of controls.
+/// Model or tool text rendered as markdown; `markdown::render_markdown` (run by the engine's
+/// module) guarantees no live HTML. Each code block gets a Copy button, added here (not in
+/// the markdown) so the sanitised HTML stays free of controls.
 ///
 /// A text that grows (a streamed reply) is drawn a block at a time: finished blocks once, the
 /// last one again on each change. A long text arriving at once is drawn in passes of a few

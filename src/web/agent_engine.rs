@@ -1,6 +1,6 @@
 //! The agent engine as the browser runs it: the loop with the browser's model client and
 //! tools. The Arena page reaches it through its own wasm module (`src/bin/engine.rs`, loaded
-//! when the first run starts); the Evaluate module links it directly.
+//! when first needed); the Evaluate module links it directly.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;

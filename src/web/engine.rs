@@ -1,5 +1,6 @@
 //! The page's side of the agent engine, which is its own wasm module (`src/bin/engine.rs`)
-//! imported the first time a run starts (`engine_loader.js`).
+//! imported the first time it is needed: a question written, a run started, or Markdown to
+//! draw (`engine_loader.js`).
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;

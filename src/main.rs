@@ -1,5 +1,9 @@
 #[cfg(target_arch = "wasm32")]
+mod split_points;
+
+#[cfg(target_arch = "wasm32")]
 fn main() {
+    split_points::install();
     leptos::mount::mount_to_body(react_arena::ui::App);
     // For scripts/bench: when the page became usable, and its memory.
     if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {

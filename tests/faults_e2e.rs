@@ -9,6 +9,7 @@ use std::time::Duration;
 use react_arena::agent::Mode;
 use serde_json::json;
 use support::browser::{browser_test, PanelView, Rig, MARKER_TOKEN};
+use support::cdp::cdp;
 use support::fixtures::FixtureServer;
 use support::mock::{Ending, Reply};
 
@@ -362,5 +363,46 @@ fn an_engine_that_cannot_load_says_so_and_the_next_run_loads_it() {
         assert_eq!(p.status, "done", "{p:#?}");
         assert!(p.answer.ends_with("\nfine"), "{p:#?}");
         assert!(p.error.is_empty(), "{p:#?}");
+    });
+}
+
+/// The page's parts chunk (what a panel shows of a run, export, history…) does not arrive, as
+/// on a dropped connection: the first screen still works, a run still runs, and where the
+/// run's steps would be the panel says the part could not be loaded; nothing the user typed
+/// is lost.
+#[test]
+fn a_part_of_the_page_that_cannot_load_says_so_and_the_run_still_goes() {
+    browser_test(|rig: Rig| async move {
+        rig.mock
+            .script(Mode::Think.prompt_heading(), [Reply::text("Answer: fine")]);
+        cdp(&rig.client, "Network.enable", json!({})).await;
+        cdp(
+            &rig.client,
+            "Network.setBlockedURLs",
+            json!({ "urls": ["*split_parts-*"] }),
+        )
+        .await;
+        open(&rig, json!({})).await;
+        let p = think(&rig).await;
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert_eq!(
+            rig.mock.chat_requests().len(),
+            1,
+            "the run reached the model once"
+        );
+        let said = rig
+            .js("return Array.from(document.querySelectorAll('.panel .part-missing')).map(e => e.textContent);")
+            .await;
+        assert_eq!(
+            said,
+            json!(["This part of the page could not be loaded. Check the connection and reload the page."]),
+            "the panel says why its run is not shown"
+        );
+        assert_eq!(
+            rig.js("return document.querySelector('#question').value;")
+                .await,
+            json!("A question."),
+            "the question was lost"
+        );
     });
 }

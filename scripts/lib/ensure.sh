@@ -28,6 +28,17 @@ ensure_rust_target() {
   fi
 }
 
+# Cuts the page's wasm at its split point (scripts/lib/split_page.py, a Trunk hook).
+WASM_SPLIT_VERSION=0.2.4
+ensure_wasm_split() {
+  # The CLI has no --version: cargo's list of installed packages tells.
+  if ! command -v wasm-split-cli >/dev/null \
+    || ! cargo install --list | grep -q "^wasm_split_cli_support v$WASM_SPLIT_VERSION:"; then
+    say "installing wasm-split-cli $WASM_SPLIT_VERSION (wasm_split_cli_support)"
+    cargo install --locked wasm_split_cli_support --version "$WASM_SPLIT_VERSION" --features build-binary
+  fi
+}
+
 ensure_trunk() {
   if ! trunk --version 2>/dev/null | grep -q "$TRUNK_VERSION"; then
     say "installing trunk $TRUNK_VERSION (a cold build takes about 13 minutes on 2 cores)"
@@ -95,6 +106,7 @@ ensure_build_tools() {
   ensure_crates
   ensure_node_modules
   ensure_wasm_bindgen
+  ensure_wasm_split
   ensure_trunk
 }
 

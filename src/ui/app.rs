@@ -1,16 +1,12 @@
 use leptos::prelude::*;
 use web_sys::AbortController;
 
-use super::comparison::Comparison;
-use super::embed_code::EmbedCode;
 use super::from_address::{self, page_params, with_address_models};
-use super::history::History;
-use super::host_confirm::HostConfirm;
-use super::keep::{KeepWiring, Keeper};
+use super::keep::KeepWiring;
 use super::panel::Panel;
+use super::parts::{show, Part};
 use super::question_bar::QuestionBar;
 use super::replay_player::ReplayControl;
-use super::run_files::RunFiles;
 use super::runner::{continue_run, follow_up, start_runs, PanelRun};
 use super::settings_panel::SettingsPanel;
 use super::show_file::FileShow;
@@ -170,15 +166,16 @@ pub fn App() -> impl IntoView {
     }
     post_height_to_parent();
 
-    // Runs are kept in IndexedDB as they stream; the latest is shown again after a reload.
-    let keeper = Keeper::start(KeepWiring {
+    // Runs are kept in IndexedDB as they stream; the latest is shown again after a reload
+    // (started with the history list, in the page's parts chunk).
+    let keep = KeepWiring {
         panels,
         alert,
         mode_choice,
         run_counter,
         owner: owner.clone(),
         is_replay: Callback::new(move |run_id| replay.shows(run_id)),
-    });
+    };
 
     let new_conversation = Callback::new({
         let owner = owner.clone();
@@ -373,13 +370,26 @@ pub fn App() -> impl IntoView {
             on_stop=stop
             on_new_conversation=new_conversation
         />
-        <RunFiles panels=panels replay=replay alert=alert shower=shower />
-        <EmbedCode panels=panels question=question mode_choice=mode_choice />
+        {show(Part::RunFiles {
+            panels,
+            replay,
+            alert,
+            shower,
+        })}
+        {show(Part::EmbedCode {
+            panels,
+            question,
+            mode_choice,
+        })}
         {move || {
             pending
                 .get()
                 .map(|(origin, _)| {
-                    view! { <HostConfirm origin=origin on_confirm=on_confirm on_cancel=on_cancel /> }
+                    show(Part::HostConfirm {
+                        origin,
+                        on_confirm,
+                        on_cancel,
+                    })
                 })
         }}
         {move || {
@@ -401,8 +411,8 @@ pub fn App() -> impl IntoView {
                 <Panel run=p.clone() on_continue=continue_panel recording=replay.shows(p.run_id) />
             </For>
         </main>
-        <Comparison panels=panels />
-        <History keeper=keeper />
+        {show(Part::Comparison(panels))}
+        {show(Part::History(keep))}
         <footer class="bottom">
             "Everything runs in your browser. Your token is sent only to the API base URL you set, in the Authorization header."
         </footer>

@@ -15,6 +15,7 @@ mod inspect;
 mod keep;
 mod markdown_view;
 mod panel;
+pub mod parts;
 mod progress_line;
 mod question_bar;
 mod replay_player;

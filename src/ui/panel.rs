@@ -4,6 +4,7 @@ use super::copy_button::CopyButton;
 use super::follow_scroll::FollowScroll;
 use super::inspect::Inspect;
 use super::markdown_view::Markdown;
+use super::parts::{show, Part};
 use super::progress_line::ProgressLine;
 use super::runner::PanelRun;
 use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line};
@@ -32,7 +33,6 @@ pub fn Panel(
     let mode = run.mode;
     let max_steps = if mode.uses_tools() { run.max_steps } else { 1 };
     let status = Memo::new(move |_| state.with(|s| s.status));
-    let step_count = Memo::new(move |_| state.with(|s| s.steps().len()));
     let counter = move || {
         let n = state.with(RunRecord::step_number);
         if n == 0 {
@@ -43,6 +43,72 @@ pub fn Panel(
             format!("Step {n} / {max_steps}")
         }
     };
+    let started = Memo::new(move |_| status.get() != Status::Idle);
+
+    view! {
+        <section class="panel" data-mode=mode.id() data-status=move || status.get().id()>
+            <header class="panel-head">
+                <h2>{mode.label()}</h2>
+                {recording
+                    .then(|| {
+                        view! {
+                            <span class="recording-badge" title="Played back from a file: no model or tool is called">
+                                "Recording"
+                            </span>
+                        }
+                    })}
+                <span class="panel-status">{move || status.get().label()}</span>
+                <span class="step-counter">{counter}</span>
+            </header>
+            {move || {
+                if started.get() {
+                    show(
+                            Part::RunBody(RunBody {
+                                state,
+                                mode,
+                                run_id,
+                                recording,
+                                on_continue,
+                            }),
+                        )
+                        .into_any()
+                } else {
+                    // An idle panel, drawn without the parts chunk: the first screen.
+                    view! {
+                        <div class="panel-scroll">
+                            <div class="panel-body">
+                                <p class="blurb">{blurb(mode)}</p>
+                            </div>
+                        </div>
+                        <footer class="usage"></footer>
+                    }
+                        .into_any()
+                }
+            }}
+        </section>
+    }
+}
+
+/// What a panel shows once its run has started (or a kept or recorded run is shown): the
+/// progress line, the steps, the answer, the usage line and the Inspect view. It is one of the
+/// page's parts (src/ui/parts.rs), fetched with the engine's first run, not with the page.
+pub struct RunBody {
+    pub(super) state: RwSignal<RunRecord>,
+    pub(super) mode: Mode,
+    pub(super) run_id: u32,
+    pub(super) recording: bool,
+    pub(super) on_continue: Callback<(u32, Mode)>,
+}
+
+pub(super) fn run_body(body: RunBody) -> AnyView {
+    let RunBody {
+        state,
+        mode,
+        run_id,
+        recording,
+        on_continue,
+    } = body;
+    let step_count = Memo::new(move |_| state.with(|s| s.steps().len()));
     // Earlier turns of the conversation, folded: (question, answer).
     let earlier = Memo::new(move |_| {
         state.with(|r| {
@@ -71,25 +137,8 @@ pub fn Panel(
     let error = Memo::new(move |_| state.with(|s| s.last_turn().and_then(|t| t.error.clone())));
 
     view! {
-        <section class="panel" data-mode=mode.id() data-status=move || status.get().id()>
-            <header class="panel-head">
-                <h2>{mode.label()}</h2>
-                {recording
-                    .then(|| {
-                        view! {
-                            <span class="recording-badge" title="Played back from a file: no model or tool is called">
-                                "Recording"
-                            </span>
-                        }
-                    })}
-                <span class="panel-status">{move || status.get().label()}</span>
-                <span class="step-counter">{counter}</span>
-            </header>
             <ProgressLine state=state />
             <FollowScroll state=state label=format!("{} output", mode.label())>
-            <Show when=move || status.get() == Status::Idle>
-                <p class="blurb">{blurb(mode)}</p>
-            </Show>
             {move || {
                 earlier
                     .get()
@@ -139,11 +188,10 @@ pub fn Panel(
             </FollowScroll>
             <footer class="usage">{move || metrics_line(&state.read())}</footer>
             <Inspect state=state />
-        </section>
     }
+    .into_any()
 }
 
-/// The panel's figures once its run has started: time, tokens, cost.
 fn metrics_line(record: &RunRecord) -> String {
     if record.steps().is_empty() || record.status.is_active() {
         return String::new();

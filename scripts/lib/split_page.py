@@ -1,0 +1,134 @@
+"""Trunk post-build hook: splits the page's wasm at its split points, so parts of the page that
+are not needed to show it and start a run are fetched the first time they are used.
+
+The page's code marks those parts with `#[wasm_split(<chunk>, fallible)]` (src/split_points.rs).
+Trunk cannot split a module (its wasm-bindgen step drops the relocations a split needs), so
+it builds the page whole and this step builds it again from the linker's output (kept with
+`--emit-relocs`, .cargo/config.toml): wasm-split-cli cuts it into the main module, one
+`split_<chunk>.wasm` per chunk and a small loader, `__wasm_split.js`; wasm-bindgen makes the
+glue for the main module (keeping the exports the chunks link against); wasm-opt shrinks each
+part with the parameters index.html gives Trunk. Every file is named by its content, and the
+page's loader, preloads and integrity hashes are pointed at the new files.
+"""
+
+import base64
+import glob
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+PAGE = "react-arena"
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+WASM_OPT = os.path.join(ROOT, "node_modules", ".bin", "wasm-opt")
+
+
+def sri(data):
+    return "sha384-" + base64.b64encode(hashlib.sha384(data).digest()).decode()
+
+
+def digest(data):
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def run(*args):
+    subprocess.run(list(args), check=True)
+
+
+def wasm_opt_params(html_source):
+    """The page's `data-wasm-opt-params` in index.html: the parts get what Trunk gave the whole."""
+    link = re.search(r'<link\b[^>]*data-bin="' + PAGE + r'"[^>]*>', html_source, flags=re.S)
+    params = link and re.search(r'data-wasm-opt-params="([^"]*)"', link.group(0))
+    if not params:
+        sys.exit(f"split_page: index.html has no data-wasm-opt-params for {PAGE}")
+    return params.group(1).split()
+
+
+def main():
+    root = os.environ.get("TRUNK_STAGING_DIR", sys.argv[-1])
+    profile = os.environ.get("TRUNK_PROFILE", "release")
+    target_dir = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    linked = os.path.join(target_dir, "wasm32-unknown-unknown", profile, f"{PAGE}.wasm")
+    if not os.path.isfile(linked):
+        sys.exit(f"split_page: {linked} is missing (did Trunk build {PAGE}?)")
+    page = os.path.join(root, "index.html")
+    html = open(page, encoding="utf-8").read()
+    glue = re.search(r"\./(" + PAGE + r"-[0-9a-f]+)\.js", html)
+    if not glue:
+        sys.exit(f"split_page: index.html does not load {PAGE}'s glue")
+    old = glue.group(1)
+
+    work = tempfile.mkdtemp(prefix="split-page-")
+    try:
+        parts = os.path.join(work, "parts")
+        run("wasm-split-cli", "--target", "web", "--out-name", PAGE, linked, parts)
+        bound = os.path.join(work, "bound")
+        run(
+            "wasm-bindgen", "--target", "web", "--keep-lld-exports", "--no-demangle",
+            "--out-name", PAGE, "--out-dir", bound, os.path.join(parts, f"{PAGE}.wasm"),
+        )
+        main_wasm = os.path.join(bound, f"{PAGE}_bg.wasm")
+        chunks = sorted(glob.glob(os.path.join(parts, "split_*.wasm")))
+        if profile == "release":
+            params = wasm_opt_params(open(os.path.join(ROOT, "index.html"), encoding="utf-8").read())
+            for path in [main_wasm, *chunks]:
+                run(WASM_OPT, "-Oz", *params, path, "-o", path)
+
+        # Chunks first: the loader names them, and the glue names the loader.
+        loader = open(os.path.join(parts, "__wasm_split.js"), encoding="utf-8").read()
+        for path in chunks:
+            data = open(path, "rb").read()
+            name = os.path.basename(path)[: -len(".wasm")]
+            hashed = f"{name}-{digest(data)}.wasm"
+            if f'"./{name}.wasm"' not in loader:
+                sys.exit(f"split_page: the loader does not name {name}.wasm as expected")
+            loader = loader.replace(f'"./{name}.wasm"', f'"./{hashed}"')
+            open(os.path.join(root, hashed), "wb").write(data)
+
+        js = open(os.path.join(bound, f"{PAGE}.js"), encoding="utf-8").read()
+        wasm = open(main_wasm, "rb").read()
+        new = f"{PAGE}-{digest(js.encode() + wasm + loader.encode())}"
+        loader = loader.replace(f'"./{PAGE}.js"', f'"./{new}.js"')
+        loader_name = f"__wasm_split-{digest(loader.encode())}.js"
+        # Only the import statement: the wasm's imports stay keyed by the module name it names.
+        if 'from "./__wasm_split.js"' not in js:
+            sys.exit("split_page: the glue does not import ./__wasm_split.js as expected")
+        js = js.replace('from "./__wasm_split.js"', f'from "./{loader_name}"')
+        open(os.path.join(root, loader_name), "w", encoding="utf-8").write(loader)
+        open(os.path.join(root, f"{new}.js"), "w", encoding="utf-8").write(js)
+        open(os.path.join(root, f"{new}_bg.wasm"), "wb").write(wasm)
+        # The glue's snippets are the ones Trunk copied (same crate, same paths).
+        for snippet in glob.glob(os.path.join(bound, "snippets", "**", "*.js"), recursive=True):
+            if not os.path.isfile(os.path.join(root, os.path.relpath(snippet, bound))):
+                sys.exit(f"split_page: snippet {os.path.relpath(snippet, bound)} is not in the build")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    os.remove(os.path.join(root, f"{old}.js"))
+    os.remove(os.path.join(root, f"{old}_bg.wasm"))
+    html = html.replace(f"./{old}_bg.wasm", f"./{new}_bg.wasm").replace(f"./{old}.js", f"./{new}.js")
+
+    def rehash(match):
+        tag = match.group(0)
+        href = re.search(r'href="\./([^"]+)"', tag)
+        if not href or not href.group(1).startswith(new):
+            return tag
+        fresh = sri(open(os.path.join(root, href.group(1)), "rb").read())
+        return re.sub(r'integrity="[^"]+"', f'integrity="{fresh}"', tag)
+
+    html = re.sub(r"<link\b[^>]*>", rehash, html)
+    # The glue imports the loader: preloaded with it, it costs no round trip of its own.
+    loader_data = open(os.path.join(root, loader_name), "rb").read()
+    preload = (
+        f'<link rel="modulepreload" href="./{loader_name}" crossorigin="anonymous" '
+        f'integrity="{sri(loader_data)}">'
+    )
+    html = html.replace("</head>", f"  {preload}\n  </head>", 1)
+    open(page, "w", encoding="utf-8").write(html)
+
+
+main()

@@ -91,7 +91,7 @@ pub fn Panel(
 
 /// What a panel shows once its run has started (or a kept or recorded run is shown): the
 /// progress line, the steps, the answer, the usage line and the Inspect view. It is one of the
-/// page's parts (src/ui/parts.rs), fetched with the engine's first run, not with the page.
+/// page's parts (src/ui/parts.rs): an idle panel is drawn without it.
 pub struct RunBody {
     pub(super) state: RwSignal<RunRecord>,
     pub(super) mode: Mode,
@@ -192,6 +192,7 @@ pub(super) fn run_body(body: RunBody) -> AnyView {
     .into_any()
 }
 
+/// The panel's figures once its run has started: time, tokens, cost.
 fn metrics_line(record: &RunRecord) -> String {
     if record.steps().is_empty() || record.status.is_active() {
         return String::new();

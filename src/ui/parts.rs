@@ -1,9 +1,11 @@
-//! Parts of the page that are not needed to show it and start a run: the comparison table,
-//! export and import, the embed code, keeping runs and the history list, the host confirmation, and what a panel
-//! shows of a run (steps, answer, usage, Inspect). The page's binary puts them in a wasm chunk of their own (a split point,
-//! src/split_points.rs, cut by scripts/lib/split_page.py), so the first load does not carry
-//! them: the chunk is fetched when the first of them is drawn, once, and drawn parts appear
-//! when it has arrived. If it cannot be fetched, the part says so where it would have been.
+//! Parts of the page that are not needed to show it and start a run: what a panel shows of a
+//! run (steps, answer, usage, Inspect), the comparison table, export and import, the embed
+//! code, keeping runs and the history list, and the host confirmation. The page's binary puts
+//! them in a wasm chunk of their own (a split point, src/split_points.rs, cut by
+//! scripts/lib/split_page.py), so the first load does not carry them: the chunk is fetched once,
+//! when the first of them is drawn (export, embed and history are drawn with the first screen,
+//! so that is right after it), and drawn parts appear when it has arrived. If it cannot be
+//! fetched, each part says so where it would have been.
 
 use std::future::Future;
 use std::pin::Pin;

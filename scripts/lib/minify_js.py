@@ -6,21 +6,16 @@ Subresource Integrity hashes the page carries for them are computed again. terse
 installed by npm from package.json (scripts/lib/ensure.sh, ensure_node_modules).
 """
 
-import base64
 import glob
-import hashlib
 import os
-import re
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from sri import renew_links  # noqa: E402
+
 TERSER = os.path.join(HERE, "..", "..", "node_modules", ".bin", "terser")
-
-
-def sri(path):
-    digest = hashlib.sha384(open(path, "rb").read()).digest()
-    return "sha384-" + base64.b64encode(digest).decode()
 
 
 def main():
@@ -41,17 +36,7 @@ def main():
     page = os.path.join(root, "index.html")
     html = open(page, encoding="utf-8").read()
 
-    minified = {os.path.relpath(p, root) for p in files}
-
-    def rehash(match):
-        tag = match.group(0)
-        href = re.search(r'href="\./([^"]+)"', tag)
-        if not href or href.group(1) not in minified:
-            return tag
-        fresh = sri(os.path.join(root, href.group(1)))
-        return re.sub(r'integrity="[^"]+"', f'integrity="{fresh}"', tag)
-
-    html = re.sub(r"<link\b[^>]*>", rehash, html)
+    html = renew_links(html, root, {os.path.relpath(p, root) for p in files})
     open(page, "w", encoding="utf-8").write(html)
 
 

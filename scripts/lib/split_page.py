@@ -11,7 +11,6 @@ part with the parameters index.html gives Trunk. Every file is named by its cont
 page's loader, preloads and integrity hashes are pointed at the new files.
 """
 
-import base64
 import glob
 import hashlib
 import os
@@ -21,14 +20,13 @@ import subprocess
 import sys
 import tempfile
 
-PAGE = "react-arena"
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from sri import renew_links, sri  # noqa: E402
+
+PAGE = "react-arena"
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 WASM_OPT = os.path.join(ROOT, "node_modules", ".bin", "wasm-opt")
-
-
-def sri(data):
-    return "sha384-" + base64.b64encode(hashlib.sha384(data).digest()).decode()
 
 
 def digest(data):
@@ -111,16 +109,9 @@ def main():
     os.remove(os.path.join(root, f"{old}.js"))
     os.remove(os.path.join(root, f"{old}_bg.wasm"))
     html = html.replace(f"./{old}_bg.wasm", f"./{new}_bg.wasm").replace(f"./{old}.js", f"./{new}.js")
-
-    def rehash(match):
-        tag = match.group(0)
-        href = re.search(r'href="\./([^"]+)"', tag)
-        if not href or not href.group(1).startswith(new):
-            return tag
-        fresh = sri(open(os.path.join(root, href.group(1)), "rb").read())
-        return re.sub(r'integrity="[^"]+"', f'integrity="{fresh}"', tag)
-
-    html = re.sub(r"<link\b[^>]*>", rehash, html)
+    # The wasm's preload; the glue's and the loader's are renewed by minify_js.py, which runs
+    # after this step and changes them again.
+    html = renew_links(html, root, {f"{new}_bg.wasm"})
     # The glue imports the loader: preloaded with it, it costs no round trip of its own.
     loader_data = open(os.path.join(root, loader_name), "rb").read()
     preload = (

@@ -404,5 +404,31 @@ fn a_part_of_the_page_that_cannot_load_says_so_and_the_run_still_goes() {
             json!("A question."),
             "the question was lost"
         );
+        // A run or a recording the address asks for is read and played by the chunk: without
+        // it, the page says so instead of showing nothing.
+        for ask in ["?recording=multiply.json", "#run=QUJD"] {
+            rig.client.goto("about:blank").await.unwrap();
+            rig.client
+                .goto(&format!("{}{ask}", rig.app_url))
+                .await
+                .unwrap();
+            rig.wait_for(
+                "the page's alert",
+                Duration::from_secs(15),
+                "return !!document.querySelector('#app-alert')",
+            )
+            .await;
+            assert_eq!(
+                rig.js("return document.querySelector('#app-alert span').textContent")
+                    .await,
+                json!("This part of the page could not be loaded. Check the connection and reload the page."),
+                "{ask}"
+            );
+            assert_eq!(
+                rig.js("return !!document.querySelector('#run')").await,
+                json!(true),
+                "{ask}: the page still works"
+            );
+        }
     });
 }

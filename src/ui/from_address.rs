@@ -1,12 +1,12 @@
 //! Applies what the page's address asks for (`page_params`): the embedded layout, the modes,
 //! the question, the models, a shipped recording to play, or a run carried in the fragment.
-//! Problems are shown, not thrown; nothing here runs a model.
+//! Problems are shown, not thrown; nothing here runs a model. A run or a recording to play is
+//! read and played by the page's parts chunk (`Job`), which only such an address needs at once.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
+use super::parts::{start, Job};
 use super::show_file::FileShow;
-use super::welcome::play_recording_named;
 use crate::agent::mode::ModeChoice;
 use crate::agent::Mode;
 use crate::page_params::{base64url_decode, parse, PageParams, MAX_RUN_JSON_BYTES};
@@ -69,10 +69,10 @@ pub fn apply(
     if params.run.is_some() {
         show_run(params, shower, alert);
     } else if let Some(file) = params.recording.clone() {
-        spawn_local(async move {
-            if let Err(why) = play_recording_named(&file, shower).await {
-                alert.set(Some(why));
-            }
+        start(Job::PlayRecording {
+            file,
+            shower,
+            alert,
         });
     }
     if !problems.is_empty() {
@@ -84,17 +84,23 @@ pub fn apply(
 /// Shows the run the fragment carries, if any (also when only the fragment changed: a pasted
 /// `#run=` link does not reload the page).
 pub fn show_run(params: &PageParams, shower: FileShow, alert: RwSignal<Option<String>>) {
-    let Some(encoded) = params.run.clone() else {
-        return;
-    };
-    spawn_local(async move {
-        match run_of_fragment(&encoded).await {
-            Ok(run) => {
-                alert.set(None);
-                let title = format!("{} (carried in the address)", run.title);
-                shower.show(run, title);
-            }
-            Err(why) => alert.set(Some(format!("Cannot show the run in the address: {why}."))),
+    if let Some(encoded) = params.run.clone() {
+        start(Job::ShowCarriedRun {
+            encoded,
+            shower,
+            alert,
+        });
+    }
+}
+
+/// Reads the run `encoded` in the fragment and shows it (in the parts chunk).
+pub async fn show_carried_run(encoded: &str, shower: FileShow, alert: RwSignal<Option<String>>) {
+    match run_of_fragment(encoded).await {
+        Ok(run) => {
+            alert.set(None);
+            let title = format!("{} (carried in the address)", run.title);
+            shower.show(run, title);
         }
-    });
+        Err(why) => alert.set(Some(format!("Cannot show the run in the address: {why}."))),
+    }
 }

@@ -18,6 +18,7 @@ mod panel;
 pub mod parts;
 mod progress_line;
 mod question_bar;
+mod recording_cards;
 mod replay_player;
 mod run_files;
 mod runner;

@@ -1,6 +1,8 @@
 //! Parts of the page that are not needed to show it and start a run: what a panel shows of a
 //! run (steps, answer, usage, Inspect), the comparison table, export and import, the embed
-//! code, keeping runs and the history list, and the host confirmation. The page's binary puts
+//! code, keeping runs and the history list, the host confirmation, the recordings' cards, and
+//! reading and playing back a run file (imported, shipped, kept or carried in the page's
+//! address: `Job`, work without a view of its own). The page's binary puts
 //! them in a wasm chunk of their own (a split point, src/split_points.rs, cut by
 //! scripts/lib/split_page.py), so the first load does not carry them: the chunk is fetched once,
 //! when the first of them is drawn (export, embed and history are drawn with the first screen,
@@ -12,14 +14,17 @@ use std::pin::Pin;
 use std::sync::OnceLock;
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use send_wrapper::SendWrapper;
 
 use super::comparison::Comparison;
 use super::embed_code::EmbedCode;
+use super::from_address::show_carried_run;
 use super::history::History;
 use super::host_confirm::HostConfirm;
 use super::keep::{KeepWiring, Keeper};
 use super::panel::{run_body, RunBody};
+use super::recording_cards::{play_recording_named, RecordingCards};
 use super::replay_player::ReplayControl;
 use super::run_files::RunFiles;
 use super::runner::PanelRun;
@@ -51,6 +56,24 @@ pub enum Part {
     },
     /// A panel's run: steps, answer, usage and the Inspect view.
     RunBody(RunBody),
+    /// The shipped recordings to play, in the welcome block.
+    RecordingCards(FileShow),
+}
+
+/// Work the page's address asks for at once, done in the chunk.
+pub enum Job {
+    /// Shows the run a `#run=` fragment carries (base64url of deflated JSON).
+    ShowCarriedRun {
+        encoded: String,
+        shower: FileShow,
+        alert: RwSignal<Option<String>>,
+    },
+    /// Plays the shipped recording the address names.
+    PlayRecording {
+        file: String,
+        shower: FileShow,
+        alert: RwSignal<Option<String>>,
+    },
 }
 
 /// The chunk holding the parts could not be fetched.
@@ -60,13 +83,27 @@ pub struct PartMissing;
 /// A part being fetched and drawn.
 pub type Drawing = Pin<Box<dyn Future<Output = Result<AnyView, PartMissing>>>>;
 
-/// How the page fetches and draws a part, given once by the page's binary before it mounts
-/// the app (only it knows the split point). Other modules that link this crate never draw one.
-static FETCH: OnceLock<fn(Part) -> Drawing> = OnceLock::new();
+/// A job being fetched and started.
+pub type Starting = Pin<Box<dyn Future<Output = Result<(), PartMissing>>>>;
 
-pub fn install(fetch: fn(Part) -> Drawing) {
+/// How the page fetches the chunk and draws a part or starts a job in it.
+#[derive(Clone, Copy)]
+pub struct Fetch {
+    pub draw: fn(Part) -> Drawing,
+    pub start: fn(Job) -> Starting,
+}
+
+/// Given once by the page's binary before it mounts the app (only it knows the split
+/// points). Other modules that link this crate never draw a part.
+static FETCH: OnceLock<Fetch> = OnceLock::new();
+
+pub fn install(fetch: Fetch) {
     let _ = FETCH.set(fetch);
 }
+
+/// What a part or a job that cannot be fetched says.
+const MISSING: &str =
+    "This part of the page could not be loaded. Check the connection and reload the page.";
 
 /// Draws a part: what the split point calls once its chunk is in.
 pub fn draw(part: Part) -> AnyView {
@@ -97,12 +134,52 @@ pub fn draw(part: Part) -> AnyView {
         } => view! { <HostConfirm origin=origin on_confirm=on_confirm on_cancel=on_cancel /> }
             .into_any(),
         Part::RunBody(body) => run_body(body),
+        Part::RecordingCards(shower) => view! { <RecordingCards shower=shower /> }.into_any(),
     }
+}
+
+/// Starts a job: what the split point calls once its chunk is in.
+pub fn carry_out(job: Job) {
+    spawn_local(async move {
+        match job {
+            Job::ShowCarriedRun {
+                encoded,
+                shower,
+                alert,
+            } => show_carried_run(&encoded, shower, alert).await,
+            Job::PlayRecording {
+                file,
+                shower,
+                alert,
+            } => {
+                if let Err(why) = play_recording_named(&file, shower).await {
+                    alert.set(Some(why));
+                }
+            }
+        }
+    });
+}
+
+/// Starts a job once its chunk has arrived; if it cannot, says so in the page's alert.
+pub fn start(job: Job) {
+    let alert = match &job {
+        Job::ShowCarriedRun { alert, .. } | Job::PlayRecording { alert, .. } => *alert,
+    };
+    let Some(fetch) = FETCH.get() else {
+        alert.set(Some(MISSING.into()));
+        return;
+    };
+    let starting = (fetch.start)(job);
+    spawn_local(async move {
+        if starting.await.is_err() {
+            alert.set(Some(MISSING.into()));
+        }
+    });
 }
 
 /// Shows a part where it is called, once its chunk has arrived.
 pub fn show(part: Part) -> impl IntoView {
-    let drawing = FETCH.get().map(|fetch| fetch(part));
+    let drawing = FETCH.get().map(|fetch| (fetch.draw)(part));
     // Leptos asks for a Send future; this one never leaves the page's thread.
     Suspend::new(SendWrapper::new(async move {
         let drawn = match drawing {
@@ -110,12 +187,7 @@ pub fn show(part: Part) -> impl IntoView {
             None => Err(PartMissing),
         };
         drawn.unwrap_or_else(|PartMissing| {
-            view! {
-                <p class="part-missing" role="alert">
-                    "This part of the page could not be loaded. Check the connection and reload the page."
-                </p>
-            }
-            .into_any()
+            view! { <p class="part-missing" role="alert">{MISSING}</p> }.into_any()
         })
     }))
 }

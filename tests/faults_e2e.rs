@@ -371,7 +371,9 @@ fn an_engine_that_cannot_load_says_so_and_the_next_run_loads_it() {
 /// run's steps would be the panel says the part could not be loaded; nothing the user typed
 /// is lost.
 #[test]
-fn a_part_of_the_page_that_cannot_load_says_so_and_the_run_still_goes() {
+fn a_part_of_the_page_that_cannot_load_says_so_and_loses_nothing() {
+    const MISSING: &str =
+        "This part of the page could not be loaded. Check the connection and reload the page.";
     browser_test(|rig: Rig| async move {
         rig.mock
             .script(Mode::Think.prompt_heading(), [Reply::text("Answer: fine")]);
@@ -383,27 +385,41 @@ fn a_part_of_the_page_that_cannot_load_says_so_and_the_run_still_goes() {
         )
         .await;
         open(&rig, json!({})).await;
+        // A run's turns are driven by the chunk: without it the panel says why, nothing is
+        // sent, and the question stays.
         let p = think(&rig).await;
-        assert_eq!(p.status, "done", "{p:#?}");
-        assert_eq!(
-            rig.mock.chat_requests().len(),
-            1,
-            "the run reached the model once"
+        assert_eq!(p.status, "error", "{p:#?}");
+        assert!(
+            rig.mock.chat_requests().is_empty(),
+            "a request reached the model"
         );
         let said = rig
             .js("return Array.from(document.querySelectorAll('.panel .part-missing')).map(e => e.textContent);")
             .await;
-        assert_eq!(
-            said,
-            json!(["This part of the page could not be loaded. Check the connection and reload the page."]),
-            "the panel says why its run is not shown"
-        );
+        assert_eq!(said, json!([MISSING]), "the panel says why");
         assert_eq!(
             rig.js("return document.querySelector('#question').value;")
                 .await,
             json!("A question."),
             "the question was lost"
         );
+        // The connection is back: Run again fetches the chunk and the run goes, no reload.
+        cdp(&rig.client, "Network.setBlockedURLs", json!({ "urls": [] })).await;
+        let p = think(&rig).await;
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert!(p.answer.ends_with("fine"), "{p:#?}");
+        assert_eq!(
+            rig.mock.chat_requests().len(),
+            1,
+            "the run reached the model once"
+        );
+
+        cdp(
+            &rig.client,
+            "Network.setBlockedURLs",
+            json!({ "urls": ["*split_parts-*"] }),
+        )
+        .await;
         // A run or a recording the address asks for is read and played by the chunk: without
         // it, the page says so instead of showing nothing.
         for ask in ["?recording=multiply.json", "#run=QUJD"] {
@@ -421,7 +437,7 @@ fn a_part_of_the_page_that_cannot_load_says_so_and_the_run_still_goes() {
             assert_eq!(
                 rig.js("return document.querySelector('#app-alert span').textContent")
                     .await,
-                json!("This part of the page could not be loaded. Check the connection and reload the page."),
+                json!(MISSING),
                 "{ask}"
             );
             assert_eq!(

@@ -160,10 +160,13 @@ fn a_reload_mid_run_keeps_everything_shown_and_marks_the_run_stopped() {
         assert_eq!(find(&before, "react").status, "streaming", "{before:#?}");
 
         reload(&rig).await;
+        // Shown at once as plain text, then as Markdown once the engine module is in again:
+        // compared when it is.
         rig.wait_for(
             "the run to be shown again",
             SETTLE,
-            "return document.querySelectorAll('section.panel[data-status=stopped]').length === 2",
+            "return document.querySelectorAll('section.panel[data-status=stopped]').length === 2 \
+               && !!document.querySelector('section.panel[data-mode=act] .answer .md > *')",
         )
         .await;
         let after = rig.panels().await;

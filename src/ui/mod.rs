@@ -26,6 +26,7 @@ mod settings_panel;
 mod shortcut_keys;
 mod show_file;
 mod tools_settings;
+mod turn_driver;
 mod welcome;
 
 pub use app::App;

@@ -29,7 +29,10 @@ use super::replay_player::ReplayControl;
 use super::run_files::RunFiles;
 use super::runner::PanelRun;
 use super::show_file::FileShow;
+use super::turn_driver::{self, FirstTurns, Turn};
 use crate::agent::mode::ModeChoice;
+use crate::agent::record::RunRecord;
+use crate::agent::AgentEvent;
 use crate::origin::Origin;
 
 /// A part and what it is drawn from.
@@ -60,8 +63,12 @@ pub enum Part {
     RecordingCards(FileShow),
 }
 
-/// Work the page's address asks for at once, done in the chunk.
+/// Work done in the chunk: runs' turns, and what the page's address asks for at once.
 pub enum Job {
+    /// A turn of a panel's run (a follow-up or a continued step).
+    Turn(Box<Turn>),
+    /// The first turn of each mode of a new run.
+    FirstTurns(FirstTurns),
     /// Shows the run a `#run=` fragment carries (base64url of deflated JSON).
     ShowCarriedRun {
         encoded: String,
@@ -142,6 +149,8 @@ pub fn draw(part: Part) -> AnyView {
 pub fn carry_out(job: Job) {
     spawn_local(async move {
         match job {
+            Job::Turn(turn) => turn_driver::drive(*turn),
+            Job::FirstTurns(first) => turn_driver::begin(first),
             Job::ShowCarriedRun {
                 encoded,
                 shower,
@@ -160,19 +169,50 @@ pub fn carry_out(job: Job) {
     });
 }
 
-/// Starts a job once its chunk has arrived; if it cannot, says so in the page's alert.
+/// Where a job that cannot start is said: in the panels of its run, or in the page's alert.
+enum SayMissing {
+    Panels(Vec<RwSignal<RunRecord>>),
+    Alert(RwSignal<Option<String>>),
+}
+
+impl SayMissing {
+    fn of(job: &Job) -> Self {
+        match job {
+            Job::Turn(turn) => Self::Panels(vec![turn.state]),
+            Job::FirstTurns(first) => Self::Panels(first.panels.iter().map(|p| p.1).collect()),
+            Job::ShowCarriedRun { alert, .. } | Job::PlayRecording { alert, .. } => {
+                Self::Alert(*alert)
+            }
+        }
+    }
+
+    fn say(self) {
+        match self {
+            Self::Panels(states) => {
+                let now = js_sys::Date::now();
+                let missing = AgentEvent::Error(MISSING.into());
+                for state in states {
+                    // `try_update`: the panel may have been replaced meanwhile.
+                    state.try_update(|r| r.apply(now, &missing));
+                }
+            }
+            Self::Alert(alert) => alert.set(Some(MISSING.into())),
+        }
+    }
+}
+
+/// Starts a job once its chunk has arrived; if it cannot, says so where the job's result
+/// would have been.
 pub fn start(job: Job) {
-    let alert = match &job {
-        Job::ShowCarriedRun { alert, .. } | Job::PlayRecording { alert, .. } => *alert,
-    };
+    let missing = SayMissing::of(&job);
     let Some(fetch) = FETCH.get() else {
-        alert.set(Some(MISSING.into()));
+        missing.say();
         return;
     };
     let starting = (fetch.start)(job);
     spawn_local(async move {
         if starting.await.is_err() {
-            alert.set(Some(MISSING.into()));
+            missing.say();
         }
     });
 }

@@ -1,13 +1,15 @@
-//! Starts the selected modes at once and routes each run's events into its panel.
+//! Starts the selected modes at once, follow-ups and continued runs: the panels are made
+//! here, at once; their turns are driven by the page's parts chunk (src/ui/turn_driver.rs).
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use web_sys::AbortController;
 
 use super::frame_batch::FrameBatch;
-use crate::agent::action_protocol::{ProtocolChoice, ProtocolPlan};
+use super::parts::{start, Job};
+use super::turn_driver::{FirstTurns, Turn};
+use crate::agent::action_protocol::ProtocolPlan;
 use crate::agent::record::{RunConfig, RunRecord, Status};
 use crate::agent::run::{Next, RunOptions};
 use crate::agent::{AgentEvent, Mode};
@@ -15,7 +17,6 @@ use crate::settings::Settings;
 use crate::tools::Registry;
 use crate::turn_request::TurnRequest;
 use crate::web::engine;
-use crate::web::model_info::model_list;
 
 /// One panel of one run.
 #[derive(Clone)]
@@ -40,20 +41,6 @@ impl PanelRun {
             settings: Arc::new(settings.clone()),
         }
     }
-}
-
-/// Runs one turn in the engine module, its events drawn into `state` once a frame. An engine
-/// that cannot be loaded ends the turn with the reason, in the panel.
-fn spawn_turn(request: TurnRequest, state: RwSignal<RunRecord>, controller: &AbortController) {
-    let signal = controller.signal();
-    spawn_local(async move {
-        let batch = FrameBatch::new(state);
-        let sink = batch.clone();
-        if let Err(e) = engine::run_turn(&request, &signal, move |event| sink.push(event)).await {
-            batch.push(AgentEvent::Error(e));
-        }
-        batch.flush();
-    });
 }
 
 /// Continues a panel's run that a broken stream cut, from the step it was in, with the run's
@@ -104,7 +91,11 @@ fn go_on(token: &str, panel: &PanelRun, next: Next, controller: &AbortController
         token: token.to_string(),
         options,
     };
-    spawn_turn(request, panel.state, controller);
+    start(Job::Turn(Box::new(Turn {
+        request,
+        state: panel.state,
+        signal: controller.signal(),
+    })));
 }
 
 /// A record for a new run of `mode` with these settings.
@@ -131,9 +122,8 @@ pub(crate) fn new_record(run_id: u32, mode: Mode, settings: &Settings) -> RunRec
     RunRecord::new(format!("{now:.0}-{run_id}-{}", mode.id()), now, config)
 }
 
-/// Spawns one task per mode. They interleave on the page's event loop, so their requests are
-/// in flight together: the three modes run concurrently, not one after another. With the
-/// "auto" protocol the endpoint's model list is read first (once per endpoint and page).
+/// New panels for a run of `modes`, waiting; their first turns start once the parts chunk is
+/// in (`turn_driver::begin`).
 pub fn start_runs(
     run_id: u32,
     settings: &Settings,
@@ -142,7 +132,7 @@ pub fn start_runs(
     modes: &[Mode],
     controller: &AbortController,
 ) -> Vec<PanelRun> {
-    // The engine loads while the model list is read.
+    // The engine loads while the chunk comes and the model list is read.
     engine::prefetch();
     let snapshot = Arc::new(settings.clone());
     let panels: Vec<PanelRun> = modes
@@ -162,52 +152,12 @@ pub fn start_runs(
             }
         })
         .collect();
-    let jobs: Vec<_> = panels.iter().map(|p| (p.mode, p.state)).collect();
-
-    let (base_url, token) = (settings.base_url.clone(), token.to_string());
-    let (question, max_steps) = (question.to_string(), settings.max_steps);
-    let (choice, context_setting) = (settings.protocol, settings.context_length);
-    let controller = controller.clone();
-    spawn_local(async move {
-        // Price, context window and tool support of each mode's model (read once per page).
-        let list = model_list(&base_url, &token).await;
-        for (mode, state) in jobs {
-            let model = snapshot.model_for(mode).trim().to_string();
-            let facts = list
-                .as_ref()
-                .and_then(|l| l.facts(&model))
-                .unwrap_or_default();
-            let supports = if mode.uses_tools() && choice == ProtocolChoice::Auto {
-                facts.supports_tools
-            } else {
-                None
-            };
-            let options = RunOptions {
-                max_steps,
-                plan: ProtocolPlan::resolve(choice, supports),
-            };
-            // The run has not started: its configuration is completed with what the endpoint
-            // says, before the engine takes its copy.
-            let configured = state.try_update(|r| {
-                r.config.pricing = facts.pricing;
-                r.config.context_length = (context_setting > 0)
-                    .then_some(context_setting)
-                    .or(facts.context_length);
-                r.clone()
-            });
-            let Some(record) = configured else {
-                continue; // a newer run replaced this panel meanwhile
-            };
-            let request = TurnRequest {
-                tools_key: record.id.clone(),
-                record,
-                next: Next::Question(question.clone()),
-                settings: snapshot.as_ref().clone(),
-                token: token.clone(),
-                options,
-            };
-            spawn_turn(request, state, &controller);
-        }
-    });
+    start(Job::FirstTurns(FirstTurns {
+        panels: panels.iter().map(|p| (p.mode, p.state)).collect(),
+        settings: snapshot,
+        token: token.to_string(),
+        question: question.to_string(),
+        controller: controller.clone(),
+    }));
     panels
 }

@@ -1,0 +1,112 @@
+//! Drives runs' turns in the engine module and routes their events into the panels, once a
+//! frame. Done in the page's parts chunk (a `parts::Job`): a turn waits for the engine module
+//! anyway, which is fetched with the chunk, so the first load need not carry this.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use web_sys::{AbortController, AbortSignal};
+
+use super::frame_batch::FrameBatch;
+use crate::agent::action_protocol::{ProtocolChoice, ProtocolPlan};
+use crate::agent::record::RunRecord;
+use crate::agent::run::{Next, RunOptions};
+use crate::agent::{AgentEvent, Mode};
+use crate::settings::Settings;
+use crate::turn_request::TurnRequest;
+use crate::web::engine;
+use crate::web::model_info::model_list;
+
+/// One turn of a panel's run.
+pub struct Turn {
+    pub request: TurnRequest,
+    pub state: RwSignal<RunRecord>,
+    pub signal: AbortSignal,
+}
+
+/// The first turn of each mode of a new run.
+pub struct FirstTurns {
+    pub panels: Vec<(Mode, RwSignal<RunRecord>)>,
+    pub settings: Arc<Settings>,
+    pub token: String,
+    pub question: String,
+    pub controller: AbortController,
+}
+
+/// Runs one turn in the engine module, its events drawn into the panel once a frame. An
+/// engine that cannot be loaded ends the turn with the reason, in the panel.
+pub fn drive(turn: Turn) {
+    let Turn {
+        request,
+        state,
+        signal,
+    } = turn;
+    spawn_local(async move {
+        let batch = FrameBatch::new(state);
+        let sink = batch.clone();
+        if let Err(e) = engine::run_turn(&request, &signal, move |event| sink.push(event)).await {
+            batch.push(AgentEvent::Error(e));
+        }
+        batch.flush();
+    });
+}
+
+/// Starts each mode's first turn. They interleave on the page's event loop, so their requests
+/// are in flight together: the modes run concurrently, not one after another. With the "auto"
+/// protocol the endpoint's model list is read first (once per endpoint and page).
+pub fn begin(first: FirstTurns) {
+    let FirstTurns {
+        panels,
+        settings,
+        token,
+        question,
+        controller,
+    } = first;
+    spawn_local(async move {
+        // Price, context window and tool support of each mode's model (read once per page).
+        let list = model_list(&settings.base_url, &token).await;
+        for (mode, state) in panels {
+            let model = settings.model_for(mode).trim().to_string();
+            let facts = list
+                .as_ref()
+                .and_then(|l| l.facts(&model))
+                .unwrap_or_default();
+            let supports = if mode.uses_tools() && settings.protocol == ProtocolChoice::Auto {
+                facts.supports_tools
+            } else {
+                None
+            };
+            let options = RunOptions {
+                max_steps: settings.max_steps,
+                plan: ProtocolPlan::resolve(settings.protocol, supports),
+            };
+            // The run has not started: its configuration is completed with what the endpoint
+            // says, before the engine takes its copy.
+            let context_setting = settings.context_length;
+            let configured = state.try_update(|r| {
+                r.config.pricing = facts.pricing;
+                r.config.context_length = (context_setting > 0)
+                    .then_some(context_setting)
+                    .or(facts.context_length);
+                r.clone()
+            });
+            let Some(record) = configured else {
+                continue; // a newer run replaced this panel meanwhile
+            };
+            let request = TurnRequest {
+                tools_key: record.id.clone(),
+                record,
+                next: Next::Question(question.clone()),
+                settings: settings.as_ref().clone(),
+                token: token.clone(),
+                options,
+            };
+            drive(Turn {
+                request,
+                state,
+                signal: controller.signal(),
+            });
+        }
+    });
+}

@@ -84,16 +84,40 @@ fn outcome(record: &RunRecord) -> String {
     }
 }
 
-/// `text` on one line, at most `max` characters (an ellipsis marks a cut).
+/// `text` on one line, at most `max` characters (an ellipsis marks a cut). Only the start of
+/// the text is read: the history line of a run with a long answer is made while it streams.
 pub fn shortened(text: &str, max: usize) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= max {
-        return line;
+    let mut line = String::new();
+    let mut chars = 0;
+    let mut cut = false;
+    'words: for word in text.split_whitespace() {
+        if chars > 0 {
+            if chars == max {
+                cut = true;
+                break;
+            }
+            line.push(' ');
+            chars += 1;
+        }
+        for c in word.chars() {
+            if chars == max {
+                cut = true;
+                break 'words;
+            }
+            line.push(c);
+            chars += 1;
+        }
     }
-    let mut cut: String = line.chars().take(max.saturating_sub(1)).collect();
-    cut.truncate(cut.trim_end().len());
-    cut.push('…');
-    cut
+    if cut {
+        let end = line
+            .char_indices()
+            .nth(max.saturating_sub(1))
+            .map_or(line.len(), |(i, _)| i);
+        line.truncate(end);
+        line.truncate(line.trim_end().len());
+        line.push('…');
+    }
+    line
 }
 
 /// A new run's title: its first question.
@@ -211,6 +235,48 @@ pub fn storage_refusal(name: &str, message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `shortened` must give: the whole text on one line, cut to `max` characters.
+    fn shortened_whole(text: &str, max: usize) -> String {
+        let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if line.chars().count() <= max {
+            return line;
+        }
+        let mut cut: String = line.chars().take(max.saturating_sub(1)).collect();
+        cut.truncate(cut.trim_end().len());
+        cut.push('…');
+        cut
+    }
+
+    #[test]
+    fn shortened_reads_only_the_start_but_says_the_same() {
+        let texts = [
+            "",
+            "   ",
+            "one",
+            "one two",
+            "  one \n\t two  three ",
+            "abcdefghij",
+            "abcde fghij",
+            "abcd efghij",
+            "ab  cd",
+            "héllo wörld ünïcode ✓✓✓ 漢字 かな",
+            "a b c d e f g h i j k l m n o p",
+            "word-without-spaces-that-goes-on-and-on",
+        ];
+        for text in texts {
+            for max in 0..14 {
+                assert_eq!(
+                    shortened(text, max),
+                    shortened_whole(text, max),
+                    "{text:?} at {max}"
+                );
+            }
+        }
+        // A long answer: the same line as reading it all.
+        let long = "The answer is **long** and\n\nit goes on. ".repeat(50_000);
+        assert_eq!(shortened(&long, 60), shortened_whole(&long, 60));
+    }
     use crate::agent::record::{RunConfig, INTERRUPTED_NOTICE};
 
     fn record(mode: Mode, question: &str, events: &[AgentEvent]) -> RunRecord {

@@ -188,6 +188,12 @@ impl Keeper {
             return;
         }
         spawn_local(async move {
+            // The write in a task of its own: handing a long run to the database costs about
+            // as much as making its file, and the two in one task would be a long one. Not in
+            // a hidden tab, whose timers may wait a second (and which may be discarded).
+            if !document().hidden() {
+                sleep(0).await;
+            }
             let result = idb::put_run(&id, &file_json, &summary_json).await;
             self.written(summary, result);
         });

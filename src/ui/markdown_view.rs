@@ -16,9 +16,18 @@ fn page_origin() -> String {
 /// From how much source a text counts as long (see `.md.long` in the stylesheet).
 const LONG_TEXT_BYTES: usize = 16 * 1024;
 
-/// How long one drawing pass may take before it lets the page breathe (a task over 50 ms is
-/// one the user can feel).
+/// How long the Markdown views may draw in one frame before they let the page breathe (a
+/// task over 50 ms is one the user can feel). Shared: three panels drawing in the same frame
+/// split one slice, so the frame does not grow with the number of panels.
 const SLICE_MS: f64 = 8.0;
+
+/// How long a frame lasts, near enough: drawing this long after the first pass of a frame
+/// belongs to the next one.
+const FRAME_MS: f64 = 16.0;
+
+/// What a pass may spend when the views have spent the frame's slice: one chunk, so every
+/// view moves on.
+const LEAST_MS: f64 = 1.0;
 
 /// About how much source goes into one `insertAdjacentHTML` call, and at most into a pass:
 /// what the browser then has to lay out in one frame.
@@ -26,6 +35,8 @@ const CHUNK_BYTES: usize = 4096;
 const PASS_BYTES: usize = 8 * 1024;
 
 thread_local! {
+    /// When the current frame's drawing began, and how long the views have drawn in it.
+    static FRAME_SPENT: std::cell::Cell<(f64, f64)> = const { std::cell::Cell::new((f64::MIN, 0.0)) };
     /// Whether the engine, which draws Markdown, is loaded. A view drawn before it (a kept or
     /// recorded run shown at once) shows its text plainly and is drawn again when it is.
     static ENGINE_READY: ArcRwSignal<bool> = ArcRwSignal::new(false);
@@ -146,9 +157,45 @@ fn draw_plain(el: &web_sys::Element, text: &str, drawn: &mut Drawn) {
     };
 }
 
+/// Until when a pass that starts at `now` may draw: what is left of the frame's slice.
+fn deadline(now: f64) -> f64 {
+    let (frame_start, spent) = FRAME_SPENT.get();
+    let left = if now - frame_start > FRAME_MS {
+        FRAME_SPENT.set((now, 0.0));
+        SLICE_MS
+    } else {
+        SLICE_MS - spent
+    };
+    now + left.max(LEAST_MS)
+}
+
+/// Counts a pass's drawing time against the frame's slice.
+fn spent(started: f64) {
+    let (frame_start, spent) = FRAME_SPENT.get();
+    FRAME_SPENT.set((frame_start, spent + (now_ms() - started)));
+}
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
+
 /// One pass: returns whether finished blocks are left to draw.
 fn draw(el: &web_sys::Element, text: &str, drawn: &mut Drawn, origin: &str) -> bool {
-    let started = js_sys::Date::now();
+    let started = now_ms();
+    let more = draw_until(el, text, drawn, origin, deadline(started));
+    spent(started);
+    more
+}
+
+fn draw_until(
+    el: &web_sys::Element,
+    text: &str,
+    drawn: &mut Drawn,
+    origin: &str,
+    deadline: f64,
+) -> bool {
     if drawn.plain {
         let _ = el.class_list().remove_1("plain");
         el.set_inner_html("");
@@ -187,7 +234,7 @@ fn draw(el: &web_sys::Element, text: &str, drawn: &mut Drawn, origin: &str) -> b
         let _ = el.insert_adjacent_html("beforeend", &html);
         drawn.done.push_str(&rest[from..end]);
         from = end;
-        if from < finished && (js_sys::Date::now() - started > SLICE_MS || from >= PASS_BYTES) {
+        if from < finished && (now_ms() > deadline || from >= PASS_BYTES) {
             add_copy_buttons(el, first_new);
             return true;
         }

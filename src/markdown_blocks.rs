@@ -70,9 +70,91 @@ pub fn finished_prefix(text: &str) -> usize {
     settled_block_starts(text).last().copied().unwrap_or(0)
 }
 
+/// How much of a long `text` still to draw a view looks at for its settled blocks: about
+/// `bytes`, ending with a whole line. Finding blocks parses what it is given, so a long text
+/// arriving at once would otherwise be parsed whole at every pass; read a window at a time,
+/// as if it were still streaming, its settled blocks are the same. A text that may define a
+/// link reference is read whole (a definition serves links anywhere in it).
+pub fn scan_window(text: &str, bytes: usize) -> usize {
+    if text.len() <= bytes || text.contains("]:") {
+        return text.len();
+    }
+    let head = &text.as_bytes()[..bytes];
+    match head.iter().rposition(|&b| b == b'\n') {
+        Some(i) => i + 1,
+        None => text[bytes..]
+            .find('\n')
+            .map_or(text.len(), |i| bytes + i + 1),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_ends_with_a_whole_line_and_short_or_referencing_texts_are_read_whole() {
+        assert_eq!(scan_window("short", 100), 5);
+        let text = "line one\nline two\nline three\n";
+        assert_eq!(
+            scan_window(text, 12),
+            9,
+            "after the last newline in the window"
+        );
+        assert_eq!(&text[..scan_window(text, 12)], "line one\n");
+        let long_line = format!("{}\nnext\n", "x".repeat(50));
+        assert_eq!(
+            scan_window(&long_line, 10),
+            51,
+            "to the end of a line longer than the window"
+        );
+        assert_eq!(
+            scan_window(&"y".repeat(50), 10),
+            50,
+            "no newline: all of it"
+        );
+        let referencing = format!("{}\n[a]: https://example.org\n", "z\n".repeat(100));
+        assert_eq!(scan_window(&referencing, 10), referencing.len());
+        let unicode = "é".repeat(30) + "\n" + &"é".repeat(30);
+        let w = scan_window(&unicode, 61);
+        assert!(unicode.is_char_boundary(w));
+    }
+
+    #[test]
+    fn blocks_settled_in_a_window_are_the_blocks_of_the_whole_text() {
+        let text = "# Title\n\nA paragraph with **bold** text\nover two lines.\n\n\
+                    - a list\n- of items\n\n```rust\nlet x = 1;\n\nlet y = 2;\n```\n\n\
+                    > a quote\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nThe end.\n"
+            .repeat(40);
+        let whole = block_starts(&text);
+        for bytes in [64, 200, 1000, 4096] {
+            let mut done = 0;
+            while done < text.len() {
+                let rest = &text[done..];
+                let window = scan_window(rest, bytes);
+                let settled = settled_block_starts(&rest[..window]);
+                // Every block but the last in the window is final: it must be a block of the
+                // whole text, from the same start to the same end.
+                let finished = settled.last().copied().unwrap_or(0);
+                for pair in settled.windows(2) {
+                    assert!(
+                        whole.contains(&(done + pair[0])),
+                        "{bytes}: start {}",
+                        done + pair[0]
+                    );
+                    assert!(
+                        whole.contains(&(done + pair[1])),
+                        "{bytes}: end {}",
+                        done + pair[1]
+                    );
+                }
+                if finished == 0 {
+                    break; // the view reads the whole rest then
+                }
+                done += finished;
+            }
+        }
+    }
     use crate::markdown::render_markdown;
 
     const PAGE: &str = "https://arena.example.org";

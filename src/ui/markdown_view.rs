@@ -2,6 +2,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
+use crate::markdown_blocks::scan_window;
 use crate::web::clipboard::copy_text;
 use crate::web::engine;
 use crate::web::timer::{next_frame, sleep};
@@ -33,6 +34,9 @@ const LEAST_MS: f64 = 1.0;
 /// what the browser then has to lay out in one frame.
 const CHUNK_BYTES: usize = 4096;
 const PASS_BYTES: usize = 8 * 1024;
+
+/// How much of the text still to draw a pass reads for its blocks (`scan_window`).
+const SCAN_BYTES: usize = 2 * PASS_BYTES;
 
 thread_local! {
     /// When the current frame's drawing began, and how long the views have drawn in it.
@@ -222,7 +226,14 @@ fn draw_until(
     }
     let first_new = el.child_nodes().length();
     let rest = &text[drawn.done.len()..];
-    let starts = engine::markdown_block_starts(rest).unwrap_or_default();
+    // A long rest is read a window at a time (the whole when the window holds no final block).
+    let window = scan_window(rest, SCAN_BYTES);
+    let mut windowed = window < rest.len();
+    let mut starts = engine::markdown_block_starts(&rest[..window]).unwrap_or_default();
+    if windowed && starts.len() < 2 {
+        windowed = false;
+        starts = engine::markdown_block_starts(rest).unwrap_or_default();
+    }
     // Every block but the last is final.
     let finished = starts.last().copied().unwrap_or(0);
     let mut from = 0;
@@ -238,6 +249,11 @@ fn draw_until(
             add_copy_buttons(el, first_new);
             return true;
         }
+    }
+    if windowed {
+        // The rest beyond the window: the next pass.
+        add_copy_buttons(el, first_new);
+        return true;
     }
     let before = el.child_nodes().length();
     let html = engine::markdown_html(&rest[from..], origin).unwrap_or_default();

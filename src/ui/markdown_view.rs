@@ -20,7 +20,7 @@ const LONG_TEXT_BYTES: usize = 16 * 1024;
 /// How long the Markdown views may draw in one frame before they let the page breathe (a
 /// task over 50 ms is one the user can feel). Shared: three panels drawing in the same frame
 /// split one slice, so the frame does not grow with the number of panels.
-const SLICE_MS: f64 = 8.0;
+const SLICE_MS: f64 = 5.0;
 
 /// How long a frame lasts, near enough: drawing this long after the first pass of a frame
 /// belongs to the next one.

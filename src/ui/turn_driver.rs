@@ -17,6 +17,7 @@ use crate::settings::Settings;
 use crate::turn_request::TurnRequest;
 use crate::web::engine;
 use crate::web::model_info::model_list;
+use crate::web::timer::next_frame;
 
 /// One turn of a panel's run.
 pub struct Turn {
@@ -48,6 +49,10 @@ pub fn drive(turn: Turn) {
         if let Err(e) = engine::run_turn(&request, &signal, move |event| sink.push(event)).await {
             batch.push(AgentEvent::Error(e));
         }
+        // The last events are drawn at the next frame like the others (or within 100 ms in a
+        // hidden tab, which draws none): drawn in the task where the turn ended, they made it
+        // a long one.
+        next_frame(100).await;
         batch.flush();
     });
 }

@@ -36,7 +36,7 @@ pub struct BrowserChatModel {
 }
 
 /// Longest stretch of stream reading before the page gets to draw.
-const YIELD_EVERY_MS: f64 = 8.0;
+const YIELD_EVERY_MS: f64 = 5.0;
 
 thread_local! {
     /// When a stream last gave the event loop a turn. Shared: the three panels' streams are

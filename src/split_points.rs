@@ -1,7 +1,7 @@
 //! The page's split points: the parts and jobs of src/ui/parts.rs go into one wasm chunk of
 //! their own, cut off the page's module by scripts/lib/split_page.py and fetched the first time
-//! a part is drawn or a job started. They live in the page's binary, not the library: the engine and Evaluate modules link
-//! the library too, and would otherwise carry the parts' code.
+//! a part is drawn or a job started. They live in the page's binary, not the library: the
+//! engine and Evaluate modules link the library too, and would otherwise carry the parts' code.
 
 use leptos::prelude::AnyView;
 use react_arena::ui::parts::{self, Drawing, Fetch, Job, Part, PartMissing, Starting};

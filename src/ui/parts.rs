@@ -1,13 +1,13 @@
-//! Parts of the page that are not needed to show it and start a run: what a panel shows of a
-//! run (steps, answer, usage, Inspect), the comparison table, export and import, the embed
-//! code, keeping runs and the history list, the host confirmation, the recordings' cards, and
-//! reading and playing back a run file (imported, shipped, kept or carried in the page's
-//! address: `Job`, work without a view of its own). The page's binary puts
-//! them in a wasm chunk of their own (a split point, src/split_points.rs, cut by
-//! scripts/lib/split_page.py), so the first load does not carry them: the chunk is fetched once,
-//! when the first of them is drawn (export, embed and history are drawn with the first screen,
-//! so that is right after it), and drawn parts appear when it has arrived. If it cannot be
-//! fetched, each part says so where it would have been.
+//! Parts of the page that are not needed to show it: what a panel shows of a run (steps,
+//! answer, usage, Inspect), the comparison table, export and import, the embed code, keeping
+//! runs and the history list, the host confirmation and the recordings' cards; and work
+//! without a view of its own (`Job`): driving a run's turns, which wait for the engine module
+//! anyway, and reading and playing back a run file the page's address carries or names. The
+//! page's binary puts them in a wasm chunk of their own (split points, src/split_points.rs, cut
+//! by scripts/lib/split_page.py), so the first load does not carry them: the chunk is fetched
+//! once, when the first of them is needed (export, embed and history are drawn with the first
+//! screen, so that is right after it), and drawn parts appear when it has arrived. If it
+//! cannot be fetched, each part or job says so where its result would have been.
 
 use std::future::Future;
 use std::pin::Pin;

@@ -5,7 +5,7 @@ use wasm_bindgen::JsCast;
 use crate::markdown_blocks::scan_window;
 use crate::web::clipboard::copy_text;
 use crate::web::engine;
-use crate::web::timer::{next_frame, sleep};
+use crate::web::timer::{next_frame, now_ms, sleep};
 
 /// The app's own origin, which links in model and tool text may not point back into.
 fn page_origin() -> String {
@@ -177,12 +177,6 @@ fn deadline(now: f64) -> f64 {
 fn spent(started: f64) {
     let (frame_start, spent) = FRAME_SPENT.get();
     FRAME_SPENT.set((frame_start, spent + (now_ms() - started)));
-}
-
-fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or_else(js_sys::Date::now, |p| p.now())
 }
 
 /// One pass: returns whether finished blocks are left to draw.

@@ -9,7 +9,7 @@ use leptos::task::spawn_local;
 use crate::agent::record::RunRecord;
 use crate::agent::replay::{Playback, Replay, Speed};
 use crate::agent::AgentEvent;
-use crate::web::timer::sleep;
+use crate::web::timer::{now_ms, sleep};
 
 /// Shortest and longest sleep between two looks at the clock: about a frame, and short
 /// enough that a change of speed or a Stop is felt at once.
@@ -34,12 +34,6 @@ pub struct ReplayControl {
     records: StoredValue<Vec<RunRecord>>,
     /// Changes when a replay ends early: a replay that sees it change stops.
     generation: StoredValue<u32>,
-}
-
-fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or_else(js_sys::Date::now, |p| p.now())
 }
 
 impl ReplayControl {

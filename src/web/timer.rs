@@ -1,7 +1,15 @@
-//! A sleep on the browser's event loop, for time limits.
+//! A sleep on the browser's event loop, for time limits, and the clock that times them.
 
 use js_sys::Promise;
 use wasm_bindgen_futures::JsFuture;
+
+/// Milliseconds on the page's clock, for durations (`performance.now()`; the wall clock where
+/// there is none).
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
 
 /// Resolves after `ms` milliseconds.
 pub async fn sleep(ms: u32) {

@@ -506,16 +506,7 @@ fn a_file_that_is_not_a_run_is_refused_with_the_reason_and_changes_nothing() {
             .send_keys(path.to_str().unwrap())
             .await
             .unwrap();
-        rig.wait_for(
-            "the alert",
-            SETTLE,
-            "return !!document.querySelector('#app-alert')",
-        )
-        .await;
-        let alert = rig
-            .js("return document.querySelector('#app-alert').innerText")
-            .await;
-        let alert = alert.as_str().unwrap();
+        let alert = rig.alert_text(SETTLE).await;
         assert!(
             alert.contains("not-a-run-") && alert.contains("not a ReAct Arena run"),
             "{alert}"

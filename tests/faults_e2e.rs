@@ -428,16 +428,9 @@ fn a_part_of_the_page_that_cannot_load_says_so_and_loses_nothing() {
                 .goto(&format!("{}{ask}", rig.app_url))
                 .await
                 .unwrap();
-            rig.wait_for(
-                "the page's alert",
-                Duration::from_secs(15),
-                "return !!document.querySelector('#app-alert')",
-            )
-            .await;
             assert_eq!(
-                rig.js("return document.querySelector('#app-alert span').textContent")
-                    .await,
-                json!(MISSING),
+                rig.alert_text(Duration::from_secs(15)).await,
+                MISSING,
                 "{ask}"
             );
             assert_eq!(

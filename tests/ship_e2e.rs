@@ -32,20 +32,6 @@ async fn open_fresh(rig: &Rig, url: &str) {
     .await;
 }
 
-async fn alert_text(rig: &Rig) -> String {
-    rig.wait_for(
-        "an alert",
-        Duration::from_secs(10),
-        "return !!document.querySelector('#app-alert')",
-    )
-    .await;
-    rig.js("return document.querySelector('#app-alert').innerText")
-        .await
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
 async fn wait_for_replay_end(rig: &Rig, timeout: Duration) -> Vec<PanelView> {
     rig.wait_for(
         "the recording to play to its end",
@@ -481,7 +467,7 @@ fn hostile_addresses_get_a_clear_error_and_run_nothing() {
             // A fresh load each time (a change of fragment alone does not reload).
             rig.client.goto("about:blank").await.unwrap();
             rig.client.goto(url).await.unwrap();
-            let said = alert_text(&rig).await;
+            let said = rig.alert_text(Duration::from_secs(10)).await;
             assert!(said.contains(expected), "{url}: {said}");
             // The app still works: its question box and Run are there.
             assert_eq!(

@@ -369,6 +369,22 @@ impl Rig {
         }
     }
 
+    /// Waits up to `timeout` for the page's alert and returns what it says (without its
+    /// dismiss button).
+    pub async fn alert_text(&self, timeout: Duration) -> String {
+        self.wait_for(
+            "the page's alert",
+            timeout,
+            "return !!document.querySelector('#app-alert')",
+        )
+        .await;
+        self.js("return document.querySelector('#app-alert span').textContent")
+            .await
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
     /// Polls a JS predicate until it returns true.
     pub async fn wait_for(&self, what: &str, timeout: Duration, predicate: &str) {
         let deadline = Instant::now() + timeout;

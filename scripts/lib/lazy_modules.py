@@ -9,10 +9,12 @@ first needed (the first run; the first opening of Evaluate).
 """
 
 import glob
-import hashlib
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hashes import content_digest  # noqa: E402
 
 LAZY = ["evaluate", "engine"]
 LINK = re.compile(r"<link\b[^>]*>")
@@ -49,8 +51,7 @@ def main():
             sys.exit(f"lazy module {name}: {name}.js and {name}_bg.wasm are not in {root}")
         js = open(js_path, encoding="utf-8").read()
         wasm = open(wasm_path, "rb").read()
-        digest = hashlib.sha256(js.encode("utf-8") + wasm).hexdigest()[:16]
-        hashed = f"{name}-{digest}"
+        hashed = f"{name}-{content_digest(js.encode('utf-8') + wasm)}"
         # The glue names its wasm in quotes (single, or double once minified).
         named = [q for q in "'\"" if f"{q}{name}_bg.wasm{q}" in js]
         if not named:

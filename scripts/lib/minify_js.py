@@ -13,7 +13,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from sri import renew_links  # noqa: E402
+from hashes import renew_links  # noqa: E402
 
 TERSER = os.path.join(HERE, "..", "..", "node_modules", ".bin", "terser")
 

@@ -1,10 +1,10 @@
 """Trunk post-build hook: splits the page's wasm at its split points, so parts of the page that
-are not needed to show it and start a run are fetched the first time they are used.
+are not needed to show it are fetched the first time they are used.
 
 The page's code marks those parts with `#[wasm_split(<chunk>, fallible)]` (src/split_points.rs).
 Trunk cannot split a module (its wasm-bindgen step drops the relocations a split needs), so
 it builds the page whole and this step builds it again from the linker's output (kept with
-`--emit-relocs`, .cargo/config.toml): wasm-split-cli cuts it into the main module, one
+`--emit-relocs`, build.rs): wasm-split-cli cuts it into the main module, one
 `split_<chunk>.wasm` per chunk and a small loader, `__wasm_split.js`; wasm-bindgen makes the
 glue for the main module (keeping the exports the chunks link against); wasm-opt shrinks each
 part with the parameters index.html gives Trunk. Every file is named by its content, and the
@@ -12,7 +12,6 @@ page's loader, preloads and integrity hashes are pointed at the new files.
 """
 
 import glob
-import hashlib
 import os
 import re
 import shutil
@@ -22,15 +21,11 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from sri import renew_links, sri  # noqa: E402
+from hashes import content_digest, renew_links, sri  # noqa: E402
 
 PAGE = "react-arena"
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 WASM_OPT = os.path.join(ROOT, "node_modules", ".bin", "wasm-opt")
-
-
-def digest(data):
-    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def run(*args):
@@ -81,7 +76,7 @@ def main():
         for path in chunks:
             data = open(path, "rb").read()
             name = os.path.basename(path)[: -len(".wasm")]
-            hashed = f"{name}-{digest(data)}.wasm"
+            hashed = f"{name}-{content_digest(data)}.wasm"
             if f'"./{name}.wasm"' not in loader:
                 sys.exit(f"split_page: the loader does not name {name}.wasm as expected")
             loader = loader.replace(f'"./{name}.wasm"', f'"./{hashed}"')
@@ -89,9 +84,9 @@ def main():
 
         js = open(os.path.join(bound, f"{PAGE}.js"), encoding="utf-8").read()
         wasm = open(main_wasm, "rb").read()
-        new = f"{PAGE}-{digest(js.encode() + wasm + loader.encode())}"
+        new = f"{PAGE}-{content_digest(js.encode() + wasm + loader.encode())}"
         loader = loader.replace(f'"./{PAGE}.js"', f'"./{new}.js"')
-        loader_name = f"__wasm_split-{digest(loader.encode())}.js"
+        loader_name = f"__wasm_split-{content_digest(loader.encode())}.js"
         # Only the import statement: the wasm's imports stay keyed by the module name it names.
         if 'from "./__wasm_split.js"' not in js:
             sys.exit("split_page: the glue does not import ./__wasm_split.js as expected")

@@ -1,11 +1,16 @@
-"""Subresource Integrity for the Trunk hooks that rewrite files the page links
-(split_page.py, minify_js.py): one hash function, and the page's `<link>` tags renewed for
-the files a hook has changed."""
+"""The hashes the Trunk hooks give the files they write: a name by content (split_page.py,
+lazy_modules.py), and Subresource Integrity (split_page.py, minify_js.py), with the page's
+`<link>` tags renewed for the files a hook has changed."""
 
 import base64
 import hashlib
 import os
 import re
+
+
+def content_digest(data):
+    """What names a file by its content (`name-<digest>.js`): 16 hex digits of its SHA-256."""
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def sri(data):

@@ -22,28 +22,35 @@ const LONG_TEXT_BYTES: usize = 16 * 1024;
 /// split one slice, so the frame does not grow with the number of panels.
 const SLICE_MS: f64 = 5.0;
 
-/// How long a frame lasts, near enough: drawing this long after the first pass of a frame
-/// belongs to the next one.
-const FRAME_MS: f64 = 16.0;
-
-/// What a pass may spend when the views have spent the frame's slice: one chunk, so every
-/// view moves on.
-const LEAST_MS: f64 = 1.0;
-
-/// About how much source goes into one `insertAdjacentHTML` call, and at most into a pass:
-/// what the browser then has to lay out in one frame.
+/// About how much source goes into one `insertAdjacentHTML` call.
 const CHUNK_BYTES: usize = 4096;
-const PASS_BYTES: usize = 8 * 1024;
+
+/// How much source all views together may draw in one frame: the browser lays out what was
+/// drawn at its next frame, at about a millisecond per KB of HTML on a slow machine, so this
+/// bounds that frame's layout as the slice bounds the drawing.
+const FRAME_BYTES: usize = 2 * CHUNK_BYTES;
 
 /// How much of the text still to draw a pass reads for its blocks (`scan_window`).
-const SCAN_BYTES: usize = 2 * PASS_BYTES;
+const SCAN_BYTES: usize = 2 * FRAME_BYTES;
 
 thread_local! {
-    /// When the current frame's drawing began, and how long the views have drawn in it.
-    static FRAME_SPENT: std::cell::Cell<(f64, f64)> = const { std::cell::Cell::new((f64::MIN, 0.0)) };
+    /// The views with blocks left to draw, in the order they draw in the next frame: a view
+    /// that drew goes to the back, so each gets its turn however many there are.
+    static WAITING: std::cell::RefCell<std::collections::VecDeque<View>> = Default::default();
+    /// A frame's drawing is asked for.
+    static FRAME_ASKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// Whether the engine, which draws Markdown, is loaded. A view drawn before it (a kept or
     /// recorded run shown at once) shows its text plainly and is drawn again when it is.
     static ENGINE_READY: ArcRwSignal<bool> = ArcRwSignal::new(false);
+}
+
+/// A Markdown view, as the frame's drawing sees it.
+#[derive(Clone, Copy)]
+struct View {
+    node: NodeRef<leptos::html::Div>,
+    text: Signal<String>,
+    drawn: StoredValue<Drawn, LocalStorage>,
+    origin: StoredValue<String>,
 }
 
 /// What a Markdown view has on screen.
@@ -53,10 +60,12 @@ struct Drawn {
     plain: bool,
     /// The source of the blocks drawn for good: the text only grows, so they never change.
     done: String,
+    /// The text is long: each chunk is drawn in a part of its own (see `append_html`).
+    long: bool,
     /// How many nodes at the end were drawn from the rest, which is drawn again each time.
     tail_nodes: u32,
-    /// A pass is queued for the next task.
-    queued: bool,
+    /// The view waits for a frame to draw in.
+    waiting: bool,
 }
 
 /// Model or tool text rendered as markdown; `markdown::render_markdown` (run by the engine's
@@ -78,7 +87,12 @@ pub fn Markdown(
     Effect::new(move |_| {
         text.track();
         ready.track();
-        draw_pass(node, text, drawn, origin);
+        wait_for_frame(View {
+            node,
+            text,
+            drawn,
+            origin,
+        });
     });
     // One listener for every code block's button.
     let on_click = move |ev: leptos::ev::MouseEvent| {
@@ -108,17 +122,76 @@ pub fn Markdown(
     view! { <div class=format!("md {class}") node_ref=node on:click=on_click></div> }
 }
 
-/// Draws what the time allows of the current text, and queues another pass if some is left.
-fn draw_pass(
-    node: NodeRef<leptos::html::Div>,
-    text: Signal<String>,
-    drawn: StoredValue<Drawn, LocalStorage>,
-    origin: StoredValue<String>,
-) {
-    // The view may be gone by the time a queued pass runs.
+/// Queues `view` to be drawn at the next frame (once, however often its text changes
+/// before then).
+fn wait_for_frame(view: View) {
+    let already = view
+        .drawn
+        .try_update_value(|d| std::mem::replace(&mut d.waiting, true))
+        .unwrap_or(true);
+    if already {
+        return;
+    }
+    WAITING.with_borrow_mut(|w| w.push_back(view));
+    ask_for_frame();
+}
+
+fn ask_for_frame() {
+    if FRAME_ASKED.replace(true) {
+        return;
+    }
+    spawn_local(async {
+        // One drawing a frame: the browser lays out what it added before more is added (a
+        // hidden tab, which draws no frames, still goes on). Drawn in a task after the
+        // frame's, not in it: the frame already has the panels' updates and their layout.
+        next_frame(100).await;
+        sleep(0).await;
+        FRAME_ASKED.set(false);
+        draw_frame();
+    });
+}
+
+/// Draws the waiting views in turn until the frame's slice or bytes are spent; those with
+/// blocks left wait for the next frame. The first view always draws a chunk, so each frame
+/// moves on.
+fn draw_frame() {
+    let started = now_ms();
+    let deadline = started + SLICE_MS;
+    let mut bytes_left = FRAME_BYTES;
+    let mut turns = WAITING.with_borrow(|w| w.len());
+    while turns > 0 && bytes_left > 0 && now_ms() < deadline {
+        turns -= 1;
+        let Some(view) = WAITING.with_borrow_mut(|w| w.pop_front()) else {
+            break;
+        };
+        if view.drawn.try_update_value(|d| d.waiting = false).is_none() {
+            continue; // the view is gone
+        }
+        let (more, bytes) = draw_view(view, deadline, bytes_left);
+        bytes_left = bytes_left.saturating_sub(bytes);
+        if more {
+            wait_for_frame(view);
+        }
+    }
+    // Views the frame had no room for keep their place at the front.
+    if WAITING.with_borrow(|w| !w.is_empty()) {
+        ask_for_frame();
+    }
+}
+
+/// Draws what the deadline and `max_bytes` allow of a view's text: whether blocks are left,
+/// and how much source was drawn.
+fn draw_view(view: View, deadline: f64, max_bytes: usize) -> (bool, usize) {
+    let View {
+        node,
+        text,
+        drawn,
+        origin,
+    } = view;
+    // The view may be gone.
     let (Some(el), Some(page)) = (node.try_get_untracked().flatten(), origin.try_get_value())
     else {
-        return;
+        return (false, 0);
     };
     if !engine::is_loaded() {
         text.try_with_untracked(|t| drawn.try_update_value(|d| draw_plain(&el, t, d)));
@@ -131,24 +204,17 @@ fn draw_pass(
                 });
             }
         });
-        return;
+        return (false, 0);
     }
-    let more = text
-        .try_with_untracked(|t| drawn.try_update_value(|d| draw(&el, t, d, &page)))
-        .flatten()
-        .unwrap_or(false);
-    if !more || drawn.try_with_value(|d| d.queued).unwrap_or(true) {
-        return;
-    }
-    drawn.update_value(|d| d.queued = true);
-    spawn_local(async move {
-        // One pass a frame: the browser lays out what a pass added before the next one adds
-        // more (a hidden tab, which draws no frames, still goes on).
-        next_frame(100).await;
-        if drawn.try_update_value(|d| d.queued = false).is_some() {
-            draw_pass(node, text, drawn, origin);
-        }
-    });
+    text.try_with_untracked(|t| {
+        drawn.try_update_value(|d| {
+            let before = d.done.len();
+            let more = draw_until(&el, t, d, &page, deadline, max_bytes);
+            (more, d.done.len().saturating_sub(before))
+        })
+    })
+    .flatten()
+    .unwrap_or((false, 0))
 }
 
 /// The text as it is, until the engine can draw it.
@@ -161,38 +227,15 @@ fn draw_plain(el: &web_sys::Element, text: &str, drawn: &mut Drawn) {
     };
 }
 
-/// Until when a pass that starts at `now` may draw: what is left of the frame's slice.
-fn deadline(now: f64) -> f64 {
-    let (frame_start, spent) = FRAME_SPENT.get();
-    let left = if now - frame_start > FRAME_MS {
-        FRAME_SPENT.set((now, 0.0));
-        SLICE_MS
-    } else {
-        SLICE_MS - spent
-    };
-    now + left.max(LEAST_MS)
-}
-
-/// Counts a pass's drawing time against the frame's slice.
-fn spent(started: f64) {
-    let (frame_start, spent) = FRAME_SPENT.get();
-    FRAME_SPENT.set((frame_start, spent + (now_ms() - started)));
-}
-
-/// One pass: returns whether finished blocks are left to draw.
-fn draw(el: &web_sys::Element, text: &str, drawn: &mut Drawn, origin: &str) -> bool {
-    let started = now_ms();
-    let more = draw_until(el, text, drawn, origin, deadline(started));
-    spent(started);
-    more
-}
-
+/// Draws finished blocks until `deadline` or `max_bytes` of source (at least one chunk), or
+/// all of them and the unfinished rest: returns whether finished blocks are left to draw.
 fn draw_until(
     el: &web_sys::Element,
     text: &str,
     drawn: &mut Drawn,
     origin: &str,
     deadline: f64,
+    max_bytes: usize,
 ) -> bool {
     if drawn.plain {
         let _ = el.class_list().remove_1("plain");
@@ -214,9 +257,8 @@ fn draw_until(
     if drawn.done.is_empty() {
         // Decided before anything is drawn: turning it on over thousands of drawn blocks
         // would itself cost the browser a second.
-        let _ = el
-            .class_list()
-            .toggle_with_force("long", text.len() > LONG_TEXT_BYTES);
+        drawn.long = text.len() > LONG_TEXT_BYTES;
+        let _ = el.class_list().toggle_with_force("long", drawn.long);
     }
     let first_new = el.child_nodes().length();
     let rest = &text[drawn.done.len()..];
@@ -236,10 +278,10 @@ fn draw_until(
             continue;
         }
         let html = engine::markdown_html(&rest[from..end], origin).unwrap_or_default();
-        let _ = el.insert_adjacent_html("beforeend", &html);
+        append_html(el, &html, drawn.long);
         drawn.done.push_str(&rest[from..end]);
         from = end;
-        if from < finished && (now_ms() > deadline || from >= PASS_BYTES) {
+        if from < finished && (now_ms() > deadline || from >= max_bytes) {
             add_copy_buttons(el, first_new);
             return true;
         }
@@ -251,10 +293,30 @@ fn draw_until(
     }
     let before = el.child_nodes().length();
     let html = engine::markdown_html(&rest[from..], origin).unwrap_or_default();
-    let _ = el.insert_adjacent_html("beforeend", &html);
+    append_html(el, &html, drawn.long);
     drawn.tail_nodes = el.child_nodes().length() - before;
     add_copy_buttons(el, first_new);
     false
+}
+
+/// Adds `html` at the end of the view; in a long text, in a part of its own. The browser
+/// skips laying out parts out of view (`.md-part` in the stylesheet), but checks each
+/// skipped element's place on every frame: a part per chunk, not per block, keeps those
+/// checks to tens instead of thousands.
+fn append_html(el: &web_sys::Element, html: &str, long: bool) {
+    if !long {
+        let _ = el.insert_adjacent_html("beforeend", html);
+        return;
+    }
+    let Some(part) = el
+        .owner_document()
+        .and_then(|d| d.create_element("div").ok())
+    else {
+        return;
+    };
+    part.set_class_name("md-part");
+    part.set_inner_html(html);
+    let _ = el.append_child(&part);
 }
 
 /// Wraps each `<pre>` in the children of `root` from index `first` on with a Copy button

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use support::browser::{browser_test, Rig};
 use support::cdp::{emulate_color_scheme, grant_clipboard};
 use support::fixtures::FixtureServer;
-use support::mock::Reply;
+use support::mock::{Ending, Reply};
 
 const SETTLE: Duration = Duration::from_secs(30);
 
@@ -625,3 +625,37 @@ fn a_long_answer_is_drawn_whole_with_a_copy_button_on_every_code_block() {
     });
 }
 
+/// A long reply arriving at once is shown while it streams (drawn in small blocks, laid out
+/// only where in view): every line, once, in order.
+#[test]
+fn a_long_reply_arriving_at_once_is_shown_whole_while_it_streams() {
+    browser_test(|rig: Rig| async move {
+        let text = (0..2000)
+            .map(|i| format!("Thought line {i}: a few words to fill the line."))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let text: &'static str = Box::leak(text.into_boxed_str());
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [Reply::text(text).with_chunk_delay(0).ending(Ending::Stalls)],
+        );
+        rig.open_app(3).await;
+        rig.ask("Think at length.", "think").await;
+        // Each block's text, a line break between blocks (innerText would leave out the
+        // blocks the browser has not laid out, out of view).
+        let live_text = "const live = document.querySelector('.panel .live'); \
+             return live ? Array.from(live.children).map(b => b.textContent).join('\\n') : ''";
+        rig.wait_for(
+            "the last line",
+            SETTLE,
+            &format!("return (() => {{ {live_text} }})().includes('Thought line 1999:')"),
+        )
+        .await;
+        let shown = rig.js(live_text).await;
+        let shown: Vec<&str> = shown.as_str().unwrap().lines().collect();
+        let sent: Vec<&str> = text.lines().collect();
+        assert_eq!(shown.len(), sent.len(), "every line once");
+        assert!(shown == sent, "in order");
+        rig.click("#stop").await;
+    });
+}

@@ -10,7 +10,7 @@ use super::runner::PanelRun;
 use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line};
 use crate::agent::record::{RunRecord, Status, Step as StepRecord};
 use crate::agent::Mode;
-use crate::live_lines::whole_lines_end;
+use crate::live_lines::block_cuts;
 
 fn blurb(mode: Mode) -> &'static str {
     match mode {
@@ -346,6 +346,11 @@ fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
     }
 }
 
+/// At most this much of the streamed text goes into one block (when its lines allow): the
+/// browser skips laying out blocks out of view, so a long text arriving at once costs a
+/// layout of what is in view, not of all of it.
+const LIVE_BLOCK_BYTES: usize = 2048;
+
 /// Shows `text` in the live element as blocks of whole lines and a last block for the rest;
 /// `same_text`: `text` continues what the first `blocked` bytes came from. Returns the bytes
 /// now in whole-line blocks.
@@ -377,12 +382,13 @@ fn show_live(
             rest
         }
     };
-    if let Some(cut) = whole_lines_end(text, blocked) {
-        if let Ok(block) = document.create_element("div") {
-            block.set_text_content(Some(&text[blocked..cut - 1]));
-            let _ = el.insert_before(&block, Some(&rest));
-            blocked = cut;
-        }
+    for cut in block_cuts(text, blocked, LIVE_BLOCK_BYTES) {
+        let Ok(block) = document.create_element("div") else {
+            break;
+        };
+        block.set_text_content(Some(&text[blocked..cut - 1]));
+        let _ = el.insert_before(&block, Some(&rest));
+        blocked = cut;
     }
     rest.set_text_content(Some(&text[blocked..]));
     blocked

@@ -5,6 +5,12 @@
 let loading = null;
 let engine = null;
 
+// A little of each kind of Markdown block and span.
+const WARM_UP =
+  "# Title\n\nSome **bold**, *em*, `code` and a [link](https://example.org/).\n\n" +
+  "- one\n- two\n\n1. first\n\n> quoted\n\n```rust\nlet x = 1;\n```\n\n" +
+  "| a | b |\n|---|---|\n| 1 | 2 |\n\n---\n";
+
 export function loadEngine() {
   if (!loading) {
     const meta = document.querySelector('meta[name="react-arena-module-engine"]');
@@ -13,6 +19,13 @@ export function loadEngine() {
     loading = import(url).then(async (module) => {
       await module.default();
       engine = module;
+      // The browser compiles a function of the module when it is first called: Markdown
+      // drawn once here, in a task of its own, is not compiled in the frame that draws a
+      // run's first answer.
+      setTimeout(() => {
+        module.markdown_block_starts(WARM_UP);
+        module.markdown_html(WARM_UP, location.origin);
+      }, 0);
       return module;
     });
     loading.catch(() => {

@@ -156,7 +156,12 @@ impl Keeper {
             self.shown.set(None);
         }
         if ended {
-            self.save(false);
+            // In a task of its own: a run ends in a frame's drawing, which should not also
+            // make the run's file.
+            spawn_local(async move {
+                sleep(0).await;
+                self.save(false);
+            });
         } else if !self.save_scheduled.get_value() {
             self.save_scheduled.set_value(true);
             let since = js_sys::Date::now() - self.last_save_at.get_value();

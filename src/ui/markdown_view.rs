@@ -2,6 +2,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
+use crate::draw_budget::{DrawBudget, STEP_BYTES};
 use crate::markdown_blocks::scan_window;
 use crate::web::clipboard::copy_text;
 use crate::web::engine;
@@ -22,16 +23,12 @@ const LONG_TEXT_BYTES: usize = 16 * 1024;
 /// split one slice, so the frame does not grow with the number of panels.
 const SLICE_MS: f64 = 5.0;
 
-/// About how much source goes into one `insertAdjacentHTML` call.
-const CHUNK_BYTES: usize = 4096;
-
-/// How much source all views together may draw in one frame: the browser lays out what was
-/// drawn at its next frame, at about a millisecond per KB of HTML on a slow machine, so this
-/// bounds that frame's layout as the slice bounds the drawing.
-const FRAME_BYTES: usize = 2 * CHUNK_BYTES;
+/// About how much source goes into one `insertAdjacentHTML` call (blocks are gathered up to
+/// it), and a step of a frame's budget (`DrawBudget`).
+const CHUNK_BYTES: usize = STEP_BYTES;
 
 /// How much of the text still to draw a pass reads for its blocks (`scan_window`).
-const SCAN_BYTES: usize = 2 * FRAME_BYTES;
+const SCAN_BYTES: usize = 4 * CHUNK_BYTES;
 
 thread_local! {
     /// The views with blocks left to draw, in the order they draw in the next frame: a view
@@ -39,6 +36,8 @@ thread_local! {
     static WAITING: std::cell::RefCell<std::collections::VecDeque<View>> = Default::default();
     /// A frame's drawing is asked for.
     static FRAME_ASKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// How much source all views together may draw in a frame.
+    static BUDGET: std::cell::Cell<DrawBudget> = const { std::cell::Cell::new(DrawBudget::new()) };
     /// Whether the engine, which draws Markdown, is loaded. A view drawn before it (a kept or
     /// recorded run shown at once) shows its text plainly and is drawn again when it is.
     static ENGINE_READY: ArcRwSignal<bool> = ArcRwSignal::new(false);
@@ -151,13 +150,14 @@ fn ask_for_frame() {
     });
 }
 
-/// Draws the waiting views in turn until the frame's slice or bytes are spent; those with
-/// blocks left wait for the next frame. The first view always draws a chunk, so each frame
+/// Draws the waiting views in turn until the frame's slice or bytes (`DrawBudget`) are
+/// spent; those with blocks left wait for the next frame. The first view always draws a chunk, so each frame
 /// moves on.
 fn draw_frame() {
     let started = now_ms();
     let deadline = started + SLICE_MS;
-    let mut bytes_left = FRAME_BYTES;
+    let mut budget = BUDGET.get();
+    let mut bytes_left = budget.for_frame_at(started);
     let mut turns = WAITING.with_borrow(|w| w.len());
     while turns > 0 && bytes_left > 0 && now_ms() < deadline {
         turns -= 1;
@@ -174,7 +174,10 @@ fn draw_frame() {
         }
     }
     // Views the frame had no room for keep their place at the front.
-    if WAITING.with_borrow(|w| !w.is_empty()) {
+    let more = WAITING.with_borrow(|w| !w.is_empty());
+    budget.drew(started, more);
+    BUDGET.set(budget);
+    if more {
         ask_for_frame();
     }
 }

@@ -86,7 +86,7 @@ pub fn Markdown(
     Effect::new(move |_| {
         text.track();
         ready.track();
-        wait_for_frame(View {
+        draw_or_wait(View {
             node,
             text,
             drawn,
@@ -121,6 +121,30 @@ pub fn Markdown(
     view! { <div class=format!("md {class}") node_ref=node on:click=on_click></div> }
 }
 
+/// Draws a change at once when it is small (a short text, a few tokens more of a streamed
+/// one) or the text is shown as it is, so it appears with the panel's update that brought
+/// it; queues a larger one for the frames to come.
+fn draw_or_wait(view: View) {
+    let small = view
+        .text
+        .try_with_untracked(|t| {
+            view.drawn.try_with_value(|d| {
+                t.len() <= CHUNK_BYTES
+                    || (t.starts_with(d.done.as_str()) && t.len() - d.done.len() <= CHUNK_BYTES)
+            })
+        })
+        .flatten()
+        .unwrap_or(false);
+    let waiting = view.drawn.try_with_value(|d| d.waiting).unwrap_or(true);
+    if !waiting && (small || !engine::is_loaded()) {
+        let (more, _) = draw_view(view, now_ms() + SLICE_MS, CHUNK_BYTES);
+        if !more {
+            return;
+        }
+    }
+    wait_for_frame(view);
+}
+
 /// Queues `view` to be drawn at the next frame (once, however often its text changes
 /// before then).
 fn wait_for_frame(view: View) {
@@ -151,8 +175,8 @@ fn ask_for_frame() {
 }
 
 /// Draws the waiting views in turn until the frame's slice or bytes (`DrawBudget`) are
-/// spent; those with blocks left wait for the next frame. The first view always draws a chunk, so each frame
-/// moves on.
+/// spent; those with blocks left wait for the next frame. The first view always draws a
+/// chunk, so each frame moves on.
 fn draw_frame() {
     let started = now_ms();
     let deadline = started + SLICE_MS;

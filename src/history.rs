@@ -87,36 +87,24 @@ fn outcome(record: &RunRecord) -> String {
 /// `text` on one line, at most `max` characters (an ellipsis marks a cut). Only the start of
 /// the text is read: the history line of a run with a long answer is made while it streams.
 pub fn shortened(text: &str, max: usize) -> String {
-    let mut line = String::new();
-    let mut chars = 0;
-    let mut cut = false;
-    'words: for word in text.split_whitespace() {
-        if chars > 0 {
-            if chars == max {
-                cut = true;
-                break;
-            }
-            line.push(' ');
-            chars += 1;
-        }
-        for c in word.chars() {
-            if chars == max {
-                cut = true;
-                break 'words;
-            }
-            line.push(c);
-            chars += 1;
-        }
+    // The words joined by single spaces, read lazily: one character more than fits says the
+    // line must be cut.
+    let mut line: String = text
+        .split_whitespace()
+        .enumerate()
+        .flat_map(|(i, word)| (i > 0).then_some(' ').into_iter().chain(word.chars()))
+        .take(max.saturating_add(1))
+        .collect();
+    if line.chars().count() <= max {
+        return line;
     }
-    if cut {
-        let end = line
-            .char_indices()
-            .nth(max.saturating_sub(1))
-            .map_or(line.len(), |(i, _)| i);
-        line.truncate(end);
-        line.truncate(line.trim_end().len());
-        line.push('…');
-    }
+    let end = line
+        .char_indices()
+        .nth(max.saturating_sub(1))
+        .map_or(line.len(), |(i, _)| i);
+    line.truncate(end);
+    line.truncate(line.trim_end().len());
+    line.push('…');
     line
 }
 

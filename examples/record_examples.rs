@@ -94,8 +94,7 @@ window.__blobs[href].text().then(done, (e) => done("read failed: " + e));
                     .expect("the export");
                 let text = text.as_str().expect("the export's text").to_string();
                 let run = RunFile::from_json(&text).expect("the export reads back");
-                let date = react_arena::export::utc_date_time(run.created);
-                let recorded = format!("{:04}-{:02}-{:02}", date.0, date.1, date.2);
+                let recorded = react_arena::dates::date(run.created);
                 std::fs::write(out_dir.join(file), &text).unwrap();
                 println!(
                     "{file}: {} bytes, {} records, {:.1} s",

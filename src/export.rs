@@ -4,65 +4,11 @@
 
 use crate::agent::metrics::{format_ms, format_usd, run_metrics, RunMetrics};
 use crate::agent::record::{RunRecord, Status, Step, Turn};
+use crate::dates::{date, date_time};
 use crate::run_file::RunFile;
 
 /// Longest part of a file name taken from the question.
 const SLUG_CHARS: usize = 40;
-
-/// (year, month, day, hour, minute) in UTC of a time in ms since the Unix epoch (times
-/// before 1970 count as 1970).
-pub fn utc_date_time(epoch_ms: f64) -> (i64, u32, u32, u32, u32) {
-    let secs = if epoch_ms.is_finite() && epoch_ms > 0.0 {
-        (epoch_ms / 1000.0) as i64
-    } else {
-        0
-    };
-    let mut days = secs / 86_400;
-    let minutes = (secs % 86_400) / 60;
-    let mut year = 1970;
-    loop {
-        let in_year = if is_leap(year) { 366 } else { 365 };
-        if days < in_year {
-            break;
-        }
-        days -= in_year;
-        year += 1;
-    }
-    let mut month = 1;
-    for length in month_lengths(year) {
-        if days < length {
-            break;
-        }
-        days -= length;
-        month += 1;
-    }
-    (
-        year,
-        month,
-        days as u32 + 1,
-        (minutes / 60) as u32,
-        (minutes % 60) as u32,
-    )
-}
-
-fn is_leap(year: i64) -> bool {
-    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-}
-
-fn month_lengths(year: i64) -> [i64; 12] {
-    let february = if is_leap(year) { 29 } else { 28 };
-    [31, february, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-}
-
-fn date(epoch_ms: f64) -> String {
-    let (y, m, d, _, _) = utc_date_time(epoch_ms);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-fn date_time(epoch_ms: f64) -> String {
-    let (_, _, _, h, min) = utc_date_time(epoch_ms);
-    format!("{} {h:02}:{min:02} UTC", date(epoch_ms))
-}
 
 /// The question, as a file name can carry it: lower-case ASCII words joined by hyphens.
 fn slug(text: &str) -> String {
@@ -513,14 +459,26 @@ mod tests {
         );
     }
 
+    /// A file's times are anyone's to write: absurd ones read "unknown" and cost no time
+    /// (the old calendar counted the years one at a time, for ever, at 1e300).
     #[test]
-    fn dates_are_counted_right_across_leap_years() {
-        assert_eq!(utc_date_time(0.0), (1970, 1, 1, 0, 0));
-        // 2024-02-29 12:34 UTC and the day after.
-        assert_eq!(utc_date_time(1_709_210_040_000.0), (2024, 2, 29, 12, 34));
-        assert_eq!(utc_date_time(1_709_251_200_000.0), (2024, 3, 1, 0, 0));
-        assert_eq!(utc_date_time(951_782_400_000.0), (2000, 2, 29, 0, 0));
-        assert_eq!(utc_date_time(-5.0), (1970, 1, 1, 0, 0));
+    fn absurd_times_in_a_file_read_unknown_at_once() {
+        let started = std::time::Instant::now();
+        let mut record = scripted_react();
+        for step in record.turns.iter_mut().flat_map(|t| t.steps.iter_mut()) {
+            step.t_reply = Some(1e300);
+            step.t_tools_done = Some(-1e300);
+        }
+        let file = RunFile::new("x".into(), 1e300, Settings::default(), vec![record]);
+        let md = markdown(&file);
+        assert!(md.contains("- Run: unknown\n"), "{md}");
+        assert!(
+            !md.contains("0000000000"),
+            "no absurd figure is written: {md}"
+        );
+        assert_eq!(file_stem(1e300, "Q"), "react-arena-unknown-q");
+        assert_eq!(file_stem(-1.0, "Q"), "react-arena-unknown-q");
+        assert!(started.elapsed().as_millis() < 100);
     }
 
     /// Every key of the JSON whose name speaks of a secret holds no text: the token has no

@@ -4,6 +4,7 @@
 //! the host; those two exist only on wasm32.
 
 pub mod agent;
+pub mod dates;
 pub mod draw_budget;
 pub mod evaluation;
 pub mod export;

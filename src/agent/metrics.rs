@@ -260,7 +260,10 @@ pub fn timeline(record: &RunRecord, origin: f64) -> Vec<Segment> {
 
 /// "1.2 s", "850 ms".
 pub fn format_ms(ms: f64) -> String {
-    if ms < 1000.0 {
+    // Durations come from run files too, which anyone can write.
+    if !crate::dates::is_plausible_duration(ms) {
+        crate::dates::UNKNOWN.into()
+    } else if ms < 1000.0 {
         format!("{ms:.0} ms")
     } else {
         format!("{:.1} s", ms / 1000.0)
@@ -520,5 +523,8 @@ mod tests {
         );
         assert_eq!(format_ms(850.0), "850 ms");
         assert_eq!(format_ms(1250.0), "1.2 s");
+        // From a file anyone can write.
+        assert_eq!(format_ms(1e300), "unknown");
+        assert_eq!(format_ms(-5.0), "unknown");
     }
 }

@@ -12,6 +12,9 @@ use super::record::{RunRecord, Step, ToolRun, Turn, COMPACTED_NOTICE};
 
 /// Longest piece of streamed text in a replay, in characters.
 const PIECE_CHARS: usize = 12;
+/// Most pieces a text streams in: a longer text comes in longer pieces, so a replay's events
+/// grow with its steps, not with the size of its texts.
+const MAX_PIECES: usize = 2_000;
 
 /// A record as events to play again.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,9 +54,10 @@ impl Replay {
         Replay {
             start,
             origin,
+            // A file's times are anyone's: an offset stays a number a clock can reach.
             events: timed
                 .into_iter()
-                .map(|(at, event)| (at - origin, event))
+                .map(|(at, event)| ((at - origin).clamp(-f64::MAX, f64::MAX), event))
                 .collect(),
         }
     }
@@ -194,8 +198,8 @@ fn is_action(run: &ToolRun) -> bool {
 
 /// The step's reasoning, then its reply, in pieces from `first` to `until`.
 fn stream(first: f64, until: f64, step: &Step, out: &mut Vec<(f64, AgentEvent)>) {
-    let reasoning = pieces(&step.reasoning);
-    let reply = pieces(&step.live);
+    let reasoning = bounded_pieces(&step.reasoning);
+    let reply = bounded_pieces(&step.live);
     let count = reasoning.len() + reply.len();
     if count == 0 {
         // Something arrived then (a retried call's text, since emptied): say when.
@@ -237,6 +241,24 @@ pub fn pieces(text: &str) -> Vec<&str> {
         out.push(&text[start..]);
     }
     out
+}
+
+/// `pieces`, joined into at most `MAX_PIECES` longer ones.
+fn bounded_pieces(text: &str) -> Vec<&str> {
+    let fine = pieces(text);
+    if fine.len() <= MAX_PIECES {
+        return fine;
+    }
+    let per_piece = fine.len().div_ceil(MAX_PIECES);
+    let mut start = 0;
+    fine.chunks(per_piece)
+        .map(|group| {
+            let len: usize = group.iter().map(|p| p.len()).sum();
+            let piece = &text[start..start + len];
+            start += len;
+            piece
+        })
+        .collect()
 }
 
 /// How fast a replay goes.
@@ -286,6 +308,9 @@ impl Speed {
 /// A wait longer than this before the next question of a conversation (the user reading
 /// and typing) is cut to it: the replay shows the run, not the pauses between turns.
 pub const PAUSE_BETWEEN_TURNS_MS: f64 = 1_000.0;
+/// The longest a replay waits for its next event: a recorded wait longer than this (a slow
+/// model, or a time written into a file) is cut to it. The events keep their recorded times.
+pub const LONGEST_WAIT_MS: f64 = 60_000.0;
 
 /// Several replays on one clock: the modes of a run ran at the same time, and play again
 /// side by side as they ran.
@@ -330,7 +355,7 @@ impl Playback {
 
     /// Moves the clock on by `ms` of recording time; returns what is due.
     pub fn advance(&mut self, ms: f64) -> Due {
-        self.skip_pause_between_turns();
+        self.skip_long_waits();
         self.clock += ms.max(0.0);
         self.take_due(self.clock)
     }
@@ -363,7 +388,9 @@ impl Playback {
         })
     }
 
-    fn skip_pause_between_turns(&mut self) {
+    /// Moves the clock on to a pause's end: a pause before follow-ups is cut to a second,
+    /// any other to `LONGEST_WAIT_MS`.
+    fn skip_long_waits(&mut self) {
         let mut all_turns = true;
         let mut earliest = f64::INFINITY;
         for (i, at, event) in self.next_times() {
@@ -371,8 +398,13 @@ impl Playback {
             all_turns &= self.next[i] > 0 && matches!(event, AgentEvent::TurnStarted { .. });
             earliest = earliest.min(at);
         }
-        if all_turns && earliest.is_finite() && earliest - self.clock > PAUSE_BETWEEN_TURNS_MS {
-            self.clock = earliest - PAUSE_BETWEEN_TURNS_MS;
+        let longest = if all_turns {
+            PAUSE_BETWEEN_TURNS_MS
+        } else {
+            LONGEST_WAIT_MS
+        };
+        if earliest.is_finite() && earliest - self.clock > longest {
+            self.clock = earliest - longest;
         }
     }
 
@@ -637,6 +669,58 @@ mod tests {
         let due = playback.advance(PAUSE_BETWEEN_TURNS_MS);
         assert_eq!(due[0].len(), 1, "the follow-up starts a second later");
         assert_eq!(due[0][0].0, 600_000.0, "at its recorded time");
+    }
+
+    /// Advances a 1× playback a second at a time until it is done; how many seconds it took.
+    fn seconds_to_play(playback: &mut Playback) -> usize {
+        let mut seconds = 0;
+        while !playback.is_done() {
+            playback.advance(1000.0);
+            seconds += 1;
+            assert!(seconds < 10_000, "the replay never ends");
+        }
+        seconds
+    }
+
+    #[test]
+    fn a_long_wait_plays_as_a_minute_and_keeps_its_recorded_time() {
+        let mut record = record_of(&react_run());
+        // The tool took an hour.
+        record.turns[0].steps[0].t_tools_done = Some(3_600_000.0);
+        let replay = Replay::of(&record);
+        let mut playback = Playback::new(vec![replay.clone()]);
+        let seconds = seconds_to_play(&mut playback);
+        assert!((60..=64).contains(&seconds), "{seconds} s");
+        assert_eq!(replay.fold(), record, "the figures are the recorded ones");
+    }
+
+    #[test]
+    fn absurd_times_in_a_file_still_play_to_the_end_soon() {
+        for (start, reply) in [
+            (1e300, -1e300),
+            (-f64::MAX, f64::MAX),
+            (f64::MAX, -f64::MAX),
+            (0.0, 1e300),
+        ] {
+            let mut record = record_of(&react_run());
+            let step = &mut record.turns[0].steps[0];
+            step.t_start = start;
+            step.t_reply = Some(reply);
+            record.turns[0].t_start = -start;
+            let mut playback = Playback::new(vec![Replay::of(&record)]);
+            let seconds = seconds_to_play(&mut playback);
+            assert!(seconds <= 4 * 61, "{start} {reply}: {seconds} s");
+        }
+    }
+
+    #[test]
+    fn a_long_text_streams_in_a_bounded_number_of_pieces() {
+        let text = "word ".repeat(200_000);
+        let coarse = bounded_pieces(&text);
+        assert!(coarse.len() <= MAX_PIECES, "{}", coarse.len());
+        assert!(coarse.len() > MAX_PIECES / 2);
+        assert_eq!(coarse.concat(), text);
+        assert_eq!(bounded_pieces("a few words"), pieces("a few words"));
     }
 
     #[test]

@@ -8,6 +8,9 @@ use crate::history::{format_when, RunSummary, KEEP_RUNS};
 
 /// When a run was started, in local time.
 fn when(ms: f64) -> String {
+    if !crate::dates::is_plausible_time(ms) {
+        return crate::dates::UNKNOWN.into();
+    }
     let d = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms));
     format_when(
         d.get_full_year(),

@@ -5,9 +5,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::batch::{done_jobs, EvalState, Phase};
+use crate::dates::{utc_date_time, UNKNOWN};
 use crate::evaluation::outcome::JobResult;
 use crate::evaluation::plan::{EvalSpec, Scheduler};
-use crate::export::utc_date_time;
 use crate::history::format_when;
 use crate::web::eval_store;
 
@@ -20,14 +20,16 @@ pub struct Saved {
 }
 
 fn saved_line(spec: &EvalSpec) -> Saved {
-    let (year, month, day, hour, minute) = utc_date_time(spec.created);
+    let when = utc_date_time(spec.created).map_or(UNKNOWN.into(), |(y, mo, d, h, mi)| {
+        format_when(y as u32, mo, d, h, mi)
+    });
     let modes: Vec<&str> = spec.modes.iter().map(|m| m.label()).collect();
     Saved {
         id: spec.id.clone(),
         created: spec.created,
         label: format!(
             "{} · {} · {} questions · {}",
-            format_when(year as u32, month, day, hour, minute),
+            when,
             spec.set_name,
             spec.questions.len(),
             modes.join(", ")

@@ -241,12 +241,14 @@ fn assert_inspect_matches(session: &Session) {
     let made = session.model.calls.borrow();
     let mut next = 0;
     for call in &listed {
+        let sent = call.sent(&session.record);
+        assert_eq!(call.sent_count, sent.len(), "{}", call.label());
         // A call retried after a refusal sent the same again: the attempt that replied is
         // the one listed.
         let found = made[next..]
             .iter()
-            .position(|(sent, replied)| *sent == call.sent && (*replied || call.reply.is_none()))
-            .unwrap_or_else(|| panic!("{} sent what no call sent: {:#?}", call.label(), call.sent));
+            .position(|(made, replied)| *made == sent && (*replied || call.reply.is_none()))
+            .unwrap_or_else(|| panic!("{} sent what no call sent: {sent:#?}", call.label()));
         for (skipped, replied) in &made[next..next + found] {
             assert!(!replied, "a call with a reply is missing: {skipped:#?}");
         }
@@ -280,10 +282,10 @@ fn a_react_conversation_of_two_questions_replays_and_inspects_as_it_ran() {
     assert_inspect_matches(&s);
     let calls = model_calls(r);
     assert_eq!(calls.len(), 4);
-    assert_eq!(calls[0].sent[0].content, r.config.system_prompt);
-    assert_eq!(calls[0].sent[1].content, "What is 6 times 7?");
+    assert_eq!(calls[0].sent(r)[0].content, r.config.system_prompt);
+    assert_eq!(calls[0].sent(r)[1].content, "What is 6 times 7?");
     assert_eq!(calls[0].reasoning, "The user wants a product. ");
-    assert_eq!(calls[3].sent.len(), 8, "both turns, each with its steps");
+    assert_eq!(calls[3].sent(r).len(), 8, "both turns, each with its steps");
     assert!(calls[3].usage.is_some());
 }
 
@@ -394,7 +396,7 @@ fn native_calls_a_retry_and_a_cut_stream_replay_and_inspect_as_they_ran() {
     assert_eq!(calls.len(), 2);
     assert_eq!(calls[0].reply.as_ref().unwrap().tool_calls.len(), 2);
     assert_eq!(
-        calls[1].sent.last().unwrap().tool_call_id.as_deref(),
+        calls[1].sent(r).last().unwrap().tool_call_id.as_deref(),
         Some("call_1_calculator")
     );
     assert!(calls[1].reply.is_none());
@@ -451,7 +453,7 @@ fn summaries_and_a_forced_answer_replay_and_inspect_as_they_ran() {
     assert_eq!(summaries.len(), 2, "both summaries, not only the latest");
     assert!(summaries
         .iter()
-        .all(|c| c.sent[0].content == SUMMARY_PROMPT));
+        .all(|c| c.sent(r)[0].content == SUMMARY_PROMPT));
     let forced = calls.last().unwrap();
     assert!(forced.forced && forced.label().contains("Final answer"));
 }
@@ -464,7 +466,7 @@ fn a_failure_before_any_token_replays_as_the_error_it_was() {
     assert_replays(&s.record);
     let calls = model_calls(&s.record);
     assert_eq!(calls.len(), 1);
-    assert_eq!(calls[0].sent.len(), 2);
+    assert_eq!(calls[0].sent(&s.record).len(), 2);
     assert!(calls[0].reply.is_none() && calls[0].partial.is_empty());
     // An event the replay cannot lose: the error is said at the end of the turn.
     let replay = Replay::of(&s.record);

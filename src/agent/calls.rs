@@ -22,7 +22,9 @@ pub struct ModelCall {
     pub forced: bool,
     /// A call that summarised the conversation to fit the model's context.
     pub summary: bool,
-    pub sent: Vec<ChatMessage>,
+    /// How many messages the call sent; `sent` reads them.
+    pub sent_count: usize,
+    sent_from: SentFrom,
     /// The reply as it joined the conversation (content and native tool calls); `None` when
     /// the call failed or was cut.
     pub reply: Option<ChatMessage>,
@@ -33,7 +35,39 @@ pub struct ModelCall {
     pub usage: Option<Usage>,
 }
 
+/// Where a call's messages are in the record. They are read off it when shown: a copy per
+/// call would cost the square of the conversation's length (each call sent all before it).
+#[derive(Debug, Clone, PartialEq)]
+struct SentFrom {
+    /// The summary in effect for the call.
+    summary: Option<Compaction>,
+    /// Messages of the call's own step that it sent after the conversation before the step.
+    own: usize,
+    /// A summary call sent a request built from the conversation, not the conversation.
+    summarising: bool,
+}
+
 impl ModelCall {
+    /// The exact messages the call sent, read off `record` (the record it came from).
+    pub fn sent(&self, record: &RunRecord) -> Vec<ChatMessage> {
+        let from = &self.sent_from;
+        let mut out = conversation_before(record, from.summary.as_ref(), self.turn, self.step);
+        if from.summarising {
+            return summary_request(
+                &out[1..],
+                summary_budget_chars(record.config.context_length),
+            );
+        }
+        if let Some(step) = record
+            .turns
+            .get(self.turn)
+            .and_then(|t| t.steps.get(self.step))
+        {
+            out.extend_from_slice(&step.messages[..from.own.min(step.messages.len())]);
+        }
+        out
+    }
+
     pub fn label(&self) -> String {
         let step = if self.forced {
             "Final answer".to_string()
@@ -88,13 +122,19 @@ fn conversation_before(
     turn: usize,
     step: usize,
 ) -> Vec<ChatMessage> {
-    let then = RunRecord {
-        compaction: summary.cloned(),
-        ..record.clone()
-    };
-    let mut out = vec![ChatMessage::system(record.system_prompt_at(turn, step))];
-    out.extend(then.messages_before(turn, step));
+    let mut out = record.conversation(summary, Some((turn, step)));
+    out[0] = ChatMessage::system(record.system_prompt_at(turn, step));
     out
+}
+
+/// How many messages `conversation_before` gives, counted without copying them.
+fn conversation_len(
+    record: &RunRecord,
+    summary: Option<&Compaction>,
+    turn: usize,
+    step: usize,
+) -> usize {
+    record.conversation_len(summary, Some((turn, step)))
 }
 
 pub fn model_calls(record: &RunRecord) -> Vec<ModelCall> {
@@ -108,13 +148,14 @@ pub fn model_calls(record: &RunRecord) -> Vec<ModelCall> {
     let mut calls = Vec::new();
     for (t, turn) in record.turns.iter().enumerate() {
         for (s, step) in turn.steps.iter().enumerate() {
-            let call = |summary: bool, sent, reply| ModelCall {
+            let call = |sent_count, sent_from, reply| ModelCall {
                 turn: t,
                 step: s,
                 number: step.number,
                 forced: step.forced,
-                summary,
-                sent,
+                summary: false,
+                sent_count,
+                sent_from,
                 reply,
                 partial: String::new(),
                 reasoning: String::new(),
@@ -123,32 +164,34 @@ pub fn model_calls(record: &RunRecord) -> Vec<ModelCall> {
             // A summary made in this step: it saw what was sent before, with the summary
             // in effect then, less the system prompt.
             for made in summaries.iter().filter(|c| (c.turn, c.step) == (t, s)) {
-                let before = conversation_before(record, in_effect((t, s), false), t, s);
-                let request = summary_request(
-                    &before[1..],
-                    summary_budget_chars(record.config.context_length),
-                );
-                calls.push(call(
-                    true,
-                    request,
-                    Some(ChatMessage::assistant(made.summary.clone())),
-                ));
+                let from = SentFrom {
+                    summary: in_effect((t, s), false).cloned(),
+                    own: 0,
+                    summarising: true,
+                };
+                calls.push(ModelCall {
+                    summary: true,
+                    ..call(2, from, Some(ChatMessage::assistant(made.summary.clone())))
+                });
             }
-            let base = conversation_before(record, in_effect((t, s), true), t, s);
+            let summary = in_effect((t, s), true).cloned();
+            let base = conversation_len(record, summary.as_ref(), t, s);
+            let sent_from = |own| SentFrom {
+                summary: summary.clone(),
+                own,
+                summarising: false,
+            };
             let first = calls.len();
             for (i, message) in step.messages.iter().enumerate() {
                 if message.role == Role::Assistant {
-                    let mut sent = base.clone();
-                    sent.extend_from_slice(&step.messages[..i]);
-                    calls.push(call(false, sent, Some(message.clone())));
+                    calls.push(call(base + i, sent_from(i), Some(message.clone())));
                 }
             }
             if ended_without_reply(step) {
-                let mut sent = base;
-                sent.extend_from_slice(&step.messages);
+                let own = step.messages.len();
                 calls.push(ModelCall {
                     partial: step.live.clone(),
-                    ..call(false, sent, None)
+                    ..call(base + own, sent_from(own), None)
                 });
             }
             if let Some(last) = calls[first..].last_mut() {
@@ -226,19 +269,20 @@ mod tests {
         let calls = model_calls(&r);
         assert_eq!(calls.len(), 3);
         let contents = |m: &[ChatMessage]| m.iter().map(|m| m.content.clone()).collect::<Vec<_>>();
-        assert_eq!(contents(&calls[0].sent), ["sys", "q?"]);
+        assert_eq!(contents(&calls[0].sent(&r)), ["sys", "q?"]);
         assert_eq!(calls[0].reply.as_ref().unwrap().content, "gibberish");
         assert_eq!(
             calls[0].reasoning, "",
             "the step's reasoning goes with its last call"
         );
         assert_eq!(
-            contents(&calls[1].sent),
+            contents(&calls[1].sent(&r)),
             ["sys", "q?", "gibberish", "Use the format."]
         );
         assert_eq!(calls[1].reasoning, "hmm");
-        assert_eq!(calls[2].sent.len(), 6);
-        assert_eq!(calls[2].sent[5].content, "Observation: 2");
+        assert_eq!(calls[2].sent(&r).len(), 6);
+        assert_eq!(calls[2].sent_count, 6);
+        assert_eq!(calls[2].sent(&r)[5].content, "Observation: 2");
         assert_eq!(
             (calls[2].reply.is_none(), calls[2].partial.as_str()),
             (true, "Answ")
@@ -287,7 +331,10 @@ mod tests {
             ],
         );
         let calls = model_calls(&r);
-        let prompts: Vec<&str> = calls.iter().map(|c| c.sent[0].content.as_str()).collect();
+        let prompts: Vec<String> = calls
+            .iter()
+            .map(|c| c.sent(&r)[0].content.clone())
+            .collect();
         assert_eq!(prompts, ["native rules", "text rules"]);
         assert_eq!(
             r.messages()[0].content,
@@ -321,7 +368,7 @@ mod tests {
         );
         let prompts: Vec<String> = model_calls(&r)
             .iter()
-            .map(|c| c.sent[0].content.clone())
+            .map(|c| c.sent(&r)[0].content.clone())
             .collect();
         assert_eq!(prompts, ["A", "B"]);
         // The replay of the record keeps the prompts it had on the way.

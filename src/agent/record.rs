@@ -413,48 +413,72 @@ impl RunRecord {
     /// question and what its steps added.
     /// After a compaction, the summary stands in for what it replaced.
     pub fn messages(&self) -> Vec<ChatMessage> {
-        let mut out = vec![ChatMessage::system(self.config.system_prompt.clone())];
-        let (first_turn, first_step) = match &self.compaction {
-            Some(c) => {
-                out.push(ChatMessage::user(format!("{SUMMARY_LEAD}\n{}", c.summary)));
-                (c.turn, c.step)
-            }
-            None => (0, 0),
-        };
-        for (i, turn) in self.turns.iter().enumerate().skip(first_turn) {
-            out.push(ChatMessage::user(turn.question.trim()));
-            let skip = if i == first_turn { first_step } else { 0 };
-            out.extend(
-                turn.steps
-                    .iter()
-                    .skip(skip)
-                    .flat_map(|s| s.messages.iter().cloned()),
-            );
-        }
-        out
+        self.conversation(self.compaction.as_ref(), None)
     }
 
     /// The conversation that a compaction at (`turn`, `step`) would summarise: what is sent
     /// now before that point, but the system prompt.
     pub fn messages_before(&self, turn: usize, step: usize) -> Vec<ChatMessage> {
-        let cut = RunRecord {
-            turns: self
-                .turns
-                .iter()
-                .take(turn + 1)
-                .enumerate()
-                .map(|(i, t)| Turn {
-                    steps: if i == turn {
-                        t.steps.iter().take(step).cloned().collect()
-                    } else {
-                        t.steps.clone()
-                    },
-                    ..t.clone()
-                })
-                .collect(),
-            ..self.clone()
-        };
-        cut.messages().into_iter().skip(1).collect()
+        let mut all = self.conversation(self.compaction.as_ref(), Some((turn, step)));
+        all.remove(0);
+        all
+    }
+
+    /// How many messages `conversation` gives, counted without copying them.
+    pub fn conversation_len(
+        &self,
+        summary: Option<&Compaction>,
+        until: Option<(usize, usize)>,
+    ) -> usize {
+        1 + usize::from(summary.is_some())
+            + self
+                .conversation_parts(summary, until)
+                .map(|(_, steps)| 1 + steps.iter().map(|s| s.messages.len()).sum::<usize>())
+                .sum::<usize>()
+    }
+
+    /// The turns a conversation holds, each with the steps of it that it sends.
+    fn conversation_parts(
+        &self,
+        summary: Option<&Compaction>,
+        until: Option<(usize, usize)>,
+    ) -> impl Iterator<Item = (&Turn, &[Step])> {
+        let (first_turn, first_step) = summary.map_or((0, 0), |c| (c.turn, c.step));
+        let (last_turn, last_step) = until.unwrap_or((usize::MAX, usize::MAX));
+        self.turns
+            .iter()
+            .enumerate()
+            .skip(first_turn)
+            .take_while(move |(i, _)| *i <= last_turn)
+            .map(move |(i, turn)| {
+                let to = if i == last_turn {
+                    last_step
+                } else {
+                    usize::MAX
+                };
+                let to = to.min(turn.steps.len());
+                let from = if i == first_turn { first_step } else { 0 }.min(to);
+                (turn, &turn.steps[from..to])
+            })
+    }
+
+    /// The conversation with `summary` in effect, whole or up to step `step` (an index) of
+    /// turn `turn` (an index), that step excluded. Read in place: Inspect asks for it once a
+    /// call, so a copy of the record each time would cost the square of its length.
+    pub fn conversation(
+        &self,
+        summary: Option<&Compaction>,
+        until: Option<(usize, usize)>,
+    ) -> Vec<ChatMessage> {
+        let mut out = vec![ChatMessage::system(self.config.system_prompt.clone())];
+        if let Some(c) = summary {
+            out.push(ChatMessage::user(format!("{SUMMARY_LEAD}\n{}", c.summary)));
+        }
+        for (turn, steps) in self.conversation_parts(summary, until) {
+            out.push(ChatMessage::user(turn.question.trim()));
+            out.extend(steps.iter().flat_map(|s| s.messages.iter().cloned()));
+        }
+        out
     }
 
     /// The latest turn (the one a panel shows).

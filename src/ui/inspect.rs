@@ -60,20 +60,21 @@ fn add_message(parent: &Element, m: &ChatMessage) {
 }
 
 fn summary_text(call: &ModelCall) -> String {
-    format!("{} — {} messages sent", call.label(), call.sent.len())
+    format!("{} — {} messages sent", call.label(), call.sent_count)
 }
 
-/// Fills `body` with what the call sent and received.
-fn fill_call(body: &Element, call: &ModelCall) {
+/// Fills `body` with what the call sent (read off `record`) and received.
+fn fill_call(body: &Element, call: &ModelCall, record: &RunRecord) {
     body.set_text_content(None);
     if let Some(sent) = add(body, "div", "sent", None) {
+        let messages = call.sent(record);
         add(
             &sent,
             "h4",
             "",
-            Some(&format!("Sent ({} messages)", call.sent.len())),
+            Some(&format!("Sent ({} messages)", messages.len())),
         );
-        call.sent.iter().for_each(|m| add_message(&sent, m));
+        messages.iter().for_each(|m| add_message(&sent, m));
     }
     let Some(received) = add(body, "div", "received", None) else {
         return;
@@ -112,12 +113,27 @@ fn fill_call(body: &Element, call: &ModelCall) {
     }
 }
 
-/// One call's entry: `<li><details><summary/><div class="call-body"/></details></li>`.
+/// One call's entry: `<li><details><summary/><div class="call-body"/></details></li>`. Its
+/// body is drawn when the entry is open: a long conversation has as many calls as steps,
+/// each sending all before it.
 struct Entry {
     item: Element,
+    details: Element,
     summary: Element,
     body: Element,
     call: ModelCall,
+    /// The body shows `call`.
+    drawn: bool,
+}
+
+impl Entry {
+    /// Draws the body if the entry is open and does not show its call yet.
+    fn draw_if_open(&mut self, record: &RunRecord) {
+        if !self.drawn && self.details.has_attribute("open") {
+            fill_call(&self.body, &self.call, record);
+            self.drawn = true;
+        }
+    }
 }
 
 fn new_entry(list: &Element, call: ModelCall) -> Option<Entry> {
@@ -125,12 +141,13 @@ fn new_entry(list: &Element, call: ModelCall) -> Option<Entry> {
     let details = add(&item, "details", "", None)?;
     let summary = add(&details, "summary", "", Some(&summary_text(&call)))?;
     let body = add(&details, "div", "call-body", None)?;
-    fill_call(&body, &call);
     Some(Entry {
         item,
+        details,
         summary,
         body,
         call,
+        drawn: false,
     })
 }
 
@@ -152,7 +169,7 @@ fn setup_line(r: &RunRecord) -> String {
 }
 
 /// Brings the list in `list` up to `calls`, redrawing only the entries that changed.
-fn update(list: &Element, entries: &mut Vec<Entry>, calls: Vec<ModelCall>) {
+fn update(list: &Element, entries: &mut Vec<Entry>, calls: Vec<ModelCall>, record: &RunRecord) {
     if entries.len() > calls.len() {
         for entry in entries.drain(calls.len()..) {
             entry.item.remove();
@@ -163,8 +180,10 @@ fn update(list: &Element, entries: &mut Vec<Entry>, calls: Vec<ModelCall>) {
             Some(entry) if entry.call == call => {}
             Some(entry) => {
                 entry.summary.set_text_content(Some(&summary_text(&call)));
-                fill_call(&entry.body, &call);
                 entry.call = call;
+                entry.drawn = false;
+                entry.body.set_text_content(None);
+                entry.draw_if_open(record);
             }
             None => entries.extend(new_entry(list, call)),
         }
@@ -191,8 +210,15 @@ pub fn Inspect(state: RwSignal<RunRecord>) -> impl IntoView {
             line
         };
         setup.set_text_content(Some(&line));
-        entries.update_value(|e| update(&list, e, calls));
+        state.with_untracked(|r| entries.update_value(|e| update(&list, e, calls, r)));
     });
+    // An entry opened: draw its body (`toggle` does not bubble, so it is caught on the way
+    // down to the entry).
+    let on_toggle = move |_| {
+        state.with_untracked(|r| {
+            entries.update_value(|e| e.iter_mut().for_each(|entry| entry.draw_if_open(r)))
+        })
+    };
     view! {
         <details
             class="inspect"
@@ -202,7 +228,7 @@ pub fn Inspect(state: RwSignal<RunRecord>) -> impl IntoView {
         >
             <summary>"Inspect: messages sent and received"</summary>
             <p class="hint inspect-setup" node_ref=setup></p>
-            <ol class="model-calls" node_ref=list></ol>
+            <ol class="model-calls" node_ref=list on:toggle:capture=on_toggle></ol>
         </details>
     }
 }

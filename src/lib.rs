@@ -19,6 +19,7 @@ pub mod page_params;
 pub mod progress;
 pub mod recordings;
 pub mod run_file;
+pub mod run_limits;
 pub mod settings;
 pub mod shortcuts;
 pub mod tools;

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::agent::record::RunRecord;
+use crate::run_limits;
 use crate::settings::Settings;
 
 /// What an exported file says it is.
@@ -60,6 +61,8 @@ impl RunFile {
                 MAX_IMPORT_BYTES / 1_000_000
             ));
         }
+        // Counted on the text first: a few KB can name a million empty steps.
+        run_limits::check_text(json)?;
         let value: serde_json::Value =
             serde_json::from_str(json).map_err(|e| format!("The file is not JSON ({e})."))?;
         if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
@@ -79,6 +82,7 @@ impl RunFile {
         if file.records.is_empty() {
             return Err("The file holds no run.".into());
         }
+        run_limits::check(&file)?;
         Ok(RunFile {
             settings: file.settings.clamped(),
             ..file

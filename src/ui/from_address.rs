@@ -101,6 +101,9 @@ pub async fn show_carried_run(encoded: &str, shower: FileShow, alert: RwSignal<O
             let title = format!("{} (carried in the address)", run.title);
             shower.show(run, title);
         }
-        Err(why) => alert.set(Some(format!("Cannot show the run in the address: {why}."))),
+        Err(why) => alert.set(Some(format!(
+            "Cannot show the run in the address: {}.",
+            why.trim_end_matches('.')
+        ))),
     }
 }

@@ -9,6 +9,7 @@ pub mod draw_budget;
 pub mod evaluation;
 pub mod export;
 pub mod follow;
+pub mod hidden_text;
 pub mod history;
 pub mod live_lines;
 pub mod llm;

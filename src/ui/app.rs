@@ -15,6 +15,7 @@ use crate::agent::mode::ModeChoice;
 use crate::agent::record::Status;
 use crate::agent::Mode;
 use crate::origin::Origin;
+use crate::page_params::{hidden_note, PageParams};
 use crate::settings::{cannot_call_model, host_to_confirm, missing_for_run};
 use crate::web::evaluate_loader::open_evaluate;
 use crate::web::parent_height::post_height_to_parent;
@@ -50,6 +51,7 @@ pub fn App() -> impl IntoView {
     let settings = RwSignal::new(with_address_models(&params, storage::load_settings()));
     let token = RwSignal::new(storage::load_token());
     let question = RwSignal::new(String::new());
+    let question_note = RwSignal::new(hidden_note(params.question_hidden_removed));
     let mode_choice = RwSignal::new(ModeChoice::All);
     let panels = RwSignal::new(settings.with_untracked(|s| {
         Mode::ALL
@@ -139,15 +141,29 @@ pub fn App() -> impl IntoView {
         }
     });
 
+    // A run that arrived in the address while the panels were busy: shown only if the user
+    // says so.
+    let received = RwSignal::new(None::<PageParams>);
+    let show_received = move |params: &PageParams| {
+        // A run opened from the Evaluate view (or pasted) is shown in the arena.
+        evaluating.set(false);
+        from_address::show_run(params, shower, alert);
+    };
     window_event_listener_untyped("hashchange", move |_| {
         let params = page_params();
-        // A run opened from the Evaluate view (or pasted) is shown in the arena.
-        if params.run.is_some() {
-            evaluating.set(false);
+        if !params.problems.is_empty() {
+            alert.set(Some(params.problems.join(" ")));
+            return;
         }
-        match params.problems.is_empty() {
-            true => from_address::show_run(&params, shower, alert),
-            false => alert.set(Some(params.problems.join(" "))),
+        if params.run.is_none() {
+            return;
+        }
+        // Any page that opened this one can change its address: it must not replace the run
+        // the user is watching.
+        if running.get_untracked() || replay.playing.get_untracked() {
+            received.set(Some(params));
+        } else {
+            show_received(&params);
         }
     });
     if address_models && params.problems.is_empty() {
@@ -362,6 +378,7 @@ pub fn App() -> impl IntoView {
         <SettingsPanel settings=settings token=token alert=alert fold_on=runs_started />
         <QuestionBar
             question=question
+            question_note=question_note
             mode_choice=mode_choice
             missing=missing
             running=running
@@ -390,6 +407,28 @@ pub fn App() -> impl IntoView {
                         on_confirm,
                         on_cancel,
                     })
+                })
+        }}
+        {move || {
+            received
+                .get()
+                .map(|params| {
+                    view! {
+                        <div id="received-run" class="received-run" role="alertdialog" aria-labelledby="received-run-text">
+                            <p id="received-run-text">
+                                "A run arrived in the page's address (from a link, or the page that opened this one). Showing it stops what the panels show now."
+                            </p>
+                            <button id="received-run-show" class="primary" on:click=move |_| {
+                                received.set(None);
+                                show_received(&params);
+                            }>
+                                "Show it"
+                            </button>
+                            <button id="received-run-dismiss" on:click=move |_| received.set(None)>
+                                "Not now"
+                            </button>
+                        </div>
+                    }
                 })
         }}
         {move || {

@@ -25,6 +25,8 @@ const EXAMPLES: [(&str, &str); 4] = [
 #[component]
 pub fn QuestionBar(
     question: RwSignal<String>,
+    /// What was taken out of a question from the page's address (hidden characters).
+    question_note: RwSignal<Option<String>>,
     mode_choice: RwSignal<ModeChoice>,
     missing: Memo<Option<String>>,
     running: Signal<bool>,
@@ -45,12 +47,19 @@ pub fn QuestionBar(
                 aria-keyshortcuts=FOCUS_KEYS
                 placeholder="Ask a question… (Ctrl/Cmd+Enter to run)"
                 prop:value=move || question.get()
+                aria-describedby=move || question_note.with(|n| n.as_ref().map(|_| "question-note"))
                 on:input=move |ev| {
                     // A question is being written: the agent engine loads meanwhile.
                     engine::prefetch();
+                    question_note.set(None);
                     question.set(event_target_value(&ev))
                 }
             ></textarea>
+            {move || {
+                question_note
+                    .get()
+                    .map(|note| view! { <p id="question-note" class="question-note" role="status">{note}</p> })
+            }}
             <div class="controls">
                 <label class="mode-label">
                     "Mode "

@@ -15,6 +15,8 @@ pub fn sandboxed_frame(page: &str, class: &str) -> Result<HtmlIFrameElement, Str
         .map_err(|_| "cannot create a frame")?
         .unchecked_into();
     let _ = frame.set_attribute("sandbox", "allow-scripts");
+    // The frame's `document.referrer` would be this page's address, with its `?q=` question.
+    let _ = frame.set_attribute("referrerpolicy", "no-referrer");
     let _ = frame.set_attribute("hidden", "");
     let _ = frame.set_attribute("class", class);
     frame.set_src(page);

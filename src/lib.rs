@@ -1,30 +1,14 @@
 //! ReAct Arena: three LLM agent modes streaming side by side in the browser.
 //!
-//! Everything but `ui` (the components) and `web` (the browser adapters) is pure and tested on
-//! the host; those two exist only on wasm32.
+//! The pure core is its own crate (`arena-core`, re-exported here under the same paths); this
+//! crate adds the Leptos components (`ui`) and the browser adapters (`web`), which exist only
+//! on wasm32.
 
-pub mod agent;
-pub mod dates;
-pub mod draw_budget;
-pub mod evaluation;
-pub mod export;
-pub mod follow;
-pub mod hidden_text;
-pub mod history;
-pub mod live_lines;
-pub mod llm;
-pub mod markdown;
-pub mod markdown_blocks;
-pub mod origin;
-pub mod page_params;
-pub mod progress;
-pub mod recordings;
-pub mod run_file;
-pub mod run_limits;
-pub mod settings;
-pub mod shortcuts;
-pub mod tools;
-pub mod turn_request;
+pub use arena_core::{
+    agent, dates, draw_budget, evaluation, export, follow, hidden_text, history, live_lines, llm,
+    markdown, markdown_blocks, origin, page_params, progress, recordings, run_file, run_limits,
+    settings, shortcuts, tools, turn_request,
+};
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

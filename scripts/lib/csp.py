@@ -19,7 +19,7 @@ import re
 import sys
 
 PLACEHOLDER = "'inline-script-hashes'"
-# What the app calls "local" (src/origin.rs LOCAL_HOSTS): the two must agree. No [::1]:
+# What the app calls "local" (crates/arena-core/src/origin.rs LOCAL_HOSTS): the two must agree. No [::1]:
 # Chromium ignores IPv6 addresses in CSP sources, so the app sends users to localhost instead.
 LOOPBACK = "http://localhost:* http://*.localhost:* http://127.0.0.1:*"
 

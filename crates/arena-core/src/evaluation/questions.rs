@@ -296,7 +296,7 @@ pub fn builtin_tool_set() -> Vec<Question> {
 mod tests {
     use super::*;
 
-    const HOTPOTQA: &str = include_str!("../../public/data/hotpotqa_dev_react500.json");
+    const HOTPOTQA: &str = include_str!("../../../../public/data/hotpotqa_dev_react500.json");
 
     #[test]
     fn the_shipped_hotpotqa_subset_has_the_papers_500_in_order() {

@@ -126,7 +126,7 @@ mod tests {
     /// The shipped recordings: listed, plain, run files of the three modes, and no token.
     #[test]
     fn the_shipped_recordings_are_what_the_index_says() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("public/recordings");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../public/recordings");
         let index = std::fs::read_to_string(dir.join(INDEX_FILE)).expect("index.json");
         let entries = parse_index(&index).unwrap();
         assert!(entries.len() >= 2, "{entries:?}");

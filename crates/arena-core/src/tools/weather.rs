@@ -782,12 +782,15 @@ mod tests {
     use crate::tools::http::FetchError;
     use futures::executor::block_on;
 
-    const GEOCODING_PARIS: &str = include_str!("../../tests/fixtures/weather/geocoding_paris.json");
-    const GEOCODING_EMPTY: &str = include_str!("../../tests/fixtures/weather/geocoding_empty.json");
-    const FORECAST_PARIS: &str = include_str!("../../tests/fixtures/weather/forecast_paris.json");
-    const WTTR_PARIS: &str = include_str!("../../tests/fixtures/weather/wttr_paris.json");
+    const GEOCODING_PARIS: &str =
+        include_str!("../../../../tests/fixtures/weather/geocoding_paris.json");
+    const GEOCODING_EMPTY: &str =
+        include_str!("../../../../tests/fixtures/weather/geocoding_empty.json");
+    const FORECAST_PARIS: &str =
+        include_str!("../../../../tests/fixtures/weather/forecast_paris.json");
+    const WTTR_PARIS: &str = include_str!("../../../../tests/fixtures/weather/wttr_paris.json");
     const WTTR_UNKNOWN: &str =
-        include_str!("../../tests/fixtures/weather/wttr_unknown_location.txt");
+        include_str!("../../../../tests/fixtures/weather/wttr_unknown_location.txt");
 
     const GEOCODING: &str = "geocoding-api.open-meteo.com";
     const FORECAST: &str = "api.open-meteo.com/v1/forecast";

@@ -776,16 +776,18 @@ mod tests {
     use futures::executor::block_on;
 
     const SEARCH_TFA: &str =
-        include_str!("../../tests/fixtures/wikipedia/search_things_fall_apart.json");
+        include_str!("../../../../tests/fixtures/wikipedia/search_things_fall_apart.json");
     const FULL_TFA: &str =
-        include_str!("../../tests/fixtures/wikipedia/full_things_fall_apart.json");
-    const SEARCH_MERCURY: &str = include_str!("../../tests/fixtures/wikipedia/search_mercury.json");
+        include_str!("../../../../tests/fixtures/wikipedia/full_things_fall_apart.json");
+    const SEARCH_MERCURY: &str =
+        include_str!("../../../../tests/fixtures/wikipedia/search_mercury.json");
     const SEARCH_ALL_DISAMBIGUATION: &str =
-        include_str!("../../tests/fixtures/wikipedia/search_all_disambiguation.json");
+        include_str!("../../../../tests/fixtures/wikipedia/search_all_disambiguation.json");
     const SEARCH_NOT_FOUND: &str =
-        include_str!("../../tests/fixtures/wikipedia/search_not_found.json");
-    const FULLTEXT: &str = include_str!("../../tests/fixtures/wikipedia/fulltext_search.json");
-    const API_ERROR: &str = include_str!("../../tests/fixtures/wikipedia/error.json");
+        include_str!("../../../../tests/fixtures/wikipedia/search_not_found.json");
+    const FULLTEXT: &str =
+        include_str!("../../../../tests/fixtures/wikipedia/fulltext_search.json");
+    const API_ERROR: &str = include_str!("../../../../tests/fixtures/wikipedia/error.json");
 
     const API: &str = "https://en.wikipedia.org/w/api.php";
 

@@ -201,10 +201,11 @@ mod tests {
     use futures::executor::block_on;
     use std::cell::RefCell;
 
-    const EIFFEL: &str = include_str!("../../tests/fixtures/web_search/eiffel_tower.json");
-    const EMPTY: &str = include_str!("../../tests/fixtures/web_search/empty.json");
-    const ANSWER: &str = include_str!("../../tests/fixtures/web_search/answer.json");
-    const WIKI_SEARCH: &str = include_str!("../../tests/fixtures/wikipedia/fulltext_search.json");
+    const EIFFEL: &str = include_str!("../../../../tests/fixtures/web_search/eiffel_tower.json");
+    const EMPTY: &str = include_str!("../../../../tests/fixtures/web_search/empty.json");
+    const ANSWER: &str = include_str!("../../../../tests/fixtures/web_search/answer.json");
+    const WIKI_SEARCH: &str =
+        include_str!("../../../../tests/fixtures/wikipedia/fulltext_search.json");
 
     struct FakeJsonp {
         answer: Result<String, FetchError>,

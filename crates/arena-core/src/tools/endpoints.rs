@@ -120,7 +120,7 @@ mod tests {
     /// self-host.
     #[test]
     fn the_default_pyodide_is_the_version_the_tests_load() {
-        let manifest = include_str!("../../package.json");
+        let manifest = include_str!("../../../../package.json");
         let package: serde_json::Value = serde_json::from_str(manifest).unwrap();
         let version = package["devDependencies"]["pyodide"]
             .as_str()

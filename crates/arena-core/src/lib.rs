@@ -1,0 +1,28 @@
+//! ReAct Arena's pure core: everything the page does that needs no browser. The agent loops
+//! and the run record (`agent`), the model's wire format (`llm`), the tools' requests and
+//! answers (`tools`), evaluation, and the page's pure logic (its address, run files, history,
+//! Markdown). The compiler keeps it pure: no web-sys, js-sys, wasm-bindgen, gloo or leptos is
+//! in its dependency tree (`scripts/test` checks), so all of it is tested on the host.
+
+pub mod agent;
+pub mod dates;
+pub mod draw_budget;
+pub mod evaluation;
+pub mod export;
+pub mod follow;
+pub mod hidden_text;
+pub mod history;
+pub mod live_lines;
+pub mod llm;
+pub mod markdown;
+pub mod markdown_blocks;
+pub mod origin;
+pub mod page_params;
+pub mod progress;
+pub mod recordings;
+pub mod run_file;
+pub mod run_limits;
+pub mod settings;
+pub mod shortcuts;
+pub mod tools;
+pub mod turn_request;

@@ -11,9 +11,10 @@ use react_arena::agent::mode::{FORCE_ANSWER_PROMPT, STOP_SEQUENCES};
 use react_arena::agent::record::{RunConfig, SUMMARY_LEAD};
 use react_arena::agent::record::{RunRecord, Status};
 use react_arena::agent::run::{run_turn, Next, RunOptions};
-use react_arena::agent::{run_agent, AgentEvent, ChatModel, Mode, Toolbox};
+use react_arena::agent::{run_agent, AgentEvent, ChatModel, Mode};
 use react_arena::llm::tool_calls::ToolCallDelta;
 use react_arena::llm::{ChatCall, ChatDelta, ChatMessage, LlmError, Role, Usage};
+use react_arena::tools::Toolbox;
 use react_arena::tools::{Registry, ToolSpec};
 
 /// One scripted model reply: optional reasoning, content, and an optional failure after it.

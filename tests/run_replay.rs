@@ -14,12 +14,13 @@ use react_arena::agent::compaction::SUMMARY_PROMPT;
 use react_arena::agent::record::{RunConfig, RunRecord, Status};
 use react_arena::agent::replay::{Playback, Replay};
 use react_arena::agent::run::{run_turn, Next, RunOptions};
-use react_arena::agent::{AgentEvent, ChatModel, Mode, Toolbox};
+use react_arena::agent::{AgentEvent, ChatModel, Mode};
 use react_arena::export::markdown;
 use react_arena::llm::tool_calls::ToolCallDelta;
 use react_arena::llm::{ChatCall, ChatDelta, ChatMessage, LlmError, Usage};
 use react_arena::run_file::RunFile;
 use react_arena::settings::Settings;
+use react_arena::tools::Toolbox;
 use react_arena::tools::{Registry, ToolSpec};
 
 /// The run's time: the model and the tools move it on as they work.

@@ -8,7 +8,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
-use crate::agent::Toolbox;
+use crate::tools::Toolbox;
 use crate::tools::{Registry, ToolSpec};
 
 const STOPPED: &str = "Stopped by the user.";

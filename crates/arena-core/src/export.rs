@@ -266,9 +266,9 @@ mod tests {
     use super::*;
     use crate::agent::action_protocol::Protocol;
     use crate::agent::events::AgentEvent;
-    use crate::agent::metrics::Pricing;
     use crate::agent::record::RunConfig;
     use crate::agent::Mode;
+    use crate::llm::models::Pricing;
     use crate::llm::{ChatMessage, Usage};
     use crate::settings::Settings;
 

@@ -82,7 +82,7 @@ impl RunFile {
         if file.records.is_empty() {
             return Err("The file holds no run.".into());
         }
-        run_limits::check(&file)?;
+        run_limits::check(&file.title, &file.records)?;
         Ok(RunFile {
             settings: file.settings.clamped(),
             ..file

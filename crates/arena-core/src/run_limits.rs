@@ -4,7 +4,6 @@
 //! mode, at most 20 steps and a final answer a question, about 13 objects and lists a step).
 
 use crate::agent::record::{RunRecord, Step};
-use crate::run_file::RunFile;
 
 /// Objects and lists in the whole file, counted on its text before it is parsed.
 pub const MAX_NESTED_VALUES: usize = 100_000;
@@ -82,14 +81,14 @@ pub fn check_text(json: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The parsed file: every count and text within its limit.
-pub fn check(file: &RunFile) -> Result<(), String> {
-    if file.records.len() > MAX_RECORDS {
+/// A parsed file's title and records: every count and text within its limit.
+pub fn check(title: &str, records: &[RunRecord]) -> Result<(), String> {
+    if records.len() > MAX_RECORDS {
         return Err(over("records", MAX_RECORDS));
     }
-    text("title", &file.title)?;
+    text("title", title)?;
     let mut steps = 0usize;
-    for record in &file.records {
+    for record in records {
         check_record(record)?;
         steps += record.turns.iter().map(|t| t.steps.len()).sum::<usize>();
         if steps > MAX_STEPS {

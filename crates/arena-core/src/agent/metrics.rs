@@ -2,17 +2,9 @@
 //! the comparison of the modes of one run, and the segments of a timeline. Views only: they
 //! change nothing and keep nothing.
 
-use serde::{Deserialize, Serialize};
-
 use super::record::{RunRecord, Step};
+use crate::llm::models::Pricing;
 use crate::llm::ChatMessage;
-
-/// Price of a model at a provider, in US dollars per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-pub struct Pricing {
-    pub input: f64,
-    pub output: f64,
-}
 
 /// Characters per token for an estimate when the endpoint reports no usage (a common rule of
 /// thumb for English text with BPE tokenizers).

@@ -22,7 +22,6 @@ pub mod tool_json;
 use futures::future::LocalBoxFuture;
 
 use crate::llm::{ChatCall, ChatDelta, LlmError};
-use crate::tools::ToolSpec;
 
 pub use events::AgentEvent;
 pub use mode::Mode;
@@ -47,12 +46,4 @@ pub trait ChatModel {
     fn jitter(&self) -> f64 {
         0.5
     }
-}
-
-/// The tools a run may call.
-#[allow(async_fn_in_trait)]
-pub trait Toolbox {
-    fn specs(&self) -> Vec<ToolSpec>;
-    /// Runs `name` on `input`; `Err` carries a readable message for the model and the user.
-    async fn call(&self, name: &str, input: &str) -> Result<String, String>;
 }

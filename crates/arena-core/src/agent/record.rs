@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use super::action_protocol::Protocol;
 use super::events::AgentEvent;
-use super::metrics::Pricing;
 use super::mode::Mode;
+use crate::llm::models::Pricing;
 use crate::llm::{ChatMessage, Usage};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

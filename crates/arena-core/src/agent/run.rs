@@ -20,10 +20,11 @@ use super::native::{bare_json_answer, bare_json_call, call_input, tools_param};
 use super::protocol::{parse_reply, parse_think, Reply};
 use super::record::{RunConfig, RunRecord};
 use super::think_split::{Piece, ThinkSplitter};
-use super::{ChatModel, Toolbox};
+use super::ChatModel;
 use crate::llm::retry::{delay_ms, is_retryable, waiting_message, MAX_RETRIES};
 use crate::llm::tool_calls::{ToolCall, ToolCallAssembler};
 use crate::llm::{ChatCall, ChatDelta, ChatMessage, LlmError};
+use crate::tools::Toolbox;
 
 /// How a run goes, beyond the mode and the question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

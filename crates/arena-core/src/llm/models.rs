@@ -5,9 +5,14 @@
 //! huggingface/hub-docs `docs/inference-providers/`); OpenAI-compatible servers such as
 //! llama.cpp list bare ids. A model id may end in `:provider`, `:fastest` or `:cheapest`.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use crate::agent::metrics::Pricing;
+/// Price of a model at a provider, in US dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Pricing {
+    pub input: f64,
+    pub output: f64,
+}
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]

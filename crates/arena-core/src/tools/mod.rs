@@ -50,3 +50,11 @@ pub trait Tool {
     /// `Ok` is the observation; `Err` is a readable error the model is shown instead.
     fn call<'a>(&'a self, input: &'a str) -> LocalBoxFuture<'a, Result<String, String>>;
 }
+
+/// The tools a run may call (the agent loop's seam: built-in tools, or any other set).
+#[allow(async_fn_in_trait)]
+pub trait Toolbox {
+    fn specs(&self) -> Vec<ToolSpec>;
+    /// Runs `name` on `input`; `Err` carries a readable message for the model and the user.
+    async fn call(&self, name: &str, input: &str) -> Result<String, String>;
+}

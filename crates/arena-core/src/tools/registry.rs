@@ -2,8 +2,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::agent::Toolbox;
-
 use super::calculator::Calculator;
 use super::endpoints::ToolEndpoints;
 use super::http::HttpClient;
@@ -12,6 +10,7 @@ use super::python::{Python, PythonRunner};
 use super::weather::{Weather, WeatherEndpoints};
 use super::web_search::{JsonpClient, WebSearch};
 use super::wikipedia::Wikipedia;
+use super::Toolbox;
 use super::{Tool, ToolSpec};
 
 /// Every tool, in the order they are listed to the model and in Settings.

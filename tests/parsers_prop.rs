@@ -16,7 +16,14 @@ use react_arena::llm::tool_calls::{ToolCall, ToolCallAssembler, ToolCallDelta};
 /// Cases per property: 2,000 each.
 const CASES: u32 = 2_000;
 
-const TAGS: [&str; 4] = ["<think>", "</think>", "<thinking>", "</thinking>"];
+const TAGS: [&str; 6] = [
+    "<think>",
+    "</think>",
+    "<thinking>",
+    "</thinking>",
+    "<reasoning>",
+    "</reasoning>",
+];
 
 /// `text` with every complete tag (any case) removed, scanning left to right.
 fn without_tags(text: &str) -> String {
@@ -49,6 +56,9 @@ fn think_fragment() -> impl Strategy<Value = String> {
         2 => Just("</Think>".to_string()),
         2 => Just("<thinking>".to_string()),
         2 => Just("</THINKING>".to_string()),
+        2 => Just("<reasoning>".to_string()),
+        2 => Just("</Reasoning>".to_string()),
+        1 => Just("<reas".to_string()),
         2 => Just("<".to_string()),
         1 => Just(">".to_string()),
         2 => Just("</".to_string()),

@@ -13,6 +13,7 @@ pub mod metrics;
 pub mod mode;
 pub mod native;
 pub mod protocol;
+pub mod reasoning_tags;
 pub mod record;
 pub mod replay;
 pub mod run;

@@ -1,5 +1,6 @@
 //! Splitting streamed content that carries its reasoning inline, in `<think>…</think>` (or
-//! `<thinking>…</thinking>`, any case) blocks, into content and reasoning pieces.
+//! `<thinking>`, `<reasoning>`, any case: `reasoning_tags`) blocks, into content and reasoning
+//! pieces.
 //!
 //! Tags may arrive split across pushes at any position: only a possible tag prefix at the end
 //! of what has arrived is held back. Every recognised tag is removed from the output; an opening
@@ -10,6 +11,8 @@
 //! `</think>`. Until the first tag arrives the text is therefore buffered: if that first tag is
 //! a closing tag, the buffered text was reasoning. The buffer is capped (4,000 characters by
 //! default); beyond that it is flushed as content and the rule no longer applies.
+
+use super::reasoning_tags::MARKS;
 
 /// A piece of split content.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,14 +35,6 @@ impl Piece {
 
 /// How many characters before the first tag may still turn out to be reasoning.
 pub const LEADING_REASONING_LIMIT: usize = 4_000;
-
-/// The tags, lowercase, with whether each opens a block.
-const TAGS: [(&str, bool); 4] = [
-    ("<think>", true),
-    ("</think>", false),
-    ("<thinking>", true),
-    ("</thinking>", false),
-];
 
 #[derive(Debug, Clone)]
 pub struct ThinkSplitter {
@@ -170,7 +165,7 @@ impl ThinkSplitter {
 
 fn tag_at(s: &str) -> Found {
     let bytes = s.as_bytes();
-    for (tag, opens) in TAGS {
+    for (tag, opens) in MARKS {
         let tag = tag.as_bytes();
         if bytes.len() >= tag.len() {
             if bytes[..tag.len()].eq_ignore_ascii_case(tag) {
@@ -401,6 +396,16 @@ mod tests {
         assert_eq!(s.finish(), vec![]);
         assert!(!s.in_reasoning());
         assert_eq!(s.push("<think>b</think>"), vec![r("b")]);
+    }
+
+    /// The same tags as the reply's preparation strips (`reasoning_tags`), `<reasoning>` too.
+    #[test]
+    fn reasoning_tags_split_as_think_tags_do() {
+        let mut s = ThinkSplitter::new();
+        let mut got = s.push("<reasoning>why</REASONING>");
+        got.extend(s.push("answer"));
+        got.extend(s.finish());
+        assert_eq!(merge(got), vec![r("why"), c("answer")]);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! the protocol is read.
 
 use super::*;
+use crate::agent::reasoning_tags::NAMES;
 
 pub(super) struct Prepared {
     /// What is left to read as the protocol.
@@ -63,7 +64,7 @@ pub(super) fn prepare(text: &str) -> Prepared {
 pub(super) fn strip_reasoning_tags(text: &str) -> (String, bool) {
     let mut out = text.to_string();
     let mut had = false;
-    for tag in ["think", "thinking", "reasoning"] {
+    for tag in NAMES {
         let open = format!("<{tag}>");
         let close = format!("</{tag}>");
         let mut kept = String::new();

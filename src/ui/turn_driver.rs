@@ -9,9 +9,9 @@ use leptos::task::spawn_local;
 use web_sys::{AbortController, AbortSignal};
 
 use super::frame_batch::FrameBatch;
-use crate::agent::action_protocol::{ProtocolChoice, ProtocolPlan};
 use crate::agent::record::RunRecord;
-use crate::agent::run::{Next, RunOptions};
+use crate::agent::run::Next;
+use crate::agent::turn_setup::set_up_turn;
 use crate::agent::{AgentEvent, Mode};
 use crate::settings::Settings;
 use crate::turn_request::TurnRequest;
@@ -77,26 +77,13 @@ pub fn begin(first: FirstTurns) {
                 .as_ref()
                 .and_then(|l| l.facts(&model))
                 .unwrap_or_default();
-            let supports = if mode.uses_tools() && settings.protocol == ProtocolChoice::Auto {
-                facts.supports_tools
-            } else {
-                None
-            };
-            let options = RunOptions {
-                max_steps: settings.max_steps,
-                plan: ProtocolPlan::resolve(settings.protocol, supports),
-            };
             // The run has not started: its configuration is completed with what the endpoint
             // says, before the engine takes its copy.
-            let context_setting = settings.context_length;
             let configured = state.try_update(|r| {
-                r.config.pricing = facts.pricing;
-                r.config.context_length = (context_setting > 0)
-                    .then_some(context_setting)
-                    .or(facts.context_length);
-                r.clone()
+                let options = set_up_turn(&mut r.config, mode, &settings, &facts);
+                (r.clone(), options)
             });
-            let Some(record) = configured else {
+            let Some((record, options)) = configured else {
                 continue; // a newer run replaced this panel meanwhile
             };
             let request = TurnRequest {

@@ -3,9 +3,9 @@
 
 use web_sys::AbortController;
 
-use crate::agent::action_protocol::{ProtocolChoice, ProtocolPlan};
 use crate::agent::record::RunRecord;
-use crate::agent::run::{run_turn, Next, RunOptions};
+use crate::agent::run::{run_turn, Next};
+use crate::agent::turn_setup::set_up_turn;
 use crate::agent::AgentEvent;
 use crate::evaluation::context::EvalContext;
 use crate::evaluation::plan::{EvalSpec, Job};
@@ -47,19 +47,7 @@ pub async fn run_job(
         .as_ref()
         .and_then(|l| l.facts(&params.model))
         .unwrap_or_default();
-    record.config.pricing = facts.pricing;
-    record.config.context_length = (settings.context_length > 0)
-        .then_some(settings.context_length)
-        .or(facts.context_length);
-    let supports = if job.mode.uses_tools() && settings.protocol == ProtocolChoice::Auto {
-        facts.supports_tools
-    } else {
-        None
-    };
-    let options = RunOptions {
-        max_steps: record.config.max_steps,
-        plan: ProtocolPlan::resolve(settings.protocol, supports),
-    };
+    let options = set_up_turn(&mut record.config, job.mode, &settings, &facts);
     let question = spec.questions[job.question].question.clone();
     // The loop's own copy of the record carries no times; this one is stamped as events
     // come, as a panel's is, so the result has the run's real durations.

@@ -1,0 +1,88 @@
+//! A run's first turn set up from what the endpoint's model list says of its model: the price
+//! and context window go into the run's configuration (a context window set in Settings wins),
+//! and the protocol is chosen (Auto takes native tool calls only when the list says the model
+//! supports them). The arena's panels and the Evaluate view's runs start the same way.
+
+use super::action_protocol::{ProtocolChoice, ProtocolPlan};
+use super::record::RunConfig;
+use super::run::RunOptions;
+use super::Mode;
+use crate::llm::models::ModelFacts;
+use crate::settings::Settings;
+
+/// Completes `config` with `facts` and gives the options of the run's turns.
+pub fn set_up_turn(
+    config: &mut RunConfig,
+    mode: Mode,
+    settings: &Settings,
+    facts: &ModelFacts,
+) -> RunOptions {
+    config.pricing = facts.pricing;
+    config.context_length = (settings.context_length > 0)
+        .then_some(settings.context_length)
+        .or(facts.context_length);
+    let supports = if mode.uses_tools() && settings.protocol == ProtocolChoice::Auto {
+        facts.supports_tools
+    } else {
+        None
+    };
+    RunOptions {
+        max_steps: settings.max_steps,
+        plan: ProtocolPlan::resolve(settings.protocol, supports),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::action_protocol::Protocol;
+    use crate::llm::models::Pricing;
+
+    fn facts(supports_tools: Option<bool>) -> ModelFacts {
+        ModelFacts {
+            pricing: Some(Pricing {
+                input: 0.1,
+                output: 0.5,
+            }),
+            context_length: Some(32_768),
+            supports_tools,
+        }
+    }
+
+    #[test]
+    fn the_model_list_fills_in_price_and_context_and_auto_picks_native_only_if_told() {
+        let settings = Settings {
+            max_steps: 7,
+            ..Settings::default()
+        };
+        assert_eq!(settings.protocol, ProtocolChoice::Auto);
+        let mut config = RunConfig::default();
+        let options = set_up_turn(&mut config, Mode::ReAct, &settings, &facts(Some(true)));
+        assert_eq!(config.pricing, facts(None).pricing);
+        assert_eq!(config.context_length, Some(32_768));
+        assert_eq!(options.max_steps, 7);
+        assert_eq!(options.plan.protocol, Protocol::Native);
+        assert!(options.plan.fall_back_to_text);
+
+        for (mode, said) in [
+            (Mode::ReAct, None),
+            (Mode::ReAct, Some(false)),
+            (Mode::Think, Some(true)),
+        ] {
+            let options = set_up_turn(&mut RunConfig::default(), mode, &settings, &facts(said));
+            assert_eq!(options.plan.protocol, Protocol::Text, "{mode:?} {said:?}");
+        }
+    }
+
+    #[test]
+    fn a_context_window_set_in_settings_wins_over_the_list() {
+        let settings = Settings {
+            context_length: 4_096,
+            ..Settings::default()
+        };
+        let mut config = RunConfig::default();
+        set_up_turn(&mut config, Mode::Act, &settings, &ModelFacts::default());
+        assert_eq!(config.context_length, Some(4_096));
+        assert_eq!(config.pricing, None);
+    }
+}

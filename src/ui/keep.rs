@@ -14,7 +14,8 @@ use crate::agent::mode::ModeChoice;
 use crate::agent::record::RunRecord;
 use crate::history::{self, RunSummary, KEEP_RUNS, SAVE_EVERY_MS};
 use crate::run_file::RunFile;
-use crate::web::idb::{self, Refusal};
+use crate::web::idb::Refusal;
+use crate::web::run_store;
 use crate::web::timer::sleep;
 
 /// The kept run that the panels show.
@@ -189,7 +190,7 @@ impl Keeper {
         };
         let summary_json = serde_json::to_string(&summary).unwrap_or_default();
         if now {
-            idb::put_run_now(&id, &file_json, &summary_json);
+            run_store::put_run_now(&id, &file_json, &summary_json);
             return;
         }
         spawn_local(async move {
@@ -199,7 +200,7 @@ impl Keeper {
             if !document().hidden() {
                 sleep(0).await;
             }
-            let result = idb::put_run(&id, &file_json, &summary_json).await;
+            let result = run_store::put_run(&id, &file_json, &summary_json).await;
             self.written(summary, result);
         });
     }
@@ -292,7 +293,7 @@ impl Keeper {
         self.runs.update(|rs| rs.retain(|r| !extra.contains(&r.id)));
         spawn_local(async move {
             for id in extra {
-                let _ = idb::delete_run(&id).await;
+                let _ = run_store::delete_run(&id).await;
             }
         });
     }
@@ -300,7 +301,7 @@ impl Keeper {
     /// Reads the history list and shows the latest run, unless a run started meanwhile.
     fn load(self) {
         spawn_local(async move {
-            let lines = match idb::summaries().await {
+            let lines = match run_store::summaries().await {
                 Ok(lines) => lines,
                 Err(refusal) => {
                     self.unavailable.set(true);
@@ -338,7 +339,7 @@ impl Keeper {
 
     fn open_when(self, id: String, on_load: bool) {
         spawn_local(async move {
-            let json = match idb::get_run(&id).await {
+            let json = match run_store::get_run(&id).await {
                 Ok(Some(json)) => json,
                 Ok(None) => {
                     self.runs.update(|rs| rs.retain(|r| r.id != id));
@@ -446,7 +447,7 @@ impl Keeper {
         }
         spawn_local(async move {
             let renamed = async move {
-                let json = idb::get_run(&id).await?.unwrap_or_default();
+                let json = run_store::get_run(&id).await?.unwrap_or_default();
                 let Ok(file) = RunFile::from_json(&json) else {
                     return Ok(());
                 };
@@ -456,7 +457,7 @@ impl Keeper {
                     .with_untracked(|rs| rs.iter().find(|r| r.id == id).map_or(0.0, |r| r.updated));
                 let summary =
                     serde_json::to_string(&RunSummary::of(&file, updated)).unwrap_or_default();
-                idb::put_run(&id, &file.to_json(), &summary).await
+                run_store::put_run(&id, &file.to_json(), &summary).await
             };
             if let Err(refusal) = renamed.await {
                 self.alert.set(Some(format!(
@@ -476,8 +477,8 @@ impl Keeper {
             return;
         };
         spawn_local(async move {
-            let file = idb::get_run(&id).await.ok().flatten();
-            if let Err(refusal) = idb::delete_run(&id).await {
+            let file = run_store::get_run(&id).await.ok().flatten();
+            if let Err(refusal) = run_store::delete_run(&id).await {
                 self.alert.set(Some(format!(
                     "The run was not deleted ({}: {}).",
                     refusal.name, refusal.message
@@ -498,7 +499,7 @@ impl Keeper {
         self.deleted.set(None);
         spawn_local(async move {
             let summary_json = serde_json::to_string(&summary).unwrap_or_default();
-            match idb::put_run(&summary.id, &file_json, &summary_json).await {
+            match run_store::put_run(&summary.id, &file_json, &summary_json).await {
                 Ok(()) => {
                     let id = summary.id.clone();
                     self.runs.update(|rs| history::upsert(rs, summary));

@@ -1,5 +1,7 @@
-//! Kept runs in IndexedDB, through the small module `idb.js`: JSON text in, JSON text out.
-//! Errors come back as the browser's name for them (`QuotaExceededError`…) and its message.
+//! IndexedDB through the one small module `idb.js`: a database by name with its stores, JSON
+//! text in, JSON text out. Errors come back as the browser's name for them
+//! (`QuotaExceededError`…) and its message. What is kept where is said by the stores built on
+//! it (`run_store`, `eval_store`).
 
 use js_sys::{Array, Promise, Reflect};
 use wasm_bindgen::prelude::*;
@@ -7,14 +9,14 @@ use wasm_bindgen_futures::JsFuture;
 
 #[wasm_bindgen(module = "/src/web/idb.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = putRun)]
-    fn put_run_js(id: &str, file_json: &str, summary_json: &str) -> Promise;
-    #[wasm_bindgen(js_name = getRun)]
-    fn get_run_js(id: &str) -> Promise;
-    #[wasm_bindgen(js_name = deleteRun)]
-    fn delete_run_js(id: &str) -> Promise;
-    #[wasm_bindgen(js_name = summaries)]
-    fn summaries_js() -> Promise;
+    #[wasm_bindgen(js_name = put)]
+    fn put_js(name: &str, stores: &str, writes: &Array) -> Promise;
+    #[wasm_bindgen(js_name = get)]
+    fn get_js(name: &str, stores: &str, store: &str, key: &str) -> Promise;
+    #[wasm_bindgen(js_name = getAll)]
+    fn get_all_js(name: &str, stores: &str, store: &str, prefix: &str) -> Promise;
+    #[wasm_bindgen(js_name = remove)]
+    fn remove_js(name: &str, stores: &str, removals: &Array) -> Promise;
 }
 
 /// Why the browser refused: its error's name and message.
@@ -44,36 +46,76 @@ impl From<JsValue> for Refusal {
     }
 }
 
+/// A database and its stores (every transaction spans them all).
+#[derive(Clone, Copy)]
+pub struct Database {
+    pub name: &'static str,
+    /// The stores' names, joined by commas.
+    pub stores: &'static str,
+}
+
+/// A key, or every key starting with it.
+pub enum Key<'a> {
+    One(&'a str),
+    StartingWith(&'a str),
+}
+
 async fn settle(promise: Promise) -> Result<JsValue, Refusal> {
     JsFuture::from(promise).await.map_err(Refusal::from)
 }
 
-/// Writes a run and its history line together.
-pub async fn put_run(id: &str, file_json: &str, summary_json: &str) -> Result<(), Refusal> {
-    settle(put_run_js(id, file_json, summary_json))
-        .await
-        .map(|_| ())
+fn flat(items: impl IntoIterator<Item = JsValue>) -> Array {
+    items.into_iter().collect()
 }
 
-/// Starts writing a run without waiting: for the last save as the page goes away.
-pub fn put_run_now(id: &str, file_json: &str, summary_json: &str) {
-    let _ = put_run_js(id, file_json, summary_json);
-}
+impl Database {
+    /// Starts writing (store, key, value) triples in one transaction; the promise says when
+    /// they are committed.
+    fn start_put(self, writes: &[(&str, &str, &str)]) -> Promise {
+        let writes = flat(
+            writes
+                .iter()
+                .flat_map(|(store, key, value)| [(*store).into(), (*key).into(), (*value).into()]),
+        );
+        put_js(self.name, self.stores, &writes)
+    }
 
-/// A kept run's file, if it is there.
-pub async fn get_run(id: &str) -> Result<Option<String>, Refusal> {
-    settle(get_run_js(id)).await.map(|v| v.as_string())
-}
+    /// Writes (store, key, value) triples together.
+    pub async fn put(self, writes: &[(&str, &str, &str)]) -> Result<(), Refusal> {
+        settle(self.start_put(writes)).await.map(|_| ())
+    }
 
-pub async fn delete_run(id: &str) -> Result<(), Refusal> {
-    settle(delete_run_js(id)).await.map(|_| ())
-}
+    /// The same, without waiting: for the last save as the page goes away.
+    pub fn put_now(self, writes: &[(&str, &str, &str)]) {
+        let _ = self.start_put(writes);
+    }
 
-/// Every kept run's history line (JSON text), in no particular order.
-pub async fn summaries() -> Result<Vec<String>, Refusal> {
-    let all = settle(summaries_js()).await?;
-    Ok(Array::from(&all)
-        .iter()
-        .filter_map(|v| v.as_string())
-        .collect())
+    pub async fn get(self, store: &str, key: &str) -> Result<Option<String>, Refusal> {
+        settle(get_js(self.name, self.stores, store, key))
+            .await
+            .map(|v| v.as_string())
+    }
+
+    /// Every value of `store`, or of the keys starting with `prefix` if it is not empty.
+    pub async fn get_all(self, store: &str, prefix: &str) -> Result<Vec<String>, Refusal> {
+        let all = settle(get_all_js(self.name, self.stores, store, prefix)).await?;
+        Ok(Array::from(&all)
+            .iter()
+            .filter_map(|v| v.as_string())
+            .collect())
+    }
+
+    /// Removes keys from stores, together.
+    pub async fn remove(self, removals: &[(&str, Key<'_>)]) -> Result<(), Refusal> {
+        let removals = flat(removals.iter().flat_map(|(store, key)| {
+            let (key, whole) = match key {
+                Key::One(k) => (*k, false),
+                Key::StartingWith(k) => (*k, true),
+            };
+            [(*store).into(), key.into(), whole.into()]
+        }));
+        settle(remove_js(self.name, self.stores, &removals))
+            .await
+            .map(|_| ())
+    }
 }

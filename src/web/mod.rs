@@ -20,6 +20,7 @@ pub mod page_file;
 pub mod parent_height;
 pub mod python_worker;
 pub mod read_body;
+pub mod run_store;
 pub mod sandbox_frame;
 pub mod stoppable_tools;
 pub mod storage;

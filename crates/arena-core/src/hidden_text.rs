@@ -18,9 +18,42 @@ pub fn is_hidden(c: char) -> bool {
         | 0xFEFF) // zero-width no-break space
 }
 
+/// Whether `c` renders as nothing at all: the hidden characters, and also the joiners, the
+/// fillers of some scripts and the variation selectors. For text no one types such characters
+/// into (a token) or that is shown without them (an error page's snippet).
+pub fn is_invisible(c: char) -> bool {
+    is_hidden(c)
+        || matches!(c as u32,
+            0x034F | 0x115F | 0x1160 | 0x17B4 | 0x17B5 // grapheme joiner, fillers
+            | 0x200C | 0x200D                          // joiners
+            | 0x2065..=0x206F                          // deprecated format characters
+            | 0x3164 | 0xFFA0                          // Hangul fillers
+            | 0xFE00..=0xFE0F) // variation selectors
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_the_token_and_error_checks_called_invisible_still_is() {
+        // The two lists this replaced: settings' token check, the error snippet's cleanup.
+        let token = [
+            0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180E, 0x3164, 0xFEFF, 0xFFA0,
+        ]
+        .into_iter()
+        .chain(0x200B..=0x200F)
+        .chain(0x202A..=0x202E)
+        .chain(0x2060..=0x206F)
+        .chain(0xFE00..=0xFE0F);
+        for code in token {
+            assert!(is_invisible(char::from_u32(code).unwrap()), "{code:04X}");
+        }
+        assert!(is_invisible('\u{E0041}'));
+        for c in "hf_Ab09 é東".chars() {
+            assert!(!is_invisible(c), "{:04X}", c as u32);
+        }
+    }
 
     #[test]
     fn tags_direction_controls_and_zero_width_marks_are_hidden() {

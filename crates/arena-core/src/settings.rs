@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::action_protocol::ProtocolChoice;
 use crate::agent::Mode;
+use crate::hidden_text::is_invisible;
 use crate::origin::Origin;
 use crate::tools::endpoints::ToolEndpoints;
 use crate::tools::python::DEFAULT_TIMEOUT_SECS;
@@ -201,12 +202,6 @@ pub fn token_problem(token: &str) -> Option<String> {
         "The token contains {what} at position {}: paste it again in Settings",
         position + 1
     ))
-}
-
-/// Format characters that render as nothing (zero-width spaces and joiners, marks, BOM).
-fn is_invisible(c: char) -> bool {
-    matches!(c as u32, 0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180E
-        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F | 0xFEFF | 0xFFA0)
 }
 
 /// The origin the token would be sent to, when the user has not yet confirmed it. Without a

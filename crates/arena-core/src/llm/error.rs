@@ -2,6 +2,8 @@
 
 use serde_json::Value;
 
+use crate::hidden_text::is_invisible;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LlmError {
     /// The endpoint answered with a non-success status.
@@ -195,7 +197,7 @@ pub fn body_snippet(body: &str) -> String {
     let readable: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
-        .filter(|&c| !is_format_char(c))
+        .filter(|&c| !is_invisible(c))
         .collect();
     let collapsed = readable.split_whitespace().collect::<Vec<_>>().join(" ");
     clip_to(&collapsed, MAX_SNIPPET_CHARS)
@@ -206,12 +208,6 @@ fn find_ignore_case(haystack: &str, needle: &str) -> Option<usize> {
         .as_bytes()
         .windows(needle.len())
         .position(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
-}
-
-/// Characters that render as nothing or reorder text (bidi controls, zero-width marks).
-fn is_format_char(c: char) -> bool {
-    matches!(c as u32, 0x00AD | 0x061C | 0x180E | 0x200B..=0x200F | 0x202A..=0x202E
-        | 0x2060..=0x206F | 0xFEFF)
 }
 
 #[cfg(test)]

@@ -1,10 +1,17 @@
-//! The page's split points: the parts and jobs of src/ui/parts.rs go into one wasm chunk of
-//! their own, cut off the page's module by scripts/lib/split_page.py and fetched the first time
-//! a part is drawn or a job started. They live in the page's binary, not the library: the
-//! engine and Evaluate modules link the library too, and would otherwise carry the parts' code.
+//! The page's split points, cut off the page's module by scripts/lib/split_page.py into wasm
+//! chunks fetched when first needed: the parts and jobs of src/ui/parts.rs (a part drawn, a
+//! job started); the agent engine (the loop, the model client, the tools) with a panel's run
+//! and the driving of its turns (a question written, a run started); the Markdown parser
+//! (Markdown to draw). Code several chunks use goes into a chunk of its own, fetched with
+//! whichever needs it first. They live in the page's binary, not the library: the Evaluate
+//! module links the library too, and would otherwise carry their code.
 
 use leptos::prelude::AnyView;
-use react_arena::ui::parts::{self, Drawing, Fetch, Job, Part, PartMissing, Starting};
+use react_arena::ui::parts::{
+    self, Drawing, Fetch, Job, Part, PartMissing, RunBody, Starting, Turns,
+};
+use react_arena::web::engine::{self, Fetching};
+use react_arena::web::markdown_chunk::{self, MarkdownEntries};
 use wasm_split_helpers::SplitLoaderError;
 
 /// Why a part is missing, as the split point reports it.
@@ -29,6 +36,56 @@ fn carry_out(job: Job) -> Result<(), ChunkMissing> {
     Ok(())
 }
 
+// What a run needs before its first request, and to be shown, is in the engine's chunk: a
+// first run fetches the first screen and that chunk (with the code it shares with the parts),
+// not the other parts.
+#[wasm_split_helpers::wasm_split(engine, fallible)]
+fn draw_run(body: RunBody) -> Result<AnyView, ChunkMissing> {
+    Ok(parts::draw_run(body))
+}
+
+#[wasm_split_helpers::wasm_split(engine, fallible)]
+fn drive(turns: Turns) -> Result<(), ChunkMissing> {
+    parts::drive(turns);
+    Ok(())
+}
+
+/// Nothing but the engine's chunk itself: fetched early, so a run started soon does not wait.
+#[wasm_split_helpers::wasm_split(engine, fallible)]
+fn engine_here() -> Result<(), ChunkMissing> {
+    Ok(())
+}
+
+fn fetch_engine() -> Fetching<()> {
+    Box::pin(async {
+        engine_here()
+            .await
+            .map_err(|ChunkMissing| engine::ChunkMissing)
+    })
+}
+
+/// The Markdown parser's chunk: fetched when Markdown is first to be drawn.
+#[wasm_split_helpers::wasm_split(markdown, fallible)]
+fn markdown_entries() -> Result<&'static MarkdownEntries, ChunkMissing> {
+    Ok(&markdown_chunk::ENTRIES)
+}
+
+fn fetch_markdown() -> Fetching<&'static MarkdownEntries> {
+    Box::pin(async {
+        markdown_entries()
+            .await
+            .map_err(|ChunkMissing| engine::ChunkMissing)
+    })
+}
+
+fn fetch_and_draw_run(body: RunBody) -> Drawing {
+    Box::pin(async move { draw_run(body).await.map_err(|ChunkMissing| PartMissing) })
+}
+
+fn fetch_and_drive(turns: Turns) -> Starting {
+    Box::pin(async move { drive(turns).await.map_err(|ChunkMissing| PartMissing) })
+}
+
 fn fetch_and_draw(part: Part) -> Drawing {
     Box::pin(async move { draw(part).await.map_err(|ChunkMissing| PartMissing) })
 }
@@ -41,5 +98,9 @@ pub fn install() {
     parts::install(Fetch {
         draw: fetch_and_draw,
         start: fetch_and_start,
+        draw_run: fetch_and_draw_run,
+        drive: fetch_and_drive,
     });
+    engine::install(fetch_engine);
+    markdown_chunk::install(fetch_markdown);
 }

@@ -1,11 +1,11 @@
 """Trunk post-build hook: names the lazily loaded modules by their content and tells the page.
 
-Trunk builds the agent engine and the Evaluate view as wasm modules of their own
+Trunk builds the Evaluate view as a wasm module of its own
 (data-type="worker": built, not loaded by the page) under fixed names, <name>.js and
 <name>_bg.wasm. A fixed name could pair a cached old glue with a new wasm after a deploy, so
 both are renamed with a hash of their contents, and the glue's reference to the wasm follows.
 The page reads the glue's name from a meta tag, `react-arena-module-<name>`, when the module is
-first needed (the first run; the first opening of Evaluate).
+first needed (the first opening of Evaluate).
 """
 
 import glob
@@ -16,7 +16,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hashes import content_digest  # noqa: E402
 
-LAZY = ["evaluate", "engine"]
+LAZY = ["evaluate"]
 LINK = re.compile(r"<link\b[^>]*>")
 SNIPPET_HREF = re.compile(r'href="\./(snippets/[^"]+)"')
 

@@ -5,7 +5,8 @@ The page's code marks those parts with `#[wasm_split(<chunk>, fallible)]` (src/s
 Trunk cannot split a module (its wasm-bindgen step drops the relocations a split needs), so
 it builds the page whole and this step builds it again from the linker's output (kept with
 `--emit-relocs`, build.rs): wasm-split-cli cuts it into the main module, one
-`split_<chunk>.wasm` per chunk and a small loader, `__wasm_split.js`; wasm-bindgen makes the
+`split_<chunk>.wasm` per chunk, a `chunk_<n>.wasm` for code several chunks use, and a small
+loader, `__wasm_split.js`; wasm-bindgen makes the
 glue for the main module (keeping the exports the chunks link against); wasm-opt shrinks each
 part with the parameters index.html gives Trunk. Every file is named by its content, and the
 page's loader, preloads and integrity hashes are pointed at the new files.
@@ -65,7 +66,11 @@ def main():
             "--out-name", PAGE, "--out-dir", bound, os.path.join(parts, f"{PAGE}.wasm"),
         )
         main_wasm = os.path.join(bound, f"{PAGE}_bg.wasm")
-        chunks = sorted(glob.glob(os.path.join(parts, "split_*.wasm")))
+        # One split_<name>.wasm per split point's module, and a chunk_<n>.wasm for code that
+        # several of them use (fetched with whichever comes first).
+        chunks = sorted(
+            glob.glob(os.path.join(parts, "split_*.wasm")) + glob.glob(os.path.join(parts, "chunk_*.wasm"))
+        )
         if profile == "release":
             params = wasm_opt_params(open(os.path.join(ROOT, "index.html"), encoding="utf-8").read())
             for path in [main_wasm, *chunks]:

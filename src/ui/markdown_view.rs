@@ -5,7 +5,7 @@ use wasm_bindgen::JsCast;
 use crate::draw_budget::{DrawBudget, STEP_BYTES};
 use crate::markdown_blocks::scan_window;
 use crate::web::clipboard::copy_text;
-use crate::web::engine;
+use crate::web::markdown_chunk;
 use crate::web::timer::{next_frame, now_ms, sleep};
 
 /// The app's own origin, which links in model and tool text may not point back into.
@@ -38,9 +38,9 @@ thread_local! {
     static FRAME_ASKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// How much source all views together may draw in a frame.
     static BUDGET: std::cell::Cell<DrawBudget> = const { std::cell::Cell::new(DrawBudget::new()) };
-    /// Whether the engine, which draws Markdown, is loaded. A view drawn before it (a kept or
-    /// recorded run shown at once) shows its text plainly and is drawn again when it is.
-    static ENGINE_READY: ArcRwSignal<bool> = ArcRwSignal::new(false);
+    /// Whether the Markdown parser's chunk has arrived. A view drawn before it shows its text
+    /// plainly and is drawn again when it has.
+    static PARSER_READY: ArcRwSignal<bool> = ArcRwSignal::new(false);
 }
 
 /// A Markdown view, as the frame's drawing sees it.
@@ -55,7 +55,7 @@ struct View {
 /// What a Markdown view has on screen.
 #[derive(Default)]
 struct Drawn {
-    /// The text is shown as it is, waiting for the engine.
+    /// The text is shown as it is, waiting for the parser.
     plain: bool,
     /// The source of the blocks drawn for good: the text only grows, so they never change.
     done: String,
@@ -67,8 +67,8 @@ struct Drawn {
     waiting: bool,
 }
 
-/// Model or tool text rendered as markdown; `markdown::render_markdown` (run by the engine's
-/// module) guarantees no live HTML. Each code block gets a Copy button, added here (not in
+/// Model or tool text rendered as markdown; `markdown::render_markdown` (in a chunk of its
+/// own, `web::markdown_chunk`) guarantees no live HTML. Each code block gets a Copy button, added here (not in
 /// the markdown) so the sanitised HTML stays free of controls.
 ///
 /// A text that grows (a streamed reply) is drawn a block at a time: finished blocks once, the
@@ -82,7 +82,7 @@ pub fn Markdown(
     let origin = StoredValue::new(page_origin());
     let node = NodeRef::<leptos::html::Div>::new();
     let drawn = StoredValue::new_local(Drawn::default());
-    let ready = ENGINE_READY.with(Clone::clone);
+    let ready = PARSER_READY.with(Clone::clone);
     Effect::new(move |_| {
         text.track();
         ready.track();
@@ -136,7 +136,7 @@ fn draw_or_wait(view: View) {
         .flatten()
         .unwrap_or(false);
     let waiting = view.drawn.try_with_value(|d| d.waiting).unwrap_or(true);
-    if !waiting && (small || !engine::is_loaded()) {
+    if !waiting && (small || !markdown_chunk::is_loaded()) {
         let (more, _) = draw_view(view, now_ms() + SLICE_MS, CHUNK_BYTES);
         if !more {
             return;
@@ -220,11 +220,11 @@ fn draw_view(view: View, deadline: f64, max_bytes: usize) -> (bool, usize) {
     else {
         return (false, 0);
     };
-    if !engine::is_loaded() {
+    if !markdown_chunk::is_loaded() {
         text.try_with_untracked(|t| drawn.try_update_value(|d| draw_plain(&el, t, d)));
         spawn_local(async {
-            if engine::load().await.is_ok() {
-                ENGINE_READY.with(|ready| {
+            if markdown_chunk::load().await.is_ok() {
+                PARSER_READY.with(|ready| {
                     if !ready.get_untracked() {
                         ready.set(true);
                     }
@@ -244,7 +244,7 @@ fn draw_view(view: View, deadline: f64, max_bytes: usize) -> (bool, usize) {
     .unwrap_or((false, 0))
 }
 
-/// The text as it is, until the engine can draw it.
+/// The text as it is, until the parser has arrived.
 fn draw_plain(el: &web_sys::Element, text: &str, drawn: &mut Drawn) {
     let _ = el.class_list().add_1("plain");
     el.set_text_content(Some(text));
@@ -292,10 +292,10 @@ fn draw_until(
     // A long rest is read a window at a time (the whole when the window holds no final block).
     let window = scan_window(rest, SCAN_BYTES);
     let mut windowed = window < rest.len();
-    let mut starts = engine::markdown_block_starts(&rest[..window]).unwrap_or_default();
+    let mut starts = markdown_chunk::markdown_block_starts(&rest[..window]).unwrap_or_default();
     if windowed && starts.len() < 2 {
         windowed = false;
-        starts = engine::markdown_block_starts(rest).unwrap_or_default();
+        starts = markdown_chunk::markdown_block_starts(rest).unwrap_or_default();
     }
     // Every block but the last is final.
     let finished = starts.last().copied().unwrap_or(0);
@@ -304,7 +304,7 @@ fn draw_until(
         if end - from < CHUNK_BYTES && end < finished {
             continue;
         }
-        let html = engine::markdown_html(&rest[from..end], origin).unwrap_or_default();
+        let html = markdown_chunk::markdown_html(&rest[from..end], origin).unwrap_or_default();
         append_html(el, &html, drawn.long);
         drawn.done.push_str(&rest[from..end]);
         from = end;
@@ -319,7 +319,7 @@ fn draw_until(
         return true;
     }
     let before = el.child_nodes().length();
-    let html = engine::markdown_html(&rest[from..], origin).unwrap_or_default();
+    let html = markdown_chunk::markdown_html(&rest[from..], origin).unwrap_or_default();
     append_html(el, &html, drawn.long);
     drawn.tail_nodes = el.child_nodes().length() - before;
     add_copy_buttons(el, first_new);

@@ -4,7 +4,7 @@ use super::copy_button::CopyButton;
 use super::follow_scroll::FollowScroll;
 use super::inspect::Inspect;
 use super::markdown_view::Markdown;
-use super::parts::{show, Part};
+use super::parts::show_run;
 use super::progress_line::ProgressLine;
 use super::runner::PanelRun;
 use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line};
@@ -62,15 +62,13 @@ pub fn Panel(
             </header>
             {move || {
                 if started.get() {
-                    show(
-                            Part::RunBody(RunBody {
-                                state,
-                                mode,
-                                run_id,
-                                recording,
-                                on_continue,
-                            }),
-                        )
+                    show_run(RunBody {
+                            state,
+                            mode,
+                            run_id,
+                            recording,
+                            on_continue,
+                        })
                         .into_any()
                 } else {
                     // An idle panel, drawn without the parts chunk: the first screen.

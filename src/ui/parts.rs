@@ -23,7 +23,8 @@ use super::from_address::show_carried_run;
 use super::history::History;
 use super::host_confirm::HostConfirm;
 use super::keep::{KeepWiring, Keeper};
-use super::panel::{run_body, RunBody};
+use super::panel::run_body;
+pub use super::panel::RunBody;
 use super::recording_cards::{play_recording_named, RecordingCards};
 use super::replay_player::ReplayControl;
 use super::run_files::RunFiles;
@@ -57,18 +58,12 @@ pub enum Part {
         on_confirm: Callback<()>,
         on_cancel: Callback<()>,
     },
-    /// A panel's run: steps, answer, usage and the Inspect view.
-    RunBody(RunBody),
     /// The shipped recordings to play, in the welcome block.
     RecordingCards(FileShow),
 }
 
-/// Work done in the chunk: runs' turns, and what the page's address asks for at once.
+/// Work done in the chunk: what the page's address asks for at once.
 pub enum Job {
-    /// A turn of a panel's run (a follow-up or a continued step).
-    Turn(Box<Turn>),
-    /// The first turn of each mode of a new run.
-    FirstTurns(FirstTurns),
     /// Shows the run a `#run=` fragment carries (base64url of deflated JSON).
     ShowCarriedRun {
         encoded: String,
@@ -93,11 +88,23 @@ pub type Drawing = Pin<Box<dyn Future<Output = Result<AnyView, PartMissing>>>>;
 /// A job being fetched and started.
 pub type Starting = Pin<Box<dyn Future<Output = Result<(), PartMissing>>>>;
 
-/// How the page fetches the chunk and draws a part or starts a job in it.
+/// A run's turns, driven in the engine's chunk.
+pub enum Turns {
+    /// A turn of a panel's run (a follow-up or a continued step).
+    One(Box<Turn>),
+    /// The first turn of each mode of a new run.
+    First(FirstTurns),
+}
+
+/// How the page fetches the chunks and draws a part or starts a job in them: the parts in
+/// the parts chunk; a panel's run and its turns in the engine's chunk, so a first run needs
+/// only that one (and the code both chunks use).
 #[derive(Clone, Copy)]
 pub struct Fetch {
     pub draw: fn(Part) -> Drawing,
     pub start: fn(Job) -> Starting,
+    pub draw_run: fn(RunBody) -> Drawing,
+    pub drive: fn(Turns) -> Starting,
 }
 
 /// Given once by the page's binary before it mounts the app (only it knows the split
@@ -111,6 +118,9 @@ pub fn install(fetch: Fetch) {
 /// What a part or a job that cannot be fetched says.
 const MISSING: &str =
     "This part of the page could not be loaded. Check the connection and reload the page.";
+
+/// What a run whose engine cannot be fetched says, in its panels.
+const ENGINE_MISSING: &str = "The agent engine could not start (its part of the page could not be fetched). Check the connection and press Run again.";
 
 /// Draws a part: what the split point calls once its chunk is in.
 pub fn draw(part: Part) -> AnyView {
@@ -140,8 +150,20 @@ pub fn draw(part: Part) -> AnyView {
             on_cancel,
         } => view! { <HostConfirm origin=origin on_confirm=on_confirm on_cancel=on_cancel /> }
             .into_any(),
-        Part::RunBody(body) => run_body(body),
         Part::RecordingCards(shower) => view! { <RecordingCards shower=shower /> }.into_any(),
+    }
+}
+
+/// Draws a panel's run: what the engine's split point calls once its chunk is in.
+pub fn draw_run(body: RunBody) -> AnyView {
+    run_body(body)
+}
+
+/// Drives a run's turns: what the engine's split point calls once its chunk is in.
+pub fn drive(turns: Turns) {
+    match turns {
+        Turns::One(turn) => turn_driver::drive(*turn),
+        Turns::First(first) => turn_driver::begin(first),
     }
 }
 
@@ -149,8 +171,6 @@ pub fn draw(part: Part) -> AnyView {
 pub fn carry_out(job: Job) {
     spawn_local(async move {
         match job {
-            Job::Turn(turn) => turn_driver::drive(*turn),
-            Job::FirstTurns(first) => turn_driver::begin(first),
             Job::ShowCarriedRun {
                 encoded,
                 shower,
@@ -178,11 +198,16 @@ enum SayMissing {
 impl SayMissing {
     fn of(job: &Job) -> Self {
         match job {
-            Job::Turn(turn) => Self::Panels(vec![turn.state]),
-            Job::FirstTurns(first) => Self::Panels(first.panels.iter().map(|p| p.1).collect()),
             Job::ShowCarriedRun { alert, .. } | Job::PlayRecording { alert, .. } => {
                 Self::Alert(*alert)
             }
+        }
+    }
+
+    fn of_turns(turns: &Turns) -> Self {
+        match turns {
+            Turns::One(turn) => Self::Panels(vec![turn.state]),
+            Turns::First(first) => Self::Panels(first.panels.iter().map(|p| p.1).collect()),
         }
     }
 
@@ -190,7 +215,7 @@ impl SayMissing {
         match self {
             Self::Panels(states) => {
                 let now = js_sys::Date::now();
-                let missing = AgentEvent::Error(MISSING.into());
+                let missing = AgentEvent::Error(ENGINE_MISSING.into());
                 for state in states {
                     // `try_update`: the panel may have been replaced meanwhile.
                     state.try_update(|r| r.apply(now, &missing));
@@ -217,17 +242,46 @@ pub fn start(job: Job) {
     });
 }
 
+/// Starts a run's turns once the engine's chunk has arrived; if it cannot, the run's panels
+/// say so.
+pub fn start_turns(turns: Turns) {
+    let missing = SayMissing::of_turns(&turns);
+    let Some(fetch) = FETCH.get() else {
+        missing.say();
+        return;
+    };
+    let starting = (fetch.drive)(turns);
+    spawn_local(async move {
+        if starting.await.is_err() {
+            missing.say();
+        }
+    });
+}
+
 /// Shows a part where it is called, once its chunk has arrived.
 pub fn show(part: Part) -> impl IntoView {
     let drawing = FETCH.get().map(|fetch| (fetch.draw)(part));
+    drawn_or_missing(drawing, || {
+        view! { <p class="part-missing" role="alert">{MISSING}</p> }.into_any()
+    })
+}
+
+/// Shows a panel's run where it is called, once the engine's chunk has arrived.
+pub fn show_run(body: RunBody) -> impl IntoView {
+    let drawing = FETCH.get().map(|fetch| (fetch.draw_run)(body));
+    // Where the run's error would be: the engine could not be fetched, and Run tries again.
+    drawn_or_missing(drawing, || {
+        view! { <p class="part-missing panel-error" role="alert">{ENGINE_MISSING}</p> }.into_any()
+    })
+}
+
+fn drawn_or_missing(drawing: Option<Drawing>, missing: fn() -> AnyView) -> impl IntoView {
     // Leptos asks for a Send future; this one never leaves the page's thread.
     Suspend::new(SendWrapper::new(async move {
         let drawn = match drawing {
             Some(drawing) => drawing.await,
             None => Err(PartMissing),
         };
-        drawn.unwrap_or_else(|PartMissing| {
-            view! { <p class="part-missing" role="alert">{MISSING}</p> }.into_any()
-        })
+        drawn.unwrap_or_else(|PartMissing| missing())
     }))
 }

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use web_sys::AbortController;
 
 use super::frame_batch::FrameBatch;
-use super::parts::{start, Job};
+use super::parts::{start_turns, Turns};
 use super::turn_driver::{FirstTurns, Turn};
 use crate::agent::action_protocol::ProtocolPlan;
 use crate::agent::record::{RunConfig, RunRecord, Status};
@@ -91,7 +91,7 @@ fn go_on(token: &str, panel: &PanelRun, next: Next, controller: &AbortController
         token: token.to_string(),
         options,
     };
-    start(Job::Turn(Box::new(Turn {
+    start_turns(Turns::One(Box::new(Turn {
         request,
         state: panel.state,
         signal: controller.signal(),
@@ -152,7 +152,7 @@ pub fn start_runs(
             }
         })
         .collect();
-    start(Job::FirstTurns(FirstTurns {
+    start_turns(Turns::First(FirstTurns {
         panels: panels.iter().map(|p| (p.mode, p.state)).collect(),
         settings: snapshot,
         token: token.to_string(),

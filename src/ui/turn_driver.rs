@@ -1,6 +1,5 @@
-//! Drives runs' turns in the engine module and routes their events into the panels, once a
-//! frame. Done in the page's parts chunk (a `parts::Job`): a turn waits for the engine module
-//! anyway, which is fetched with the chunk, so the first load need not carry this.
+//! Drives runs' turns in the engine and routes their events into the panels, once a frame.
+//! Done in the engine's chunk (`parts::Turns`), so the first load need not carry this.
 
 use std::sync::Arc;
 
@@ -12,10 +11,10 @@ use super::frame_batch::FrameBatch;
 use crate::agent::record::RunRecord;
 use crate::agent::run::Next;
 use crate::agent::turn_setup::set_up_turn;
-use crate::agent::{AgentEvent, Mode};
+use crate::agent::Mode;
 use crate::settings::Settings;
 use crate::turn_request::TurnRequest;
-use crate::web::engine;
+use crate::web::agent_engine::run_request;
 use crate::web::model_info::model_list;
 use crate::web::timer::next_frame;
 
@@ -46,9 +45,7 @@ pub fn drive(turn: Turn) {
     spawn_local(async move {
         let batch = FrameBatch::new(state);
         let sink = batch.clone();
-        if let Err(e) = engine::run_turn(&request, &signal, move |event| sink.push(event)).await {
-            batch.push(AgentEvent::Error(e));
-        }
+        run_request(request, signal, &mut |event| sink.push(event)).await;
         // The last events are drawn at the next frame like the others (or within 100 ms in a
         // hidden tab, which draws none): drawn in the task where the turn ended, they made it
         // a long one.

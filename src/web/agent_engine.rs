@@ -1,6 +1,6 @@
 //! The agent engine as the browser runs it: the loop with the browser's model client and
-//! tools. The Arena page reaches it through its own wasm module (`src/bin/engine.rs`, loaded
-//! when first needed); the Evaluate module links it directly.
+//! tools. On the page it is in the engine's chunk with the turn driver
+//! (`ui/turn_driver.rs`, `src/split_points.rs`); the Evaluate module links it directly.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;

@@ -1,99 +1,53 @@
-//! The page's side of the agent engine, which is its own wasm module (`src/bin/engine.rs`)
-//! imported the first time it is needed: a question written, a run started, or Markdown to
-//! draw (`engine_loader.js`).
+//! The page's side of the agent engine. The engine (the loop, the model client, the tools,
+//! with a panel's run and the driving of its turns) is a split point of the page's own module
+//! (`src/split_points.rs`): a wasm chunk fetched the first time it is needed, sharing the
+//! page's memory, standard library and serde, so a first run carries no second copy of them.
+//! Runs reach it through `ui::parts::start_turns`; this only fetches it early.
 
-use js_sys::{Function, Promise};
-use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
-use web_sys::AbortSignal;
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
 
-use crate::agent::AgentEvent;
+use leptos::task::spawn_local;
+
 use crate::progress::Download;
-use crate::turn_request::{events_from_json, TurnRequest};
 
-#[wasm_bindgen(module = "/src/web/engine_loader.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = runTurn)]
-    fn run_turn_js(request: String, emit: &Function, signal: &AbortSignal) -> Promise;
-    #[wasm_bindgen(js_name = prefetchEngine)]
-    fn prefetch_engine();
-    #[wasm_bindgen(js_name = pythonDownload)]
-    fn python_download_js() -> String;
-    #[wasm_bindgen(js_name = engineLoaded)]
-    fn engine_loaded() -> bool;
-    #[wasm_bindgen(js_name = whenEngineLoaded)]
-    fn when_engine_loaded() -> Promise;
-    #[wasm_bindgen(js_name = markdownHtml)]
-    fn markdown_html_js(text: &str, origin: &str) -> Option<String>;
-    #[wasm_bindgen(js_name = markdownBlockStarts)]
-    fn markdown_block_starts_js(text: &str) -> Option<Vec<u32>>;
+/// The engine's chunk, or the Markdown parser's, could not be fetched.
+pub struct ChunkMissing;
+
+/// Fetches a chunk (once; again after a failure).
+pub type Fetching<T> = Pin<Box<dyn Future<Output = Result<T, ChunkMissing>>>>;
+
+/// What fetches the engine's chunk: given by the page's binary, which holds the split point.
+pub type FetchEngine = fn() -> Fetching<()>;
+
+thread_local! {
+    static FETCH_ENGINE: Cell<Option<FetchEngine>> = const { Cell::new(None) };
 }
 
-/// Starts loading the engine, so a run started soon does not wait for it.
+/// Called once by the page's binary, which holds the split point.
+pub fn install(fetch: FetchEngine) {
+    FETCH_ENGINE.with(|f| f.set(Some(fetch)));
+}
+
+/// Starts fetching the engine, so a run started soon does not wait for it. Marks
+/// `engine-ready` on the page's timeline when it has arrived (scripts/bench reads it).
 pub fn prefetch() {
-    prefetch_engine();
-}
-
-pub fn is_loaded() -> bool {
-    engine_loaded()
-}
-
-/// Loads the engine if it is not yet; `Err` with the reason when it cannot be loaded.
-pub async fn load() -> Result<(), String> {
-    JsFuture::from(when_engine_loaded())
-        .await
-        .map(|_| ())
-        .map_err(|e| reason(&e))
-}
-
-/// Model or tool text as HTML that runs nothing (`markdown::render_markdown`); `None` until
-/// the engine is loaded.
-pub fn markdown_html(text: &str, page_origin: &str) -> Option<String> {
-    markdown_html_js(text, page_origin)
-}
-
-/// Where the settled blocks of a growing text start (`markdown_blocks::settled_block_starts`);
-/// `None` until the engine is loaded.
-pub fn markdown_block_starts(text: &str) -> Option<Vec<usize>> {
-    markdown_block_starts_js(text).map(|starts| starts.into_iter().map(|i| i as usize).collect())
-}
-
-fn reason(error: &JsValue) -> String {
-    error
-        .dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| error.as_string())
-        .unwrap_or_else(|| "unknown error".into())
-}
-
-/// Runs one turn in the engine; `on_event` hears each of its events. `Err` when the engine
-/// could not be loaded or could not read the request: no event was sent then.
-pub async fn run_turn(
-    request: &TurnRequest,
-    signal: &AbortSignal,
-    mut on_event: impl FnMut(AgentEvent) + 'static,
-) -> Result<(), String> {
-    let emit = Closure::<dyn FnMut(String)>::new(move |json: String| {
-        events_from_json(&json).into_iter().for_each(&mut on_event);
+    let Some(fetch) = FETCH_ENGINE.with(Cell::get) else {
+        return;
+    };
+    spawn_local(async move {
+        if fetch().await.is_ok() {
+            if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+                if performance.get_entries_by_name("engine-ready").length() == 0 {
+                    let _ = performance.mark("engine-ready");
+                }
+            }
+        }
     });
-    let done = JsFuture::from(run_turn_js(
-        request.to_json(),
-        emit.as_ref().unchecked_ref(),
-        signal,
-    ))
-    .await;
-    // The engine sends nothing after its promise settles, so the callback can go.
-    drop(emit);
-    done.map(|_| ()).map_err(|e| {
-        format!(
-            "The agent engine could not start ({}). Check the connection and press Run again.",
-            reason(&e)
-        )
-    })
 }
 
-/// How much of Pyodide the engine has fetched (`None` before any download, or before the
-/// engine is loaded).
+/// How much of Pyodide the engine has fetched (`None` before any download).
 pub fn python_download() -> Option<Download> {
-    serde_json::from_str(&python_download_js()).ok().flatten()
+    crate::web::python_worker::pyodide_download()
 }

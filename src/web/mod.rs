@@ -14,6 +14,7 @@ pub mod evaluate_loader;
 pub mod fetch;
 pub mod idb;
 pub mod jsonp;
+pub mod markdown_chunk;
 pub mod memory_probe;
 pub mod model_info;
 pub mod page_file;

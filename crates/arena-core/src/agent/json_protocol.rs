@@ -9,6 +9,7 @@
 
 use serde_json::{Map, Value};
 
+use super::json_finder::{json_starts, values_at};
 use super::tool_json::{clean_tool_name, is_finish_name, names_no_tool, ARGUMENT_KEYS, NAME_KEYS};
 
 /// One tool call of a reaction.
@@ -45,10 +46,6 @@ When you know the answer, reply with a single step whose action is "answer":
 }
 
 const SHAPE: &str = r#"[{"action": "<tool or answer>", "arguments": ["…"], "explanation": "…"}]"#;
-
-/// How many `[`/`{` positions are tried as the start of the JSON (bounds the work on
-/// pathological replies).
-const MAX_STARTS: usize = 256;
 
 const ANSWER_TEXT_KEYS: [&str; 3] = ["answer", "text", "content"];
 const EXPLANATION_KEYS: [&str; 4] = ["explanation", "thought", "reason", "reasoning"];
@@ -127,12 +124,7 @@ fn invalid(problem: String) -> JsonReaction {
 fn find_steps(text: &str) -> Result<Vec<Value>, String> {
     let mut other_json = false;
     let mut empty_list = false;
-    let starts = text
-        .char_indices()
-        .filter(|(_, c)| matches!(c, '[' | '{'))
-        .map(|(i, _)| i)
-        .take(MAX_STARTS);
-    for start in starts {
+    for start in json_starts(text) {
         let Some(values) = values_at(text, start) else {
             continue;
         };
@@ -151,38 +143,6 @@ fn find_steps(text: &str) -> Result<Vec<Value>, String> {
     } else {
         format!("The reply has no JSON list of steps. Reply with {SHAPE}.")
     })
-}
-
-/// The JSON value starting at `start`, and, if it is an object, the objects that follow it
-/// separated by white space or a comma.
-fn values_at(text: &str, start: usize) -> Option<Vec<Value>> {
-    let (first, mut end) = value_at(text, start)?;
-    let mut values = vec![first];
-    if values[0].is_object() {
-        loop {
-            let rest = &text[end..];
-            let skipped = rest.trim_start();
-            let skipped = skipped.strip_prefix(',').unwrap_or(skipped).trim_start();
-            if !skipped.starts_with('{') {
-                break;
-            }
-            let at = end + (rest.len() - skipped.len());
-            match value_at(text, at) {
-                Some((v @ Value::Object(_), e)) => {
-                    values.push(v);
-                    end = e;
-                }
-                _ => break,
-            }
-        }
-    }
-    Some(values)
-}
-
-fn value_at(text: &str, start: usize) -> Option<(Value, usize)> {
-    let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-    let value = stream.next()?.ok()?;
-    Some((value, start + stream.byte_offset()))
 }
 
 /// A list → its items; `{"actions": [...]}` → those; other objects → themselves.

@@ -8,6 +8,7 @@ pub mod action_protocol;
 pub mod calls;
 pub mod compaction;
 pub mod events;
+pub mod json_finder;
 pub mod json_protocol;
 pub mod metrics;
 pub mod mode;

@@ -328,4 +328,31 @@ mod tests {
         );
         assert_eq!(forced_answer("  I think 42.  "), "I think 42.");
     }
+
+    /// Replies that look like JSON and are not: no protocol takes them as a call, and in the
+    /// native protocol, where prose is the answer, they are the answer as written.
+    #[test]
+    fn hostile_json_is_no_call_in_any_protocol() {
+        let hostile = [
+            "[".repeat(100_000),
+            "{\"a\":".repeat(50_000),
+            "{{{{ [[[[ }}}}".into(),
+            r#"{"name": "calculator", "arguments": {"input": "6*7"}"#.into(),
+            r#"Prose {"text": "a } inside", "n": 1"#.into(),
+        ];
+        for text in &hostile {
+            for protocol in ALL {
+                match decide(protocol, text, &[]) {
+                    Decision::Actions { calls, .. } => {
+                        panic!("{protocol:?} took {calls:?} from {:.40}", text)
+                    }
+                    Decision::Answer { text: answer, .. } => {
+                        assert_eq!(protocol, Protocol::Native, "{:.40}", text);
+                        assert_eq!(answer, text.trim());
+                    }
+                    Decision::Invalid { .. } => {}
+                }
+            }
+        }
+    }
 }

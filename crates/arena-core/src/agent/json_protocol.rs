@@ -7,10 +7,9 @@
 //! JSON, `arguments` as a list, a string, a number or an object. The first JSON value in the
 //! reply that looks like steps is taken.
 
-use std::fmt;
+use serde_json::{Map, Value};
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-
+use super::json_finder::{json_starts, values_at};
 use super::tool_json::{clean_tool_name, is_finish_name, names_no_tool, ARGUMENT_KEYS, NAME_KEYS};
 
 /// One tool call of a reaction.
@@ -48,10 +47,6 @@ When you know the answer, reply with a single step whose action is "answer":
 
 const SHAPE: &str = r#"[{"action": "<tool or answer>", "arguments": ["…"], "explanation": "…"}]"#;
 
-/// How many `[`/`{` positions are tried as the start of the JSON (bounds the work on
-/// pathological replies).
-const MAX_STARTS: usize = 256;
-
 const ANSWER_TEXT_KEYS: [&str; 3] = ["answer", "text", "content"];
 const EXPLANATION_KEYS: [&str; 4] = ["explanation", "thought", "reason", "reasoning"];
 
@@ -71,7 +66,7 @@ pub fn parse_json_reaction(text: &str) -> JsonReaction {
     let mut answer: Option<Result<(String, Option<String>), String>> = None;
     for (n, step) in steps.iter().enumerate() {
         let n = n + 1;
-        let J::Obj(fields) = step else {
+        let Value::Object(fields) = step else {
             return invalid(format!("Step {n} is not an object. Reply with {SHAPE}."));
         };
         let Some(action) = first_str(fields, &NAME_KEYS).map(clean_tool_name) else {
@@ -126,15 +121,10 @@ fn invalid(problem: String) -> JsonReaction {
 }
 
 /// The steps of the first JSON in `text` that looks like steps.
-fn find_steps(text: &str) -> Result<Vec<J>, String> {
+fn find_steps(text: &str) -> Result<Vec<Value>, String> {
     let mut other_json = false;
     let mut empty_list = false;
-    let starts = text
-        .char_indices()
-        .filter(|(_, c)| matches!(c, '[' | '{'))
-        .map(|(i, _)| i)
-        .take(MAX_STARTS);
-    for start in starts {
+    for start in json_starts(text) {
         let Some(values) = values_at(text, start) else {
             continue;
         };
@@ -155,203 +145,65 @@ fn find_steps(text: &str) -> Result<Vec<J>, String> {
     })
 }
 
-/// The JSON value starting at `start`, and, if it is an object, the objects that follow it
-/// separated by white space or a comma.
-fn values_at(text: &str, start: usize) -> Option<Vec<J>> {
-    let (first, mut end) = value_at(text, start)?;
-    let mut values = vec![first];
-    if matches!(values[0], J::Obj(_)) {
-        loop {
-            let rest = &text[end..];
-            let skipped = rest.trim_start();
-            let skipped = skipped.strip_prefix(',').unwrap_or(skipped).trim_start();
-            if !skipped.starts_with('{') {
-                break;
-            }
-            let at = end + (rest.len() - skipped.len());
-            match value_at(text, at) {
-                Some((v @ J::Obj(_), e)) => {
-                    values.push(v);
-                    end = e;
-                }
-                _ => break,
-            }
-        }
-    }
-    Some(values)
-}
-
-fn value_at(text: &str, start: usize) -> Option<(J, usize)> {
-    let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<J>();
-    let value = stream.next()?.ok()?;
-    Some((value, start + stream.byte_offset()))
-}
-
 /// A list → its items; `{"actions": [...]}` → those; other objects → themselves.
-fn steps_of(mut values: Vec<J>) -> Vec<J> {
+fn steps_of(mut values: Vec<Value>) -> Vec<Value> {
     if values.len() != 1 {
         return values;
     }
     match values.pop().expect("one value") {
-        J::Arr(items) => items,
-        J::Obj(fields) => match get(&fields, "actions").or_else(|| get(&fields, "steps")) {
-            Some(J::Arr(items)) if !fields.iter().any(|(k, _)| k == "action") => items.clone(),
-            _ => vec![J::Obj(fields)],
+        Value::Array(items) => items,
+        Value::Object(fields) => match fields.get("actions").or_else(|| fields.get("steps")) {
+            Some(Value::Array(items)) if !fields.contains_key("action") => items.clone(),
+            _ => vec![Value::Object(fields)],
         },
         other => vec![other],
     }
 }
 
-fn has_action(step: &J) -> bool {
-    matches!(step, J::Obj(fields) if first_str(fields, &NAME_KEYS).is_some())
+fn has_action(step: &Value) -> bool {
+    matches!(step, Value::Object(fields) if first_str(fields, &NAME_KEYS).is_some())
 }
 
-fn get<'a>(fields: &'a [(String, J)], key: &str) -> Option<&'a J> {
-    fields.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+fn first<'a>(fields: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a Value> {
+    keys.iter().find_map(|k| fields.get(*k))
 }
 
-fn first<'a>(fields: &'a [(String, J)], keys: &[&str]) -> Option<&'a J> {
-    keys.iter().find_map(|k| get(fields, k))
-}
-
-fn first_str<'a>(fields: &'a [(String, J)], keys: &[&str]) -> Option<&'a str> {
-    keys.iter().find_map(|k| match get(fields, k) {
-        Some(J::Str(s)) if !s.trim().is_empty() => Some(s.as_str()),
+fn first_str<'a>(fields: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
+    keys.iter().find_map(|k| match fields.get(*k) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.as_str()),
         _ => None,
     })
 }
 
-/// The tool input `arguments` give (over `J`, which keeps the fields in written order, unlike
-/// `serde_json::Map`, so it cannot use `tool_json::arguments_input`): plain values as text, lists joined with ", ", objects of
-/// plain values their values joined (in written order), other objects as JSON text.
-fn args_text(v: &J) -> String {
+/// The tool input `arguments` give: plain values as text, lists joined with ", ", objects of
+/// plain values their values joined (in written order: serde_json's `preserve_order`), other
+/// objects as JSON text.
+fn args_text(v: &Value) -> String {
     match v {
-        J::Null => String::new(),
-        J::Bool(b) => b.to_string(),
-        J::Num(n) | J::Str(n) => n.clone(),
-        J::Arr(items) => items
+        Value::Null => String::new(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
             .iter()
-            .filter(|i| !matches!(i, J::Null))
+            .filter(|i| !i.is_null())
             .map(args_text)
             .collect::<Vec<_>>()
             .join(", "),
-        J::Obj(fields) => {
+        Value::Object(fields) => {
             if fields
-                .iter()
-                .all(|(_, v)| matches!(v, J::Bool(_) | J::Num(_) | J::Str(_)))
+                .values()
+                .all(|v| matches!(v, Value::Bool(_) | Value::Number(_) | Value::String(_)))
             {
                 fields
-                    .iter()
-                    .map(|(_, v)| args_text(v))
+                    .values()
+                    .map(args_text)
                     .collect::<Vec<_>>()
                     .join(", ")
             } else {
-                v.to_json()
+                v.to_string()
             }
         }
-    }
-}
-
-/// A JSON value that keeps its objects' fields in written order (`serde_json::Value` sorts
-/// them unless a crate feature is on).
-#[derive(Debug, Clone, PartialEq)]
-enum J {
-    Null,
-    Bool(bool),
-    /// The number as text.
-    Num(String),
-    Str(String),
-    Arr(Vec<J>),
-    Obj(Vec<(String, J)>),
-}
-
-impl J {
-    fn to_json(&self) -> String {
-        let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
-        match self {
-            J::Null => "null".into(),
-            J::Bool(b) => b.to_string(),
-            J::Num(n) => n.clone(),
-            J::Str(s) => quote(s),
-            J::Arr(items) => format!(
-                "[{}]",
-                items.iter().map(J::to_json).collect::<Vec<_>>().join(",")
-            ),
-            J::Obj(fields) => format!(
-                "{{{}}}",
-                fields
-                    .iter()
-                    .map(|(k, v)| format!("{}:{}", quote(k), v.to_json()))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            ),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for J {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(JVisitor)
-    }
-}
-
-struct JVisitor;
-
-impl<'de> Visitor<'de> for JVisitor {
-    type Value = J;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_unit<E>(self) -> Result<J, E> {
-        Ok(J::Null)
-    }
-
-    fn visit_none<E>(self) -> Result<J, E> {
-        Ok(J::Null)
-    }
-
-    fn visit_bool<E>(self, b: bool) -> Result<J, E> {
-        Ok(J::Bool(b))
-    }
-
-    fn visit_i64<E>(self, n: i64) -> Result<J, E> {
-        Ok(J::Num(n.to_string()))
-    }
-
-    fn visit_u64<E>(self, n: u64) -> Result<J, E> {
-        Ok(J::Num(n.to_string()))
-    }
-
-    fn visit_f64<E>(self, n: f64) -> Result<J, E> {
-        Ok(J::Num(
-            serde_json::Number::from_f64(n).map_or_else(|| n.to_string(), |n| n.to_string()),
-        ))
-    }
-
-    fn visit_str<E>(self, s: &str) -> Result<J, E> {
-        Ok(J::Str(s.to_string()))
-    }
-
-    fn visit_string<E>(self, s: String) -> Result<J, E> {
-        Ok(J::Str(s))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<J, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(J::Arr(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<J, A::Error> {
-        let mut fields = Vec::new();
-        while let Some((k, v)) = map.next_entry::<String, J>()? {
-            fields.push((k, v));
-        }
-        Ok(J::Obj(fields))
     }
 }
 

@@ -7,7 +7,9 @@
 pub mod action_protocol;
 pub mod calls;
 pub mod compaction;
+pub mod decision;
 pub mod events;
+pub mod json_finder;
 pub mod json_protocol;
 pub mod metrics;
 pub mod mode;

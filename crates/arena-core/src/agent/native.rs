@@ -4,6 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::json_finder::whole_json;
 use super::tool_json::{arguments_input, call_parts, is_finish_name, no_input};
 
 use crate::llm::tool_calls::ToolCall;
@@ -86,25 +87,9 @@ pub fn bare_json_answer(content: &str) -> Option<String> {
     }
 }
 
-/// The one JSON object the whole content is.
+/// The one JSON object the whole content is (or a list of just one object).
 fn bare_object(content: &str) -> Option<Map<String, Value>> {
-    let mut s = content.trim();
-    if let Some(inner) = s.strip_prefix("<tool_call>") {
-        s = inner.strip_suffix("</tool_call>").unwrap_or(inner).trim();
-    }
-    if let Some(inner) = s.strip_prefix("```") {
-        let inner = inner.strip_suffix("```")?;
-        // The fence's language tag, if any, is the rest of its first line.
-        let (lang, body) = inner.split_once('\n')?;
-        if !lang.trim().is_empty() && !lang.trim().eq_ignore_ascii_case("json") {
-            return None;
-        }
-        s = body.trim();
-    }
-    if !s.starts_with(['{', '[']) {
-        return None;
-    }
-    match serde_json::from_str::<Value>(s).ok()? {
+    match whole_json(content)? {
         Value::Object(m) => Some(m),
         Value::Array(mut items) if items.len() == 1 => match items.pop()? {
             Value::Object(m) => Some(m),

@@ -281,4 +281,16 @@ mod tests {
             .unwrap_err()
             .contains("list of objects"));
     }
+
+    /// serde_json's `preserve_order`: a model's fields are named back to it in the order it
+    /// wrote them (before, sorted), and read from replies in that order.
+    #[test]
+    fn fields_keep_their_written_order() {
+        let value: Value = serde_json::from_str(r#"{"zeta": 1, "alpha": 2, "mid": 3}"#).unwrap();
+        assert!(arguments_input("t", &value)
+            .unwrap_err()
+            .contains("fields zeta, alpha, mid"));
+        assert_eq!(value.to_string(), r#"{"zeta":1,"alpha":2,"mid":3}"#);
+        assert_eq!(json!({"b": 1, "a": 2}).to_string(), r#"{"b":1,"a":2}"#);
+    }
 }

@@ -333,42 +333,6 @@ pub(super) fn looks_like_prose(line: &str) -> bool {
         && !line.contains(['(', '=', '[', '"', '\'', '#'])
 }
 
-/// The body of a code fence (``` with an optional language tag); unclosed fences run to the end.
-pub(super) fn unfence(s: &str) -> &str {
-    let ticks = s.len() - s.trim_start_matches('`').len();
-    let after = &s[ticks..];
-    let line_end = after.find('\n').unwrap_or(after.len());
-    let tag = after[..line_end].trim();
-    let is_tag = tag.is_empty()
-        || (tag.chars().next().is_some_and(char::is_alphabetic)
-            && tag
-                .chars()
-                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '+' | '-' | '.' | '#')));
-    let body = if is_tag && line_end < after.len() {
-        &after[line_end + 1..]
-    } else if is_tag && !tag.is_empty() {
-        ""
-    } else {
-        after
-    };
-    match body.find("```") {
-        Some(end) => &body[..end],
-        None => body,
-    }
-}
-
-/// The first JSON value at the start of `s`, and the text it spans.
-pub(super) fn first_json(s: &str) -> Option<(Value, &str)> {
-    let mut stream = serde_json::Deserializer::from_str(s).into_iter::<Value>();
-    match stream.next() {
-        Some(Ok(value)) => {
-            let end = stream.byte_offset();
-            Some((value, s.get(..end)?))
-        }
-        _ => None,
-    }
-}
-
 /// JSON given as an input: a string, or an object with one scalar field, is unwrapped; any
 /// other JSON stays JSON text as written.
 pub(super) fn json_input(value: &Value, raw: &str) -> String {

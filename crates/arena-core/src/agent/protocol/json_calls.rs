@@ -64,10 +64,7 @@ pub(super) fn blob_reply(
 /// `{"name": "calculator", "arguments": {"expression": "2+2"}}`, OpenAI-style
 /// `{"function": {"name": …, "arguments": "{…}"}}`, or a list of them; fenced or not.
 pub(super) fn parse_blob(s: &str) -> Option<BlobCall> {
-    let s = s.trim_start();
-    let body = if s.starts_with("```") { unfence(s) } else { s };
-    let (value, _) = first_json(body.trim())?;
-    blob_of_value(&value)
+    blob_of_value(&leading_json(s)?)
 }
 
 pub(super) fn blob_of_value(value: &Value) -> Option<BlobCall> {
@@ -104,26 +101,11 @@ pub(super) fn blob_input(tool: &str, v: &Value) -> String {
 /// A JSON tool call in a reply without labels: in `<tool_call>` tags, a code fence, or a line
 /// of its own. Returns where it starts.
 pub(super) fn find_json_call(content: &str) -> Option<(usize, BlobCall)> {
-    if let Some(at) = find_ci(content, "<tool_call>") {
-        let count = content.matches("<tool_call>").count();
-        let after = &content[at + "<tool_call>".len()..];
+    if let Some((at, after, count)) = find_tool_call(content) {
         if let Some(mut call) = parse_blob(after) {
             call.count = call.count.max(count);
             return Some((at, call));
         }
     }
-    let mut offset = 0;
-    let mut tried = 0;
-    for line in content.split_inclusive('\n') {
-        let t = line.trim_start();
-        if (t.starts_with(['{', '[']) || t.starts_with("```")) && tried < 20 {
-            tried += 1;
-            let at = offset + (line.len() - t.len());
-            if let Some(call) = parse_blob(&content[at..]) {
-                return Some((at, call));
-            }
-        }
-        offset += line.len();
-    }
-    None
+    line_starts(content).find_map(|at| Some((at, parse_blob(&content[at..])?)))
 }

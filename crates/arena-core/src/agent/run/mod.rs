@@ -12,11 +12,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::action_protocol::{Protocol, ProtocolPlan};
+use super::decision::{decide, forced_answer, think_answer, Decision, Planned};
 use super::events::AgentEvent;
-use super::json_protocol::{parse_json_reaction, JsonReaction};
 use super::mode::{format_reminder, Mode, FORCE_ANSWER_PROMPT};
-use super::native::{bare_json_answer, bare_json_call, call_input, tools_param};
-use super::protocol::{parse_reply, parse_think, Reply};
+use super::native::tools_param;
 use super::record::{RunConfig, RunRecord};
 use super::ChatModel;
 use crate::llm::tool_calls::ToolCall;
@@ -176,32 +175,6 @@ struct ModelReply {
     calls: Vec<ToolCall>,
 }
 
-/// One tool call the reply asked for.
-struct Planned {
-    /// The native call id, when the model made a native call.
-    call_id: Option<String>,
-    tool: String,
-    /// `Err`: the arguments could not be read; the model is told why.
-    input: Result<String, String>,
-}
-
-/// What a reply means for the loop.
-enum Decision {
-    Answer {
-        thought: Option<String>,
-        text: String,
-    },
-    Actions {
-        thought: Option<String>,
-        calls: Vec<Planned>,
-        note: Option<String>,
-    },
-    Invalid {
-        thought: Option<String>,
-        problem: String,
-    },
-}
-
 struct Run<'a, M, T> {
     mode: Mode,
     model: &'a M,
@@ -231,22 +204,16 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
             }
         };
         self.append(ChatMessage::assistant(reply.content.trim_end()));
-        let (thought, answer) = parse_think(&reply.content);
-        match (answer, thought) {
-            (Some(answer), thought) => {
+        match think_answer(&reply.content) {
+            Some((thought, text)) => {
                 self.emit_thought(thought);
                 self.sink.emit(AgentEvent::Answer {
-                    text: answer,
+                    text,
                     forced: false,
                     step: 1,
                 });
             }
-            (None, Some(whole)) => self.sink.emit(AgentEvent::Answer {
-                text: whole,
-                forced: false,
-                step: 1,
-            }),
-            (None, None) => self.sink.emit(AgentEvent::Error(NO_TEXT.into())),
+            None => self.sink.emit(AgentEvent::Error(NO_TEXT.into())),
         }
     }
 
@@ -268,7 +235,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
                     return Flow::Finished;
                 }
             };
-            match self.decide(&reply) {
+            match decide(self.protocol, &reply.content, &reply.calls) {
                 Decision::Answer { thought, text } => {
                     self.append(ChatMessage::assistant(reply.content.trim_end()));
                     self.emit_thought(thought);
@@ -436,60 +403,6 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         )));
     }
 
-    /// What the reply means, in the run's protocol.
-    fn decide(&self, reply: &ModelReply) -> Decision {
-        let content = reply.content.trim();
-        if !reply.calls.is_empty() {
-            let calls = reply
-                .calls
-                .iter()
-                .map(|c| Planned {
-                    call_id: Some(c.id.clone()),
-                    tool: c.name.clone(),
-                    input: call_input(c),
-                })
-                .collect();
-            let thought = (!content.is_empty()).then(|| content.to_string());
-            return Decision::Actions {
-                thought,
-                calls,
-                note: None,
-            };
-        }
-        match self.protocol {
-            Protocol::Json => from_json(parse_json_reaction(content)),
-            Protocol::Native => {
-                if let Some(text) = bare_json_answer(content) {
-                    return Decision::Answer {
-                        thought: None,
-                        text,
-                    };
-                }
-                // A model that writes its call in the content instead of as a tool call.
-                if let Some((tool, input)) = bare_json_call(content) {
-                    return Decision::Actions {
-                        thought: None,
-                        calls: vec![Planned {
-                            call_id: None,
-                            tool,
-                            input: Ok(input),
-                        }],
-                        note: None,
-                    };
-                }
-                match from_text(parse_reply(content)) {
-                    // No tool call and no label: in the native protocol plain text is the answer.
-                    Decision::Invalid { .. } if !content.is_empty() => Decision::Answer {
-                        thought: None,
-                        text: content.to_string(),
-                    },
-                    decision => decision,
-                }
-            }
-            Protocol::Text => from_text(parse_reply(content)),
-        }
-    }
-
     /// The step limit is reached: ask once, with no tools, for the best answer so far.
     async fn force_answer(&mut self, step: u32) {
         self.sink
@@ -500,13 +413,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
             Err(e) => return self.sink.emit(failure(e)),
         };
         self.append(ChatMessage::assistant(reply.content.trim_end()));
-        let content = reply.content.trim();
-        let text = match (parse_reply(content), parse_json_reaction(content)) {
-            (Reply::Answer { answer, .. }, _) => answer,
-            (_, JsonReaction::Answer { text, .. }) => text,
-            // Whatever it wrote instead is the best answer there is.
-            _ => content.to_string(),
-        };
+        let text = forced_answer(&reply.content);
         if text.is_empty() {
             self.sink.emit(AgentEvent::Error(NO_TEXT.into()));
         } else {
@@ -528,62 +435,6 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         if let Some(t) = thought.filter(|t| self.mode != Mode::Act && !t.trim().is_empty()) {
             self.sink.emit(AgentEvent::Thought(t));
         }
-    }
-}
-
-fn from_text(reply: Reply) -> Decision {
-    match reply {
-        Reply::Answer { thought, answer } => Decision::Answer {
-            thought,
-            text: answer,
-        },
-        Reply::Action {
-            thought,
-            tool,
-            input,
-            note,
-        } => Decision::Actions {
-            thought,
-            calls: vec![Planned {
-                call_id: None,
-                tool,
-                input: Ok(input),
-            }],
-            note,
-        },
-        Reply::Invalid { thought, problem } => Decision::Invalid { thought, problem },
-    }
-}
-
-fn from_json(reaction: JsonReaction) -> Decision {
-    match reaction {
-        JsonReaction::Answer { text, explanation } => Decision::Answer {
-            thought: explanation,
-            text,
-        },
-        JsonReaction::Actions(actions) => {
-            let explanations: Vec<String> = actions
-                .iter()
-                .filter_map(|a| a.explanation.clone())
-                .filter(|e| !e.trim().is_empty())
-                .collect();
-            Decision::Actions {
-                thought: (!explanations.is_empty()).then(|| explanations.join(" ")),
-                calls: actions
-                    .into_iter()
-                    .map(|a| Planned {
-                        call_id: None,
-                        tool: a.tool,
-                        input: Ok(a.input),
-                    })
-                    .collect(),
-                note: None,
-            }
-        }
-        JsonReaction::Invalid { problem } => Decision::Invalid {
-            thought: None,
-            problem,
-        },
     }
 }
 

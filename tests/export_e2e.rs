@@ -22,14 +22,15 @@ use support::mock::Reply;
 const SETTLE: Duration = Duration::from_secs(30);
 const QUESTION: &str = "What is 6 times 7?";
 
-/// Counts the page's fetches from now on, but for its own code (the engine module, which
-/// draws Markdown, loads when first needed).
+/// Counts the page's fetches from now on, but for its own code (the page's chunks, such as
+/// the Markdown parser's, are fetched when first needed).
 const COUNT_FETCHES: &str = r#"
 window.__fetches = 0;
 const fetch = window.fetch;
 window.fetch = function (...args) {
   const url = new URL(args[0] instanceof Request ? args[0].url : String(args[0]), location.href);
-  const ownCode = url.origin === location.origin && url.pathname.endsWith("_bg.wasm");
+  const ownCode = url.origin === location.origin &&
+    /\/(?:[\w-]+_bg|split_[a-z]+-[0-9a-f]+|chunk_[0-9]+-[0-9a-f]+)\.wasm$/.test(url.pathname);
   if (!ownCode) window.__fetches += 1;
   return fetch.apply(this, args);
 };

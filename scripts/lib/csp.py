@@ -1,4 +1,5 @@
-"""Trunk post-build hook: Content-Security-Policy meta tags with the hashes of inline scripts.
+"""A stage of the post-build step (post_build.py): Content-Security-Policy meta tags with the
+hashes of inline scripts.
 
 index.html: the only inline script allowed is Trunk's module loader, by its SHA-256 hash (it
 changes with every build, so the hash is computed here). connect-src must allow any https
@@ -73,4 +74,5 @@ def main():
             open(frame, "w", encoding="utf-8").write(html)
 
 
-main()
+if __name__ == "__main__":
+    main()

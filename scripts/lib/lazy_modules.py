@@ -1,4 +1,5 @@
-"""Trunk post-build hook: names the lazily loaded modules by their content and tells the page.
+"""A stage of the post-build step (post_build.py): names the lazily loaded modules by their content
+and tells the page.
 
 Trunk builds the Evaluate view as a wasm module of its own
 (data-type="worker": built, not loaded by the page) under fixed names, <name>.js and
@@ -67,4 +68,5 @@ def main():
     open(page, "w", encoding="utf-8").write(html)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -1,4 +1,5 @@
-"""Trunk post-build hook: minifies the JavaScript the build emits, with terser.
+"""A stage of the post-build step (post_build.py): minifies the JavaScript the build emits, with
+terser.
 
 Trunk's own minifier gives up on wasm-bindgen's glue (an ES module) and leaves it whole, so
 the glue of both wasm modules and every wasm-bindgen snippet are minified here, and the
@@ -40,4 +41,5 @@ def main():
     open(page, "w", encoding="utf-8").write(html)
 
 
-main()
+if __name__ == "__main__":
+    main()

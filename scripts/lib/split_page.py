@@ -1,5 +1,5 @@
-"""Trunk post-build hook: splits the page's wasm at its split points, so parts of the page that
-are not needed to show it are fetched the first time they are used.
+"""A stage of the post-build step (post_build.py): splits the page's wasm at its split points, so
+parts of the page that are not needed to show it are fetched the first time they are used.
 
 The page's code marks those parts with `#[wasm_split(<chunk>, fallible)]` (src/split_points.rs).
 Trunk cannot split a module (its wasm-bindgen step drops the relocations a split needs), so
@@ -122,4 +122,5 @@ def main():
     open(page, "w", encoding="utf-8").write(html)
 
 
-main()
+if __name__ == "__main__":
+    main()

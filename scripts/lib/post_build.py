@@ -1,0 +1,44 @@
+"""Trunk's post-build step, the only one (Trunk.toml): runs the stages below on the staged
+dist/ (TRUNK_STAGING_DIR), in this order, and stops at the first that fails.
+
+The order matters:
+1. split_page: cuts the page's wasm at its split points into the page, its chunks and their
+   loader, makes the page's glue again and renames them by content. First, because every
+   later stage names, hashes or rewrites the files it writes, and it changes the inline
+   loader's script (the glue's new name).
+2. csp: the Content-Security-Policy meta tags, with the hashes of the inline scripts: after
+   the last change to an inline script.
+3. lazy_modules: names the Evaluate module by its content, tells the page its name, and drops
+   preloads nothing needs.
+4. minify_js: minifies every glue, loader and snippet and renews their integrity hashes. Last,
+   because it changes every JavaScript file the stages above wrote or named.
+"""
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import csp  # noqa: E402
+import lazy_modules  # noqa: E402
+import minify_js  # noqa: E402
+import split_page  # noqa: E402
+
+STAGES = [
+    ("split_page", split_page.main),
+    ("csp", csp.main),
+    ("lazy_modules", lazy_modules.main),
+    ("minify_js", minify_js.main),
+]
+
+
+def main():
+    for name, stage in STAGES:
+        started = time.monotonic()
+        stage()
+        print(f"post_build: {name} done in {time.monotonic() - started:.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

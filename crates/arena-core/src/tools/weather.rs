@@ -11,12 +11,13 @@
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
-use serde_json::Value;
+use serde::Deserialize;
+use serde_json::{json, Value};
 
 use super::calculator::format_number;
 use super::http::{encode_component, url_with_query, HttpClient};
 use super::observation::{squash_whitespace, truncate, MAX_OBSERVATION_CHARS};
-use super::{Tool, ToolSpec};
+use super::TypedTool;
 
 /// Longest place name accepted.
 pub const MAX_PLACE_CHARS: usize = 100;
@@ -153,17 +154,50 @@ impl Weather {
     }
 }
 
-impl Tool for Weather {
-    fn spec(&self) -> ToolSpec {
-        ToolSpec::new(
-            "weather",
-            "Current weather and today's min/max for a place name.",
-            "a place name, e.g. Paris or Paris, France",
-        )
+impl TypedTool for Weather {
+    const NAME: &'static str = "weather";
+    const DESCRIPTION: &'static str = "Current weather and today's min/max for a place name.";
+    const INPUT_HINT: &'static str = "a place name, e.g. Paris or Paris, France";
+    type Args = WeatherArgs;
+
+    fn parameters() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "location": { "type": "string", "description": Self::INPUT_HINT },
+                "country": {
+                    "type": "string",
+                    "description": "the place's country, to tell places of one name apart",
+                },
+            },
+            "required": ["location"],
+        })
     }
 
-    fn call<'a>(&'a self, input: &'a str) -> LocalBoxFuture<'a, Result<String, String>> {
-        Box::pin(self.report(input))
+    fn run(&self, args: WeatherArgs) -> LocalBoxFuture<'_, Result<String, String>> {
+        Box::pin(async move { self.report(&args.place_text()).await })
+    }
+}
+
+/// The weather tool's arguments.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct WeatherArgs {
+    /// A place name, perhaps with its region or country after commas.
+    pub location: String,
+    #[serde(default)]
+    pub country: Option<String>,
+}
+
+impl WeatherArgs {
+    /// The place as one text: the location, with the country after a comma unless the
+    /// location already has one.
+    pub fn place_text(&self) -> String {
+        match self.country.as_deref() {
+            Some(country) if !country.trim().is_empty() && !self.location.contains(',') => {
+                format!("{}, {country}", self.location)
+            }
+            _ => self.location.clone(),
+        }
     }
 }
 
@@ -192,12 +226,14 @@ pub fn parse_input(input: &str) -> Result<Place, String> {
                     "The weather tool needs a place name, e.g. Paris or {\"location\": \"Paris\"}."
                         .to_string()
                 })?;
-            match map.get("country").and_then(Value::as_str) {
-                Some(country) if !country.trim().is_empty() && !place.contains(',') => {
-                    format!("{place}, {country}")
-                }
-                _ => place.to_string(),
+            WeatherArgs {
+                location: place.to_string(),
+                country: map
+                    .get("country")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
             }
+            .place_text()
         }
         Ok(Value::String(s)) => s,
         Ok(Value::Array(_)) => return Err(NEEDS_A_PLACE.into()),
@@ -809,17 +845,45 @@ mod tests {
     fn run(fake: FakeHttp, input: &str) -> (Result<String, String>, Vec<String>) {
         let http = Rc::new(fake);
         let tool = Weather::new(http.clone(), WeatherEndpoints::default());
-        let result = block_on(tool.call(input));
+        let result = block_on(tool.report(input));
         (result, http.urls())
+    }
+
+    #[test]
+    fn the_registry_gives_weather_typed_arguments() {
+        use crate::tools::{typed, Registry, Toolbox};
+        use serde_json::json;
+        let http = Rc::new(paris_routes());
+        let registry = Registry::new(vec![typed(Weather::new(
+            http.clone(),
+            WeatherEndpoints::default(),
+        ))]);
+        let structured = json!({"location": "Paris", "country": "France"});
+        let out = block_on(registry.call("weather", &structured)).unwrap();
+        assert!(out.contains("Paris"), "{out}");
+        assert!(http.urls()[0].contains("name=Paris&"), "{:?}", http.urls());
+        // The schema before typed tools, `{"input": …}`, still reaches `location`.
+        let old = block_on(registry.call("weather", &json!({"input": "Paris"}))).unwrap();
+        assert!(old.contains("Paris"), "{old}");
+        let asked = http.urls().len();
+        let err = block_on(registry.call("weather", &json!({"location": 42}))).unwrap_err();
+        assert!(
+            err.starts_with(
+                "The arguments of weather do not fit: `location` should be a string, not an integer."
+            ),
+            "{err}"
+        );
+        assert_eq!(http.urls().len(), asked, "nothing was fetched");
     }
 
     #[test]
     fn spec_names_the_tool() {
         let tool = Weather::new(Rc::new(FakeHttp::new()), WeatherEndpoints::default());
-        let spec = tool.spec();
+        let spec = crate::tools::Tool::spec(&crate::tools::Typed(tool));
         assert_eq!(spec.name, "weather");
         assert!(spec.description.contains("min/max"));
         assert!(spec.input_hint.contains("Paris, France"));
+        assert_eq!(spec.parameters["required"], serde_json::json!(["location"]));
     }
 
     #[test]

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use super::http::{url_with_query, HttpClient};
 use super::observation::{first_sentences, squash_whitespace, truncate, MAX_OBSERVATION_CHARS};
-use super::{Tool, ToolSpec};
+use super::{TextInput, TypedTool};
 
 pub const DEFAULT_API_URL: &str = "https://en.wikipedia.org/w/api.php";
 /// Longest query or keyword accepted: titles and keywords are short, longer input is a mistake.
@@ -369,23 +369,25 @@ impl Wikipedia {
     }
 }
 
-impl Tool for Wikipedia {
-    fn spec(&self) -> ToolSpec {
-        ToolSpec::new(
-            "wikipedia",
-            "Wikipedia: `search: <topic>` reads the best-matching article's introduction; `lookup: <keyword>` then gives, one per call, the next sentence of that article containing the keyword.",
-            "search: <topic or title>, or lookup: <keyword> (in the page last found), e.g. search: Things Fall Apart",
-        )
-    }
+impl TypedTool for Wikipedia {
+    const NAME: &'static str = "wikipedia";
+    const DESCRIPTION: &'static str = "Wikipedia: `search: <topic>` reads the best-matching article's introduction; `lookup: <keyword>` then gives, one per call, the next sentence of that article containing the keyword.";
+    const INPUT_HINT: &'static str = "search: <topic or title>, or lookup: <keyword> (in the page last found), e.g. search: Things Fall Apart";
+    type Args = TextInput;
 
-    fn call<'a>(&'a self, input: &'a str) -> LocalBoxFuture<'a, Result<String, String>> {
-        Box::pin(async move {
-            let observation = match parse_input(input)? {
-                Command::Search(query) => self.search(&query).await?,
-                Command::Lookup(keyword) => self.lookup(&keyword).await?,
-            };
-            Ok(truncate(&observation, MAX_OBSERVATION_CHARS))
-        })
+    fn run(&self, args: TextInput) -> LocalBoxFuture<'_, Result<String, String>> {
+        Box::pin(async move { self.answer(&args.input).await })
+    }
+}
+
+impl Wikipedia {
+    /// The observation for the search or lookup in `input`, or a readable error.
+    pub async fn answer(&self, input: &str) -> Result<String, String> {
+        let observation = match parse_input(input)? {
+            Command::Search(query) => self.search(&query).await?,
+            Command::Lookup(keyword) => self.lookup(&keyword).await?,
+        };
+        Ok(truncate(&observation, MAX_OBSERVATION_CHARS))
     }
 }
 
@@ -797,7 +799,7 @@ mod tests {
     }
 
     fn run(tool: &Wikipedia, input: &str) -> Result<String, String> {
-        block_on(tool.call(input))
+        block_on(tool.answer(input))
     }
 
     /// The usual scripted Wikipedia: the Things Fall Apart search and its full text.

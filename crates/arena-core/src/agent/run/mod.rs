@@ -15,7 +15,7 @@ use super::action_protocol::{Protocol, ProtocolPlan};
 use super::events::AgentEvent;
 use super::json_protocol::{parse_json_reaction, JsonReaction};
 use super::mode::{format_reminder, Mode, FORCE_ANSWER_PROMPT};
-use super::native::{bare_json_answer, bare_json_call, call_input, tools_param};
+use super::native::{bare_json_answer, bare_json_call, planned_call, tools_param};
 use super::protocol::{parse_reply, parse_think, Reply};
 use super::record::{RunConfig, RunRecord};
 use super::ChatModel;
@@ -181,8 +181,24 @@ struct Planned {
     /// The native call id, when the model made a native call.
     call_id: Option<String>,
     tool: String,
-    /// `Err`: the arguments could not be read; the model is told why.
+    /// The call's input as shown. `Err`: the arguments could not be read; the model is told
+    /// why.
     input: Result<String, String>,
+    /// What the tool is given: the text protocols' input as a JSON string, a native call's
+    /// arguments as they came.
+    args: Value,
+}
+
+impl Planned {
+    /// A call written as text (text and JSON protocols, a call in a native reply's content).
+    fn text(tool: String, input: String) -> Self {
+        Self {
+            call_id: None,
+            tool,
+            args: Value::String(input.clone()),
+            input: Ok(input),
+        }
+    }
 }
 
 /// What a reply means for the loop.
@@ -346,7 +362,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
             match (&c.input, warning) {
                 (Err(e), _) => Err(e.clone()),
                 (Ok(_), Some(w)) => Err(w.clone()),
-                (Ok(input), None) => tools.call(&c.tool, input).await,
+                (Ok(_), None) => tools.call(&c.tool, &c.args).await,
             }
         }))
         .await;
@@ -443,10 +459,14 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
             let calls = reply
                 .calls
                 .iter()
-                .map(|c| Planned {
-                    call_id: Some(c.id.clone()),
-                    tool: c.name.clone(),
-                    input: call_input(c),
+                .map(|c| {
+                    let (input, args) = planned_call(c);
+                    Planned {
+                        call_id: Some(c.id.clone()),
+                        tool: c.name.clone(),
+                        input,
+                        args,
+                    }
                 })
                 .collect();
             let thought = (!content.is_empty()).then(|| content.to_string());
@@ -469,11 +489,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
                 if let Some((tool, input)) = bare_json_call(content) {
                     return Decision::Actions {
                         thought: None,
-                        calls: vec![Planned {
-                            call_id: None,
-                            tool,
-                            input: Ok(input),
-                        }],
+                        calls: vec![Planned::text(tool, input)],
                         note: None,
                     };
                 }
@@ -544,11 +560,7 @@ fn from_text(reply: Reply) -> Decision {
             note,
         } => Decision::Actions {
             thought,
-            calls: vec![Planned {
-                call_id: None,
-                tool,
-                input: Ok(input),
-            }],
+            calls: vec![Planned::text(tool, input)],
             note,
         },
         Reply::Invalid { thought, problem } => Decision::Invalid { thought, problem },
@@ -571,11 +583,7 @@ fn from_json(reaction: JsonReaction) -> Decision {
                 thought: (!explanations.is_empty()).then(|| explanations.join(" ")),
                 calls: actions
                     .into_iter()
-                    .map(|a| Planned {
-                        call_id: None,
-                        tool: a.tool,
-                        input: Ok(a.input),
-                    })
+                    .map(|a| Planned::text(a.tool, a.input))
                     .collect(),
                 note: None,
             }

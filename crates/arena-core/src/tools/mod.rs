@@ -7,6 +7,7 @@ pub mod args;
 pub mod calculator;
 pub mod endpoints;
 pub mod http;
+pub mod json_read;
 pub mod observation;
 pub mod python;
 pub mod registry;

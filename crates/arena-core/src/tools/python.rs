@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 
+use super::json_read::first_str;
 use super::observation::{truncate, MAX_OBSERVATION_CHARS};
 use super::{TextInput, TypedTool};
 
@@ -152,9 +153,7 @@ impl Python {
 pub fn read_code(input: &str) -> Result<String, String> {
     let trimmed = input.trim();
     let code = match serde_json::from_str::<serde_json::Value>(trimmed) {
-        Ok(serde_json::Value::Object(map)) => ["code", "input", "source"]
-            .iter()
-            .find_map(|k| map.get(*k).and_then(|v| v.as_str()))
+        Ok(serde_json::Value::Object(map)) => first_str(&map, &["code", "input", "source"])
             .map(str::to_string)
             .unwrap_or_default(),
         _ => unfence(trimmed).to_string(),

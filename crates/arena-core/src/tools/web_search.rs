@@ -14,6 +14,7 @@ use futures::future::LocalBoxFuture;
 use serde_json::Value;
 
 use super::http::{url_with_query, FetchError, HttpClient};
+use super::json_read::{first_str, squashed};
 use super::observation::{squash_whitespace, truncate, MAX_OBSERVATION_CHARS};
 use super::wikipedia::fulltext_search;
 use super::{TextInput, TypedTool};
@@ -91,9 +92,7 @@ impl WebSearch {
 fn read_query(input: &str) -> Result<String, String> {
     let trimmed = input.trim();
     let query = match serde_json::from_str::<Value>(trimmed) {
-        Ok(Value::Object(map)) => ["query", "q", "input"]
-            .iter()
-            .find_map(|k| map.get(*k).and_then(Value::as_str))
+        Ok(Value::Object(map)) => first_str(&map, &["query", "q", "input"])
             .unwrap_or_default()
             .to_string(),
         Ok(Value::String(s)) => s,
@@ -132,12 +131,7 @@ pub fn summarise(json: &str) -> Result<Option<String>, String> {
     if !v.is_object() {
         return Err("DuckDuckGo returned an unexpected response".into());
     }
-    let text = |key: &str| {
-        v.get(key)
-            .and_then(Value::as_str)
-            .map(squash_whitespace)
-            .filter(|s| !s.is_empty())
-    };
+    let text = |key: &str| squashed(v.get(key));
     let mut parts = Vec::new();
     if let Some(answer) = text("Answer") {
         parts.push(format!("Answer: {answer}."));

@@ -3,6 +3,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::tools::json_read::first_str;
 use crate::tools::observation::squash_whitespace;
 
 /// Longest place name accepted.
@@ -48,13 +49,14 @@ pub fn parse_input(input: &str) -> Result<Place, String> {
     let trimmed = input.trim();
     let raw = match serde_json::from_str::<Value>(trimmed) {
         Ok(Value::Object(map)) => {
-            let place = ["location", "city", "place", "input", "query", "name"]
-                .iter()
-                .find_map(|k| map.get(*k).and_then(Value::as_str))
-                .ok_or_else(|| {
-                    "The weather tool needs a place name, e.g. Paris or {\"location\": \"Paris\"}."
-                        .to_string()
-                })?;
+            let place = first_str(
+                &map,
+                &["location", "city", "place", "input", "query", "name"],
+            )
+            .ok_or_else(|| {
+                "The weather tool needs a place name, e.g. Paris or {\"location\": \"Paris\"}."
+                    .to_string()
+            })?;
             WeatherArgs {
                 location: place.to_string(),
                 country: map

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::tools::json_read::squashed;
 use crate::tools::observation::squash_whitespace;
 
 /// Text taken from a reply (names, descriptions) is cut to this many characters.
@@ -45,8 +46,7 @@ pub(super) fn number(v: Option<&Value>) -> Option<f64> {
 
 /// Non-empty text, whitespace squashed and clipped.
 pub(super) fn text(v: Option<&Value>) -> Option<String> {
-    let s = squash_whitespace(v?.as_str()?);
-    (!s.is_empty()).then(|| clip(&s, MAX_FIELD_CHARS))
+    squashed(v).map(|s| clip(&s, MAX_FIELD_CHARS))
 }
 
 pub(super) fn unit_text(v: Option<&Value>) -> Option<String> {

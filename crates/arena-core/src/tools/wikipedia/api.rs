@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use crate::tools::http::{url_with_query, HttpClient};
+use crate::tools::json_read::first_str;
 use crate::tools::observation::{squash_whitespace, truncate};
 
 /// Wikimedia asks API clients to identify themselves; browsers forbid setting `User-Agent`.
@@ -137,9 +138,9 @@ pub(super) fn api_error(json: &Value) -> Option<String> {
         .get("error")
         .filter(|e| e.is_object())
         .or_else(|| json.get("errors").and_then(|e| e.get(0)))?;
-    let text = ["info", "text", "*", "code"]
-        .iter()
-        .find_map(|k| error.get(*k).and_then(Value::as_str))
+    let text = error
+        .as_object()
+        .and_then(|e| first_str(e, &["info", "text", "*", "code"]))
         .map(squash_whitespace)
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "unknown error".into());

@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use crate::tools::json_read::first_str;
 use crate::tools::observation::{squash_whitespace, truncate};
 
 /// Longest query or keyword accepted: titles and keywords are short, longer input is a mistake.
@@ -38,10 +39,7 @@ pub fn parse_input(input: &str) -> Result<Command, String> {
 }
 
 pub(super) fn from_json_object(map: &serde_json::Map<String, Value>) -> Result<Command, String> {
-    let text = ["query", "keyword", "input", "q"]
-        .iter()
-        .find_map(|k| map.get(*k).and_then(Value::as_str))
-        .unwrap_or_default();
+    let text = first_str(map, &["query", "keyword", "input", "q"]).unwrap_or_default();
     let action = map
         .get("action")
         .and_then(Value::as_str)

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::api::{article_url, pages_of};
+use crate::tools::json_read::squashed;
 use crate::tools::observation::{first_sentences, squash_whitespace, truncate};
 
 pub(super) const INTRO_SENTENCES: usize = 5;
@@ -80,11 +81,7 @@ pub(super) fn read_search(
 
     let Some(top) = hits.first() else {
         let mut observation = format!("No Wikipedia page matches \"{query}\".");
-        let suggestion = json
-            .pointer("/query/searchinfo/suggestion")
-            .and_then(Value::as_str)
-            .map(squash_whitespace)
-            .filter(|s| !s.is_empty());
+        let suggestion = squashed(json.pointer("/query/searchinfo/suggestion"));
         if let Some(suggestion) = suggestion {
             observation.push_str(&format!(" Did you mean \"{suggestion}\"?"));
         }

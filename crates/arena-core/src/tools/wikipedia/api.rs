@@ -13,15 +13,23 @@ pub(super) const USER_AGENT_HEADER: (&str, &str) =
 pub(super) const SEARCH_LIMIT: &str = "5";
 pub(super) const UNEXPECTED: &str = "Wikipedia returned an unexpected response.";
 
+/// A `query` request answered as JSON (format version 2, anonymous CORS), then `params`.
+fn query_url(api_url: &str, params: &[(&str, &str)]) -> String {
+    let mut all = vec![
+        ("action", "query"),
+        ("format", "json"),
+        ("formatversion", "2"),
+        ("origin", "*"),
+    ];
+    all.extend_from_slice(params);
+    url_with_query(api_url, &all)
+}
+
 /// One request for the 5 best matches with their intros, disambiguation flags and URLs.
 pub fn search_url(api_url: &str, query: &str) -> String {
-    url_with_query(
+    query_url(
         api_url,
         &[
-            ("action", "query"),
-            ("format", "json"),
-            ("formatversion", "2"),
-            ("origin", "*"),
             ("generator", "search"),
             ("gsrsearch", query),
             ("gsrlimit", SEARCH_LIMIT),
@@ -40,13 +48,9 @@ pub fn search_url(api_url: &str, query: &str) -> String {
 
 /// The whole article as plain text (TextExtracts gives one full extract per request).
 pub fn full_text_url(api_url: &str, title: &str) -> String {
-    url_with_query(
+    query_url(
         api_url,
         &[
-            ("action", "query"),
-            ("format", "json"),
-            ("formatversion", "2"),
-            ("origin", "*"),
             ("prop", "extracts"),
             ("explaintext", "1"),
             ("titles", title),

@@ -3,8 +3,10 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use futures::executor::block_on;
+use futures::future::LocalBoxFuture;
 use react_arena::agent::action_protocol::{Protocol, ProtocolPlan};
 use react_arena::agent::compaction::SUMMARY_PROMPT;
 use react_arena::agent::mode::{FORCE_ANSWER_PROMPT, STOP_SEQUENCES};
@@ -15,7 +17,10 @@ use react_arena::agent::{run_agent, AgentEvent, ChatModel, Mode};
 use react_arena::llm::tool_calls::ToolCallDelta;
 use react_arena::llm::{ChatCall, ChatDelta, ChatMessage, LlmError, Role, Usage};
 use react_arena::tools::Toolbox;
+use react_arena::tools::{typed, TextInput, TypedTool};
 use react_arena::tools::{Registry, ToolSpec};
+use serde::Deserialize;
+use serde_json::{json, Value};
 
 /// One scripted model reply: optional reasoning, content, and an optional failure after it.
 #[derive(Clone, Default)]
@@ -126,6 +131,13 @@ impl ChatModel for ScriptedModel {
     }
 }
 
+/// The text a call's arguments were: a string as it is, other JSON as JSON text.
+fn input_text(args: &Value) -> String {
+    args.as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| args.to_string())
+}
+
 /// A toolbox with the real calculator plus a tool that always fails.
 struct FakeTools {
     registry: Registry,
@@ -134,10 +146,69 @@ struct FakeTools {
 
 impl FakeTools {
     fn new() -> Self {
+        Self::with(Registry::standard())
+    }
+
+    fn with(registry: Registry) -> Self {
         Self {
-            registry: Registry::standard(),
+            registry,
             calls: RefCell::new(Vec::new()),
         }
+    }
+}
+
+/// The arguments of [`Forecast`], a typed tool of two fields.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+struct ForecastArgs {
+    location: String,
+    #[serde(default)]
+    days: Option<u8>,
+    #[serde(default)]
+    units: Option<String>,
+}
+
+/// A typed tool that keeps the arguments it was given.
+#[derive(Default)]
+struct Forecast(Rc<RefCell<Vec<ForecastArgs>>>);
+
+impl TypedTool for Forecast {
+    const NAME: &'static str = "forecast";
+    const DESCRIPTION: &'static str = "The forecast for a place.";
+    const INPUT_HINT: &'static str = "a place name";
+    type Args = ForecastArgs;
+
+    fn parameters() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "location": {"type": "string"},
+                "days": {"type": "integer"},
+                "units": {"type": "string"},
+            },
+            "required": ["location"],
+        })
+    }
+
+    fn run(&self, args: ForecastArgs) -> LocalBoxFuture<'_, Result<String, String>> {
+        let text = format!("{} for {} day(s)", args.location, args.days.unwrap_or(1));
+        self.0.borrow_mut().push(args);
+        Box::pin(async move { Ok(text) })
+    }
+}
+
+/// A typed tool of one string that keeps what it was given.
+#[derive(Default)]
+struct Echo(Rc<RefCell<Vec<String>>>);
+
+impl TypedTool for Echo {
+    const NAME: &'static str = "echo";
+    const DESCRIPTION: &'static str = "Says the input back.";
+    const INPUT_HINT: &'static str = "any text";
+    type Args = TextInput;
+
+    fn run(&self, args: TextInput) -> LocalBoxFuture<'_, Result<String, String>> {
+        self.0.borrow_mut().push(args.input.clone());
+        Box::pin(async move { Ok(format!("echo: {}", args.input)) })
     }
 }
 
@@ -147,14 +218,14 @@ impl Toolbox for FakeTools {
         specs.push(ToolSpec::new("flaky", "Always fails.", "anything"));
         specs
     }
-    async fn call(&self, name: &str, input: &str) -> Result<String, String> {
+    async fn call(&self, name: &str, args: &Value) -> Result<String, String> {
         self.calls
             .borrow_mut()
-            .push((name.to_string(), input.to_string()));
+            .push((name.to_string(), input_text(args)));
         if name == "flaky" {
             return Err("the service is down".into());
         }
-        self.registry.call(name, input).await
+        self.registry.call(name, args).await
     }
 }
 
@@ -811,4 +882,96 @@ fn a_known_context_window_triggers_the_summary_before_the_call() {
     );
     // Nothing new to summarise on the first step, and never twice for one point.
     assert_eq!(model.calls(), 3);
+}
+
+#[test]
+fn native_structured_arguments_reach_a_typed_tool_typed() {
+    let forecast = Forecast::default();
+    let given = forecast.0.clone();
+    let tools = FakeTools::with(Registry::new(vec![typed(forecast)]));
+    let model = ScriptedModel::new([
+        calls(&[
+            ("forecast", r#"{"location": "Paris", "days": 3}"#),
+            ("forecast", r#"{"location": "Oslo", "days": "three"}"#),
+        ]),
+        says("Paris: 3 days."),
+    ]);
+    let (_, panel) = run_with(Mode::Act, &model, &tools, Protocol::Native);
+    assert_eq!(
+        *given.borrow(),
+        [ForecastArgs {
+            location: "Paris".into(),
+            days: Some(3),
+            units: None,
+        }],
+        "the ill-typed call did not run"
+    );
+    let observations = panel.steps()[0].observations();
+    assert_eq!(observations[0], ("Paris for 3 day(s)".to_string(), false));
+    let (error, is_error) = &observations[1];
+    assert!(*is_error);
+    assert!(
+        error.contains(
+            "The arguments of forecast do not fit: `days` should be an integer, not a string."
+        ),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_text_action_input_reaches_a_single_string_tool_and_json_text_a_typed_one() {
+    let (echo, forecast) = (Echo::default(), Forecast::default());
+    let (echoed, forecasts) = (echo.0.clone(), forecast.0.clone());
+    let tools = FakeTools::with(Registry::new(vec![typed(echo), typed(forecast)]));
+    let model = ScriptedModel::new([
+        says("Thought: say it.\nAction: echo\nAction Input: hello,  world"),
+        says("Thought: and Rome.\nAction: forecast\nAction Input: {\"location\": \"Rome\", \"units\": \"metric\", \"days\": 2}"),
+        says("Thought: and a bare place.\nAction: Forecast\nAction Input: Lima"),
+        says("Answer: done"),
+    ]);
+    let (events, panel) = run_with(Mode::ReAct, &model, &tools, Protocol::Text);
+    assert_eq!(*echoed.borrow(), ["hello,  world"]);
+    assert_eq!(
+        *forecasts.borrow(),
+        [
+            ForecastArgs {
+                location: "Rome".into(),
+                days: Some(2),
+                units: Some("metric".into()),
+            },
+            ForecastArgs {
+                location: "Lima".into(),
+                days: None,
+                units: None,
+            },
+        ]
+    );
+    assert_eq!(
+        panel.steps()[0].observations(),
+        [("echo: hello,  world".to_string(), false)]
+    );
+    assert_eq!(answer_of(&events), Some(("done".into(), false, 4)));
+}
+
+/// The text protocol's reader (agent/protocol) unwraps an Action Input object of one string
+/// field before the registry sees it, so the tool gets that string as its text argument and
+/// the object's other fields are lost.
+#[test]
+fn a_text_object_of_one_string_field_is_unwrapped_before_the_registry() {
+    let forecast = Forecast::default();
+    let forecasts = forecast.0.clone();
+    let tools = FakeTools::with(Registry::new(vec![typed(forecast)]));
+    let model = ScriptedModel::new([
+        says("Action: forecast\nAction Input: {\"location\": \"Oslo\", \"days\": 2}"),
+        says("Answer: done"),
+    ]);
+    run_with(Mode::Act, &model, &tools, Protocol::Text);
+    assert_eq!(
+        *forecasts.borrow(),
+        [ForecastArgs {
+            location: "Oslo".into(),
+            days: None,
+            units: None,
+        }]
+    );
 }

@@ -22,6 +22,7 @@ use react_arena::run_file::RunFile;
 use react_arena::settings::Settings;
 use react_arena::tools::Toolbox;
 use react_arena::tools::{Registry, ToolSpec};
+use serde_json::Value;
 
 /// The run's time: the model and the tools move it on as they work.
 type Clock = Rc<Cell<f64>>;
@@ -137,12 +138,12 @@ impl Toolbox for Tools {
         specs.push(ToolSpec::new("flaky", "Always fails.", "anything"));
         specs
     }
-    async fn call(&self, name: &str, input: &str) -> Result<String, String> {
+    async fn call(&self, name: &str, args: &Value) -> Result<String, String> {
         self.clock.set(self.clock.get() + 300.0);
         if name == "flaky" {
             return Err("the service is down".into());
         }
-        self.registry.call(name, input).await
+        self.registry.call(name, args).await
     }
 }
 

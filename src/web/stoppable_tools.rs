@@ -4,6 +4,7 @@
 
 use futures::channel::oneshot;
 use futures::future::{select, Either};
+use serde_json::Value;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
@@ -23,7 +24,7 @@ impl Toolbox for StoppableTools<'_> {
         self.tools.specs()
     }
 
-    async fn call(&self, name: &str, input: &str) -> Result<String, String> {
+    async fn call(&self, name: &str, args: &Value) -> Result<String, String> {
         if self.signal.aborted() {
             return Err(STOPPED.into());
         }
@@ -37,7 +38,7 @@ impl Toolbox for StoppableTools<'_> {
         let _ = self
             .signal
             .add_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
-        let outcome = select(Box::pin(self.tools.call(name, input)), rx).await;
+        let outcome = select(Box::pin(self.tools.call(name, args)), rx).await;
         let _ = self
             .signal
             .remove_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());

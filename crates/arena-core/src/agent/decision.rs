@@ -5,7 +5,9 @@
 
 use super::action_protocol::Protocol;
 use super::json_protocol::{parse_json_reaction, JsonReaction};
-use super::native::{bare_json_answer, bare_json_call, call_input};
+use serde_json::Value;
+
+use super::native::{bare_json_answer, bare_json_call, planned_call};
 use super::protocol::{parse_reply, parse_think, Reply};
 use crate::llm::tool_calls::ToolCall;
 
@@ -15,8 +17,24 @@ pub struct Planned {
     /// The native call id, when the model made a native call.
     pub call_id: Option<String>,
     pub tool: String,
-    /// `Err`: the arguments could not be read; the model is told why.
+    /// The call's input as shown. `Err`: the arguments could not be read; the model is told
+    /// why.
     pub input: Result<String, String>,
+    /// What the tool is given: the text protocols' input as a JSON string, a native call's
+    /// arguments as they came.
+    pub args: Value,
+}
+
+impl Planned {
+    /// A call written as text (text and JSON protocols, a call in a native reply's content).
+    pub fn text(tool: String, input: String) -> Self {
+        Self {
+            call_id: None,
+            tool,
+            args: Value::String(input.clone()),
+            input: Ok(input),
+        }
+    }
 }
 
 /// What a reply means for the loop.
@@ -47,10 +65,14 @@ pub fn decide(protocol: Protocol, content: &str, calls: &[ToolCall]) -> Decision
     if !calls.is_empty() {
         let calls = calls
             .iter()
-            .map(|c| Planned {
-                call_id: Some(c.id.clone()),
-                tool: c.name.clone(),
-                input: call_input(c),
+            .map(|c| {
+                let (input, args) = planned_call(c);
+                Planned {
+                    call_id: Some(c.id.clone()),
+                    tool: c.name.clone(),
+                    input,
+                    args,
+                }
             })
             .collect();
         let thought = (!content.is_empty()).then(|| content.to_string());
@@ -73,11 +95,7 @@ pub fn decide(protocol: Protocol, content: &str, calls: &[ToolCall]) -> Decision
             if let Some((tool, input)) = bare_json_call(content) {
                 return Decision::Actions {
                     thought: None,
-                    calls: vec![Planned {
-                        call_id: None,
-                        tool,
-                        input: Ok(input),
-                    }],
+                    calls: vec![Planned::text(tool, input)],
                     note: None,
                 };
             }
@@ -128,11 +146,7 @@ fn from_text(reply: Reply) -> Decision {
             note,
         } => Decision::Actions {
             thought,
-            calls: vec![Planned {
-                call_id: None,
-                tool,
-                input: Ok(input),
-            }],
+            calls: vec![Planned::text(tool, input)],
             note,
         },
         Reply::Invalid { thought, problem } => Decision::Invalid { thought, problem },
@@ -155,11 +169,7 @@ fn from_json(reaction: JsonReaction) -> Decision {
                 thought: (!explanations.is_empty()).then(|| explanations.join(" ")),
                 calls: actions
                     .into_iter()
-                    .map(|a| Planned {
-                        call_id: None,
-                        tool: a.tool,
-                        input: Ok(a.input),
-                    })
+                    .map(|a| Planned::text(a.tool, a.input))
                     .collect(),
                 note: None,
             }
@@ -178,11 +188,7 @@ mod tests {
     const ALL: [Protocol; 3] = [Protocol::Text, Protocol::Native, Protocol::Json];
 
     fn call(tool: &str, input: &str) -> Planned {
-        Planned {
-            call_id: None,
-            tool: tool.into(),
-            input: Ok(input.into()),
-        }
+        Planned::text(tool.into(), input.into())
     }
 
     fn actions(thought: Option<&str>, calls: Vec<Planned>) -> Decision {
@@ -215,8 +221,10 @@ mod tests {
         assert_eq!(decide(Protocol::Json, json, &[]), want);
         let with_id = actions(
             Some("I need the product."),
+            // The tool gets the native call's arguments as they came.
             vec![Planned {
                 call_id: Some("call_0".into()),
+                args: serde_json::json!({ "input": "6*7" }),
                 ..call("calculator", "6*7")
             }],
         );

@@ -52,6 +52,29 @@ pub fn call_input(call: &ToolCall) -> Result<String, String> {
     }
 }
 
+/// A native call as the loop runs it: the text shown for it ([`call_input`]) and the arguments
+/// the tool is given. The arguments are the call's JSON (a twice-encoded object decoded), or
+/// its raw text when that is not JSON. An object of fields that gives no one input text is
+/// shown as its JSON and still given to the tool, whose schema decides whether it fits.
+pub fn planned_call(call: &ToolCall) -> (Result<String, String>, Value) {
+    let raw = call.arguments.trim();
+    let args = match serde_json::from_str::<Value>(raw) {
+        Ok(Value::String(s)) => match serde_json::from_str::<Value>(s.trim()) {
+            Ok(inner @ Value::Object(_)) => inner,
+            _ => Value::String(s),
+        },
+        Ok(value) => value,
+        Err(_) => Value::String(raw.to_string()),
+    };
+    let input = match (call_input(call), &args) {
+        (Err(_), Value::Object(map)) if !map.is_empty() && !map.values().any(Value::is_null) => {
+            Ok(args.to_string())
+        }
+        (input, _) => input,
+    };
+    (input, args)
+}
+
 /// A reply whose whole content is one tool call written as JSON (possibly in a ```json fence
 /// or `<tool_call>` tags), as models do that "call" tools in content instead of `tool_calls`.
 /// Recognised shapes (extra fields allowed; a one-element list of one of them too):

@@ -5,7 +5,7 @@
 
 use futures::future::LocalBoxFuture;
 
-use super::{Tool, ToolSpec};
+use super::{TextInput, TypedTool};
 
 /// Longest expression accepted; anything longer is not arithmetic a model means.
 pub const MAX_INPUT_CHARS: usize = 500;
@@ -14,17 +14,14 @@ const MAX_DEPTH: u32 = 64;
 
 pub struct Calculator;
 
-impl Tool for Calculator {
-    fn spec(&self) -> ToolSpec {
-        ToolSpec::new(
-            "calculator",
-            "Evaluates an arithmetic expression exactly as written: + - * / ^ % ( ), sqrt, ln, log, sin, cos, tan, factorial (n!), pi, e.",
-            "an arithmetic expression, e.g. 2340*0.17 or sqrt(2)^2",
-        )
-    }
+impl TypedTool for Calculator {
+    const NAME: &'static str = "calculator";
+    const DESCRIPTION: &'static str = "Evaluates an arithmetic expression exactly as written: + - * / ^ % ( ), sqrt, ln, log, sin, cos, tan, factorial (n!), pi, e.";
+    const INPUT_HINT: &'static str = "an arithmetic expression, e.g. 2340*0.17 or sqrt(2)^2";
+    type Args = TextInput;
 
-    fn call<'a>(&'a self, input: &'a str) -> LocalBoxFuture<'a, Result<String, String>> {
-        Box::pin(async move { evaluate(input).map(format_number) })
+    fn run(&self, args: TextInput) -> LocalBoxFuture<'_, Result<String, String>> {
+        Box::pin(async move { evaluate(&args.input).map(format_number) })
     }
 }
 

@@ -7,8 +7,9 @@ use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
 
+use super::json_read::first_str;
 use super::observation::{truncate, MAX_OBSERVATION_CHARS};
-use super::{Tool, ToolSpec};
+use super::{TextInput, TypedTool};
 
 /// Default time limit of one python call.
 pub const DEFAULT_TIMEOUT_SECS: u32 = 10;
@@ -128,21 +129,23 @@ impl Python {
     }
 }
 
-impl Tool for Python {
-    fn spec(&self) -> ToolSpec {
-        ToolSpec::new(
-            "python",
-            "Runs a short Python 3 program (standard library only, no network) and returns what it prints and the value of its last expression.",
-            "Python code, e.g. print(sum(range(10)))",
-        )
-    }
+impl TypedTool for Python {
+    const NAME: &'static str = "python";
+    const DESCRIPTION: &'static str = "Runs a short Python 3 program (standard library only, no network) and returns what it prints and the value of its last expression.";
+    const INPUT_HINT: &'static str = "Python code, e.g. print(sum(range(10)))";
+    type Args = TextInput;
 
-    fn call<'a>(&'a self, input: &'a str) -> LocalBoxFuture<'a, Result<String, String>> {
-        Box::pin(async move {
-            let code = read_code(input)?;
-            let outcome = self.runner.run(&code, self.timeout_secs).await;
-            describe(outcome)
-        })
+    fn run(&self, args: TextInput) -> LocalBoxFuture<'_, Result<String, String>> {
+        Box::pin(async move { self.execute(&args.input).await })
+    }
+}
+
+impl Python {
+    /// Runs the program in `input`: its output, or a readable error.
+    pub async fn execute(&self, input: &str) -> Result<String, String> {
+        let code = read_code(input)?;
+        let outcome = self.runner.run(&code, self.timeout_secs).await;
+        describe(outcome)
     }
 }
 
@@ -150,9 +153,7 @@ impl Tool for Python {
 pub fn read_code(input: &str) -> Result<String, String> {
     let trimmed = input.trim();
     let code = match serde_json::from_str::<serde_json::Value>(trimmed) {
-        Ok(serde_json::Value::Object(map)) => ["code", "input", "source"]
-            .iter()
-            .find_map(|k| map.get(*k).and_then(|v| v.as_str()))
+        Ok(serde_json::Value::Object(map)) => first_str(&map, &["code", "input", "source"])
             .map(str::to_string)
             .unwrap_or_default(),
         _ => unfence(trimmed).to_string(),
@@ -310,7 +311,7 @@ mod tests {
             ..PythonOutput::default()
         }));
         assert_eq!(
-            block_on(python.call("print(sum(range(10)))")),
+            block_on(python.execute("print(sum(range(10)))")),
             Ok("Printed:\n45".into())
         );
         assert_eq!(

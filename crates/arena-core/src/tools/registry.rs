@@ -2,6 +2,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use serde_json::Value;
+
+use super::args;
 use super::calculator::Calculator;
 use super::endpoints::ToolEndpoints;
 use super::http::HttpClient;
@@ -11,10 +14,7 @@ use super::weather::{Weather, WeatherEndpoints};
 use super::web_search::{JsonpClient, WebSearch};
 use super::wikipedia::Wikipedia;
 use super::Toolbox;
-use super::{Tool, ToolSpec};
-
-/// Every tool, in the order they are listed to the model and in Settings.
-pub const TOOL_NAMES: [&str; 5] = ["web_search", "wikipedia", "weather", "calculator", "python"];
+use super::{typed, Tool, ToolSpec, TypedTool};
 
 /// What the tools of one run talk to. The browser passes `fetch`, the sandboxed search frame
 /// and the Python worker; tests pass fakes.
@@ -25,6 +25,92 @@ pub struct ToolEnv {
     pub endpoints: ToolEndpoints,
     pub python_timeout_secs: u32,
 }
+
+/// A built-in tool made for one run from what the run talks to.
+trait FromEnv: TypedTool + Sized + 'static {
+    fn from_env(env: &ToolEnv) -> Self;
+}
+
+impl FromEnv for WebSearch {
+    fn from_env(env: &ToolEnv) -> Self {
+        let e = &env.endpoints;
+        WebSearch::new(
+            env.jsonp.clone(),
+            env.http.clone(),
+            e.duckduckgo_api.clone(),
+            e.wikipedia_api.clone(),
+        )
+    }
+}
+
+impl FromEnv for Wikipedia {
+    fn from_env(env: &ToolEnv) -> Self {
+        Wikipedia::new(env.http.clone(), env.endpoints.wikipedia_api.clone())
+    }
+}
+
+impl FromEnv for Weather {
+    fn from_env(env: &ToolEnv) -> Self {
+        let e = &env.endpoints;
+        Weather::new(
+            env.http.clone(),
+            WeatherEndpoints {
+                geocoding: e.geocoding_api.clone(),
+                forecast: e.forecast_api.clone(),
+                wttr: e.wttr.clone(),
+            },
+        )
+    }
+}
+
+impl FromEnv for Calculator {
+    fn from_env(_: &ToolEnv) -> Self {
+        Calculator
+    }
+}
+
+impl FromEnv for Python {
+    fn from_env(env: &ToolEnv) -> Self {
+        Python::new(env.python.clone(), env.python_timeout_secs)
+    }
+}
+
+/// One built-in tool: its declared name and how a run makes it.
+struct BuiltIn {
+    name: &'static str,
+    build: fn(&ToolEnv) -> Box<dyn Tool>,
+}
+
+fn build<T: FromEnv>(env: &ToolEnv) -> Box<dyn Tool> {
+    typed(T::from_env(env))
+}
+
+const fn built_in<T: FromEnv>() -> BuiltIn {
+    BuiltIn {
+        name: T::NAME,
+        build: build::<T>,
+    }
+}
+
+/// Every built-in tool, in the order they are listed to the model and in Settings.
+const BUILT_IN: [BuiltIn; 5] = [
+    built_in::<WebSearch>(),
+    built_in::<Wikipedia>(),
+    built_in::<Weather>(),
+    built_in::<Calculator>(),
+    built_in::<Python>(),
+];
+
+/// The built-in tools' names, as the tools declare them, in [`BUILT_IN`]'s order.
+pub const TOOL_NAMES: [&str; BUILT_IN.len()] = {
+    let mut names = [""; BUILT_IN.len()];
+    let mut i = 0;
+    while i < BUILT_IN.len() {
+        names[i] = BUILT_IN[i].name;
+        i += 1;
+    }
+    names
+};
 
 /// Marks an observation answered from this run's cache.
 pub const CACHED_NOTE: &str = "(cached: the same call was made earlier in this run)";
@@ -45,7 +131,7 @@ impl Registry {
 
     /// The tools that need no network: the calculator.
     pub fn standard() -> Self {
-        Self::new(vec![Box::new(Calculator)])
+        Self::new(vec![typed(Calculator)])
     }
 
     /// The names of the tools `for_run` would offer, in its order, without building them: the
@@ -61,43 +147,25 @@ impl Registry {
     /// A fresh registry for one run with the enabled tools (state such as the Wikipedia page
     /// last read and the cache belong to the run).
     pub fn for_run(env: &ToolEnv, is_enabled: impl Fn(&str) -> bool) -> Self {
-        let e = &env.endpoints;
-        let tools = TOOL_NAMES
+        let tools = BUILT_IN
             .iter()
-            .filter(|name| is_enabled(name))
-            .map(|&name| -> Box<dyn Tool> {
-                match name {
-                    "web_search" => Box::new(WebSearch::new(
-                        env.jsonp.clone(),
-                        env.http.clone(),
-                        e.duckduckgo_api.clone(),
-                        e.wikipedia_api.clone(),
-                    )),
-                    "wikipedia" => {
-                        Box::new(Wikipedia::new(env.http.clone(), e.wikipedia_api.clone()))
-                    }
-                    "weather" => Box::new(Weather::new(
-                        env.http.clone(),
-                        WeatherEndpoints {
-                            geocoding: e.geocoding_api.clone(),
-                            forecast: e.forecast_api.clone(),
-                            wttr: e.wttr.clone(),
-                        },
-                    )),
-                    "python" => Box::new(Python::new(env.python.clone(), env.python_timeout_secs)),
-                    _ => Box::new(Calculator),
-                }
-            })
+            .filter(|b| is_enabled(b.name))
+            .map(|b| (b.build)(env))
             .collect();
         Self::new(tools)
     }
 
-    fn find(&self, name: &str) -> Option<&dyn Tool> {
+    /// Adds a tool after the others (a run-time tool, say).
+    pub fn push(&mut self, tool: Box<dyn Tool>) {
+        self.tools.push(tool);
+    }
+
+    fn find(&self, name: &str) -> Option<(&dyn Tool, ToolSpec)> {
         let wanted = normalise_tool_name(name);
         self.tools
             .iter()
-            .map(|t| t.as_ref())
-            .find(|t| t.spec().name == wanted)
+            .map(|t| (t.as_ref(), t.spec()))
+            .find(|(_, spec)| spec.name == wanted)
     }
 }
 
@@ -112,14 +180,34 @@ fn normalise_tool_name(name: &str) -> String {
     n.to_ascii_lowercase().replace([' ', '-'], "_")
 }
 
+/// `value` with the spacing of every string in it squashed and the keys of every object in
+/// order: the cache's idea of "the same" (JSON objects keep the order they were written in).
+fn squash_strings(value: &Value) -> Value {
+    match value {
+        Value::String(s) => Value::String(squash_whitespace(s)),
+        Value::Array(items) => Value::Array(items.iter().map(squash_strings).collect()),
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), squash_strings(v)))
+                    .collect(),
+            )
+        }
+        other => other.clone(),
+    }
+}
+
 impl Toolbox for Registry {
     fn specs(&self) -> Vec<ToolSpec> {
         self.tools.iter().map(|t| t.spec()).collect()
     }
 
-    async fn call(&self, name: &str, input: &str) -> Result<String, String> {
-        let Some(tool) = self.find(name) else {
-            let names: Vec<&str> = self.tools.iter().map(|t| t.spec().name).collect();
+    async fn call(&self, name: &str, args: &Value) -> Result<String, String> {
+        let Some((tool, spec)) = self.find(name) else {
+            let names: Vec<String> = self.tools.iter().map(|t| t.spec().name).collect();
             let available = if names.is_empty() {
                 "none (all tools are disabled in Settings)".to_string()
             } else {
@@ -130,13 +218,15 @@ impl Toolbox for Registry {
                 name.trim()
             ));
         };
-        // Same tool, same input (up to spacing) → same answer within a run. Failures are not
-        // cached: they may be transient.
-        let key = (tool.spec().name.to_string(), squash_whitespace(input));
+        let args = args::read(&spec.name, &spec.parameters, args)
+            .map_err(|text| truncate(&text, MAX_OBSERVATION_CHARS))?;
+        // Same tool, same arguments (up to spacing) → same answer within a run. Failures are
+        // not cached: they may be transient.
+        let key = (spec.name, squash_strings(&args).to_string());
         if let Some(hit) = self.cache.borrow().get(&key) {
             return Ok(format!("{hit}\n{CACHED_NOTE}"));
         }
-        let result = tool.call(input).await;
+        let result = tool.call(args).await;
         let result = match result {
             Ok(text) => Ok(truncate(&text, MAX_OBSERVATION_CHARS)),
             Err(text) => Err(truncate(&text, MAX_OBSERVATION_CHARS)),
@@ -155,6 +245,7 @@ mod tests {
     use crate::tools::python::{PythonFailure, PythonOutput};
     use futures::executor::block_on;
     use futures::future::LocalBoxFuture;
+    use serde_json::json;
     use std::cell::Cell;
 
     struct NoJsonp;
@@ -203,9 +294,15 @@ mod tests {
     #[test]
     fn finds_tools_by_loose_name_and_reports_unknown_ones() {
         let r = Registry::standard();
-        assert_eq!(block_on(r.call("Calculator", "2+3")), Ok("5".into()));
-        assert_eq!(block_on(r.call("`calculator`", "2*3")), Ok("6".into()));
-        let err = block_on(r.call("search", "x")).unwrap_err();
+        assert_eq!(
+            block_on(r.call("Calculator", &json!("2+3"))),
+            Ok("5".into())
+        );
+        assert_eq!(
+            block_on(r.call("`calculator`", &json!("2*3"))),
+            Ok("6".into())
+        );
+        let err = block_on(r.call("search", &json!("x"))).unwrap_err();
         assert!(
             err.contains("no tool named \"search\"") && err.contains("calculator"),
             "{err}"
@@ -215,13 +312,13 @@ mod tests {
     #[test]
     fn lists_only_enabled_tools_in_order() {
         let all = Registry::for_run(&env(Rc::default()), |_| true);
-        let names: Vec<_> = all.specs().iter().map(|s| s.name).collect();
+        let names: Vec<_> = all.specs().into_iter().map(|s| s.name).collect();
         assert_eq!(names, TOOL_NAMES);
         let some = Registry::for_run(&env(Rc::default()), |n| n != "python" && n != "weather");
-        let names: Vec<_> = some.specs().iter().map(|s| s.name).collect();
+        let names: Vec<_> = some.specs().into_iter().map(|s| s.name).collect();
         assert_eq!(names, ["web_search", "wikipedia", "calculator"]);
         assert_eq!(normalise_tool_name("Web Search"), "web_search");
-        let err = block_on(some.call("python", "print(1)")).unwrap_err();
+        let err = block_on(some.call("python", &json!("print(1)"))).unwrap_err();
         assert!(
             err.contains("Available tools: web_search, wikipedia, calculator."),
             "{err}"
@@ -229,10 +326,10 @@ mod tests {
         // The names a record gets before its tools exist are the names the tools say.
         let some_tools = |n: &str| n != "python" && n != "weather";
         assert_eq!(Registry::enabled_names(some_tools), names);
-        let all_names: Vec<_> = all.specs().iter().map(|s| s.name.to_string()).collect();
+        let all_names: Vec<_> = all.specs().into_iter().map(|s| s.name).collect();
         assert_eq!(Registry::enabled_names(|_| true), all_names);
         let none = Registry::for_run(&env(Rc::default()), |_| false);
-        assert!(block_on(none.call("calculator", "1"))
+        assert!(block_on(none.call("calculator", &json!("1")))
             .unwrap_err()
             .contains("all tools are disabled"));
     }
@@ -241,26 +338,111 @@ mod tests {
     fn repeated_calls_are_answered_from_the_run_cache() {
         let python = Rc::new(CountingPython::default());
         let r = Registry::for_run(&env(python.clone()), |_| true);
-        let first = block_on(r.call("python", "print('ok')")).unwrap();
-        let again = block_on(r.call("python", "  print('ok')   ")).unwrap();
+        let first = block_on(r.call("python", &json!("print('ok')"))).unwrap();
+        let again = block_on(r.call("python", &json!("  print('ok')   "))).unwrap();
         assert_eq!(python.0.get(), 1, "the second call was not run");
         assert!(!first.contains(CACHED_NOTE));
         assert_eq!(again, format!("{first}\n{CACHED_NOTE}"));
         // a new run has a new cache
         let r2 = Registry::for_run(&env(python.clone()), |_| true);
-        block_on(r2.call("python", "print('ok')")).unwrap();
+        block_on(r2.call("python", &json!("print('ok')"))).unwrap();
         assert_eq!(python.0.get(), 2);
     }
 
     #[test]
     fn long_observations_are_cut_with_a_note() {
         let r = Registry::for_run(&env(Rc::default()), |_| true);
-        let out = block_on(r.call("python", "long")).unwrap();
+        let out = block_on(r.call("python", &json!("long"))).unwrap();
         assert!(
             out.chars().count() < MAX_OBSERVATION_CHARS + 60,
             "{}",
             out.len()
         );
         assert!(out.contains("more characters cut]"));
+    }
+
+    #[test]
+    fn a_runtime_schema_tool_is_listed_with_its_schema_and_called() {
+        use crate::tools::runtime::RuntimeTool;
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "integer", "description": "first"},
+                "b": {"type": "integer", "description": "second"},
+            },
+            "required": ["a", "b"],
+        });
+        let calls = Rc::new(Cell::new(0));
+        let counted = calls.clone();
+        let add = RuntimeTool::new(
+            "add",
+            "Adds two integers.",
+            schema.clone(),
+            Rc::new(move |args: Value| {
+                counted.set(counted.get() + 1);
+                Box::pin(async move {
+                    let (a, b) = (args["a"].as_i64(), args["b"].as_i64());
+                    Ok(format!("{}", a.unwrap_or(0) + b.unwrap_or(0)))
+                })
+            }),
+        );
+        let mut r = Registry::standard();
+        r.push(Box::new(add));
+        let specs = r.specs();
+        let spec = specs.iter().find(|s| s.name == "add").expect("listed");
+        assert_eq!(spec.parameters, schema);
+        assert_eq!(spec.description, "Adds two integers.");
+        assert!(
+            spec.input_hint.contains("\"a\": integer"),
+            "{}",
+            spec.input_hint
+        );
+        let tools = crate::agent::native::tools_param(&specs);
+        assert_eq!(tools[1]["function"]["parameters"], schema);
+
+        assert_eq!(
+            block_on(r.call("Add", &json!({"a": 2, "b": 3}))),
+            Ok("5".into())
+        );
+        // The text protocol's JSON text is read as the arguments.
+        assert_eq!(
+            block_on(r.call("add", &json!("{\"a\": 4, \"b\": 1}"))),
+            Ok("5".into())
+        );
+        let err = block_on(r.call("add", &json!({"a": 2, "b": "3"}))).unwrap_err();
+        assert!(
+            err.contains("add do not fit: `b` should be an integer, not a string"),
+            "{err}"
+        );
+        let err = block_on(r.call("add", &json!("2 and 3"))).unwrap_err();
+        assert!(err.contains("not a JSON object"), "{err}");
+        assert_eq!(
+            calls.get(),
+            2,
+            "arguments that do not fit do not reach the tool"
+        );
+        // The cache holds for run-time tools too.
+        let again = block_on(r.call("add", &json!({"b": 3, "a": 2}))).unwrap();
+        assert_eq!(again, format!("5\n{CACHED_NOTE}"));
+        assert_eq!(calls.get(), 2);
+    }
+
+    #[test]
+    fn tool_names_are_the_names_the_tools_declare() {
+        use crate::tools::TypedTool;
+        assert_eq!(
+            TOOL_NAMES,
+            [
+                WebSearch::NAME,
+                Wikipedia::NAME,
+                Weather::NAME,
+                Calculator::NAME,
+                Python::NAME
+            ]
+        );
+        assert_eq!(
+            TOOL_NAMES,
+            ["web_search", "wikipedia", "weather", "calculator", "python"]
+        );
     }
 }

@@ -14,9 +14,10 @@ use futures::future::LocalBoxFuture;
 use serde_json::Value;
 
 use super::http::{url_with_query, FetchError, HttpClient};
+use super::json_read::{first_str, squashed};
 use super::observation::{squash_whitespace, truncate, MAX_OBSERVATION_CHARS};
 use super::wikipedia::fulltext_search;
-use super::{Tool, ToolSpec};
+use super::{TextInput, TypedTool};
 
 pub const DEFAULT_API_URL: &str = "https://api.duckduckgo.com/";
 const MAX_QUERY_CHARS: usize = 300;
@@ -51,47 +52,47 @@ impl WebSearch {
     }
 }
 
-impl Tool for WebSearch {
-    fn spec(&self) -> ToolSpec {
-        ToolSpec::new(
-            "web_search",
-            "Searches the web for a short factual answer (DuckDuckGo Instant Answers; falls back to Wikipedia search).",
-            "a search query, e.g. height of the Eiffel Tower",
-        )
-    }
+impl TypedTool for WebSearch {
+    const NAME: &'static str = "web_search";
+    const DESCRIPTION: &'static str = "Searches the web for a short factual answer (DuckDuckGo Instant Answers; falls back to Wikipedia search).";
+    const INPUT_HINT: &'static str = "a search query, e.g. height of the Eiffel Tower";
+    type Args = TextInput;
 
-    fn call<'a>(&'a self, input: &'a str) -> LocalBoxFuture<'a, Result<String, String>> {
-        Box::pin(async move {
-            let query = read_query(input)?;
-            let why_fallback = match self
-                .jsonp
-                .get(&instant_answer_url(&self.api_url, &query))
-                .await
-            {
-                Ok(json) => match summarise(&json) {
-                    Ok(Some(found)) => return Ok(truncate(&found, MAX_OBSERVATION_CHARS)),
-                    Ok(None) => "DuckDuckGo has no instant answer for this query".to_string(),
-                    Err(e) => e,
-                },
-                Err(e) => e.describe("DuckDuckGo"),
-            };
-            let wiki = fulltext_search(self.http.as_ref(), &self.wikipedia_api_url, &query)
-                .await
-                .map_err(|e| format!("{why_fallback}; the Wikipedia fallback failed too: {e}"))?;
-            Ok(truncate(
-                &format!("{why_fallback}; searched Wikipedia instead. {wiki}"),
-                MAX_OBSERVATION_CHARS,
-            ))
-        })
+    fn run(&self, args: TextInput) -> LocalBoxFuture<'_, Result<String, String>> {
+        Box::pin(async move { self.search(&args.input).await })
+    }
+}
+
+impl WebSearch {
+    /// The observation for the query in `input`, or a readable error.
+    pub async fn search(&self, input: &str) -> Result<String, String> {
+        let query = read_query(input)?;
+        let why_fallback = match self
+            .jsonp
+            .get(&instant_answer_url(&self.api_url, &query))
+            .await
+        {
+            Ok(json) => match summarise(&json) {
+                Ok(Some(found)) => return Ok(truncate(&found, MAX_OBSERVATION_CHARS)),
+                Ok(None) => "DuckDuckGo has no instant answer for this query".to_string(),
+                Err(e) => e,
+            },
+            Err(e) => e.describe("DuckDuckGo"),
+        };
+        let wiki = fulltext_search(self.http.as_ref(), &self.wikipedia_api_url, &query)
+            .await
+            .map_err(|e| format!("{why_fallback}; the Wikipedia fallback failed too: {e}"))?;
+        Ok(truncate(
+            &format!("{why_fallback}; searched Wikipedia instead. {wiki}"),
+            MAX_OBSERVATION_CHARS,
+        ))
     }
 }
 
 fn read_query(input: &str) -> Result<String, String> {
     let trimmed = input.trim();
     let query = match serde_json::from_str::<Value>(trimmed) {
-        Ok(Value::Object(map)) => ["query", "q", "input"]
-            .iter()
-            .find_map(|k| map.get(*k).and_then(Value::as_str))
+        Ok(Value::Object(map)) => first_str(&map, &["query", "q", "input"])
             .unwrap_or_default()
             .to_string(),
         Ok(Value::String(s)) => s,
@@ -130,12 +131,7 @@ pub fn summarise(json: &str) -> Result<Option<String>, String> {
     if !v.is_object() {
         return Err("DuckDuckGo returned an unexpected response".into());
     }
-    let text = |key: &str| {
-        v.get(key)
-            .and_then(Value::as_str)
-            .map(squash_whitespace)
-            .filter(|s| !s.is_empty())
-    };
+    let text = |key: &str| squashed(v.get(key));
     let mut parts = Vec::new();
     if let Some(answer) = text("Answer") {
         parts.push(format!("Answer: {answer}."));
@@ -235,7 +231,7 @@ mod tests {
             "https://ddg.test/",
             "https://en.wiki.test/w/api.php",
         );
-        let out = block_on(tool.call(input));
+        let out = block_on(tool.search(input));
         let urls = jsonp.urls.borrow().clone();
         (out, urls)
     }

@@ -313,7 +313,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
             match (&c.input, warning) {
                 (Err(e), _) => Err(e.clone()),
                 (Ok(_), Some(w)) => Err(w.clone()),
-                (Ok(input), None) => tools.call(&c.tool, input).await,
+                (Ok(_), None) => tools.call(&c.tool, &c.args).await,
             }
         }))
         .await;

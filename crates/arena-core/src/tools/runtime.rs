@@ -1,0 +1,51 @@
+//! Tools whose name, description and argument schema are only known at run time (a server's
+//! tool list): they sit in the same registry as the built-in tools and take their arguments as
+//! a JSON value, checked against the schema they came with.
+
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use serde_json::Value;
+
+use super::{args, Tool, ToolSpec};
+
+/// What runs a run-time tool: given its checked arguments, the observation or an error.
+pub type Handler = Rc<dyn Fn(Value) -> LocalBoxFuture<'static, Result<String, String>>>;
+
+pub struct RuntimeTool {
+    spec: ToolSpec,
+    handler: Handler,
+}
+
+impl RuntimeTool {
+    /// A tool named `name` taking arguments that fit `schema` (a JSON Schema object).
+    pub fn new(name: &str, description: &str, schema: Value, handler: Handler) -> Self {
+        let fields = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map_or(0, |p| p.len());
+        let input_hint = match args::text_field(&schema) {
+            Some(field) if fields == 1 => format!("the {field}"),
+            _ => format!("a JSON object: {}", args::expected(&schema)),
+        };
+        Self {
+            spec: ToolSpec {
+                name: name.to_string(),
+                description: description.to_string(),
+                input_hint,
+                parameters: schema,
+            },
+            handler,
+        }
+    }
+}
+
+impl Tool for RuntimeTool {
+    fn spec(&self) -> ToolSpec {
+        self.spec.clone()
+    }
+
+    fn call(&self, args: Value) -> LocalBoxFuture<'_, Result<String, String>> {
+        (self.handler)(args)
+    }
+}

@@ -7,6 +7,7 @@
 //! module links the library too, and would otherwise carry their code.
 
 use leptos::prelude::AnyView;
+use react_arena::ui::part_views;
 use react_arena::ui::parts::{
     self, Drawing, Fetch, Job, Part, PartMissing, RunBody, Starting, Turns,
 };
@@ -27,12 +28,12 @@ impl From<SplitLoaderError> for ChunkMissing {
 // would stop the whole page).
 #[wasm_split_helpers::wasm_split(parts, fallible)]
 fn draw(part: Part) -> Result<AnyView, ChunkMissing> {
-    Ok(parts::draw(part))
+    Ok(part_views::draw(part))
 }
 
 #[wasm_split_helpers::wasm_split(parts, fallible)]
 fn carry_out(job: Job) -> Result<(), ChunkMissing> {
-    parts::carry_out(job);
+    part_views::carry_out(job);
     Ok(())
 }
 
@@ -41,12 +42,12 @@ fn carry_out(job: Job) -> Result<(), ChunkMissing> {
 // not the other parts.
 #[wasm_split_helpers::wasm_split(engine, fallible)]
 fn draw_run(body: RunBody) -> Result<AnyView, ChunkMissing> {
-    Ok(parts::draw_run(body))
+    Ok(part_views::draw_run(body))
 }
 
 #[wasm_split_helpers::wasm_split(engine, fallible)]
 fn drive(turns: Turns) -> Result<(), ChunkMissing> {
-    parts::drive(turns);
+    part_views::drive(turns);
     Ok(())
 }
 

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use super::runner::PanelRun;
+use super::panel_run::PanelRun;
 use crate::agent::metrics::{
     best_of, format_ms, format_usd, run_metrics, timeline, RunMetrics, SegmentKind,
 };

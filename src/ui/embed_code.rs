@@ -6,8 +6,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::copy_button::CopyButton;
+use super::panel_run::PanelRun;
 use super::run_files::current_file;
-use super::runner::PanelRun;
 use crate::agent::mode::ModeChoice;
 use crate::page_params::{base64url_encode, form_encode, RUN_KEY};
 use crate::web::deflate::deflate;

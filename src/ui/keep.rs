@@ -9,7 +9,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::runner::PanelRun;
+use super::panel_run::PanelRun;
 use crate::agent::mode::ModeChoice;
 use crate::agent::record::RunRecord;
 use crate::history::{self, RunSummary, KEEP_RUNS, SAVE_EVERY_MS};

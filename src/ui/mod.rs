@@ -15,6 +15,8 @@ mod inspect;
 mod keep;
 mod markdown_view;
 mod panel;
+mod panel_run;
+pub mod part_views;
 pub mod parts;
 mod progress_line;
 mod question_bar;

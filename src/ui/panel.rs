@@ -4,9 +4,9 @@ use super::copy_button::CopyButton;
 use super::follow_scroll::FollowScroll;
 use super::inspect::Inspect;
 use super::markdown_view::Markdown;
+use super::panel_run::{PanelRun, RunBody};
 use super::parts::show_run;
 use super::progress_line::ProgressLine;
-use super::runner::PanelRun;
 use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line};
 use crate::agent::record::{RunRecord, Status, Step as StepRecord};
 use crate::agent::Mode;
@@ -85,17 +85,6 @@ pub fn Panel(
             }}
         </section>
     }
-}
-
-/// What a panel shows once its run has started (or a kept or recorded run is shown): the
-/// progress line, the steps, the answer, the usage line and the Inspect view. It is one of the
-/// page's parts (src/ui/parts.rs): an idle panel is drawn without it.
-pub struct RunBody {
-    pub(super) state: RwSignal<RunRecord>,
-    pub(super) mode: Mode,
-    pub(super) run_id: u32,
-    pub(super) recording: bool,
-    pub(super) on_continue: Callback<(u32, Mode)>,
 }
 
 pub(super) fn run_body(body: RunBody) -> AnyView {

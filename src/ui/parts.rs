@@ -1,13 +1,16 @@
-//! Parts of the page that are not needed to show it: what a panel shows of a run (steps,
-//! answer, usage, Inspect), the comparison table, export and import, the embed code, keeping
-//! runs and the history list, the host confirmation and the recordings' cards; and work
-//! without a view of its own (`Job`): driving a run's turns, which wait for the engine module
-//! anyway, and reading and playing back a run file the page's address carries or names. The
-//! page's binary puts them in a wasm chunk of their own (split points, src/split_points.rs, cut
-//! by scripts/lib/split_page.py), so the first load does not carry them: the chunk is fetched
-//! once, when the first of them is needed (export, embed and history are drawn with the first
-//! screen, so that is right after it), and drawn parts appear when it has arrived. If it
-//! cannot be fetched, each part or job says so where its result would have been.
+//! The seam to the page's parts: what is not needed to show the page. The comparison table,
+//! export and import, the embed code, keeping runs and the history list, the host
+//! confirmation and the recordings' cards (`Part`), and reading and playing back a run file
+//! the page's address carries or names (`Job`), are in the parts chunk; what a panel shows of
+//! a run (`RunBody`) and driving its turns (`Turns`) are in the engine's chunk. The page's
+//! binary cuts them off its module (split points, src/split_points.rs, cut by
+//! scripts/lib/split_page.py), so the first load does not carry them; a chunk is fetched
+//! once, when the first of its parts is needed (export, embed and history are drawn with the
+//! first screen, so the parts chunk comes right after it), and drawn parts appear when it has
+//! arrived. If it cannot be fetched, each part or job says so where its result would have been.
+//!
+//! This file names what the parts are drawn from, never a view: the views call it, and
+//! `part_views.rs` (reached only from the split points) draws them.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -17,20 +20,12 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use send_wrapper::SendWrapper;
 
-use super::comparison::Comparison;
-use super::embed_code::EmbedCode;
-use super::from_address::show_carried_run;
-use super::history::History;
-use super::host_confirm::HostConfirm;
-use super::keep::{KeepWiring, Keeper};
-use super::panel::run_body;
-pub use super::panel::RunBody;
-use super::recording_cards::{play_recording_named, RecordingCards};
+use super::keep::KeepWiring;
+use super::panel_run::PanelRun;
+pub use super::panel_run::RunBody;
 use super::replay_player::ReplayControl;
-use super::run_files::RunFiles;
-use super::runner::PanelRun;
 use super::show_file::FileShow;
-use super::turn_driver::{self, FirstTurns, Turn};
+use super::turn_driver::{FirstTurns, Turn};
 use crate::agent::mode::ModeChoice;
 use crate::agent::record::RunRecord;
 use crate::agent::AgentEvent;
@@ -121,73 +116,6 @@ const MISSING: &str =
 
 /// What a run whose engine cannot be fetched says, in its panels.
 const ENGINE_MISSING: &str = "The agent engine could not start (its part of the page could not be fetched). Check the connection and press Run again.";
-
-/// Draws a part: what the split point calls once its chunk is in.
-pub fn draw(part: Part) -> AnyView {
-    match part {
-        Part::Comparison(panels) => view! { <Comparison panels=panels /> }.into_any(),
-        Part::RunFiles {
-            panels,
-            replay,
-            alert,
-            shower,
-        } => {
-            view! { <RunFiles panels=panels replay=replay alert=alert shower=shower /> }.into_any()
-        }
-        Part::EmbedCode {
-            panels,
-            question,
-            mode_choice,
-        } => view! { <EmbedCode panels=panels question=question mode_choice=mode_choice /> }
-            .into_any(),
-        Part::History(wiring) => {
-            let keeper = Keeper::start(wiring);
-            view! { <History keeper=keeper /> }.into_any()
-        }
-        Part::HostConfirm {
-            origin,
-            on_confirm,
-            on_cancel,
-        } => view! { <HostConfirm origin=origin on_confirm=on_confirm on_cancel=on_cancel /> }
-            .into_any(),
-        Part::RecordingCards(shower) => view! { <RecordingCards shower=shower /> }.into_any(),
-    }
-}
-
-/// Draws a panel's run: what the engine's split point calls once its chunk is in.
-pub fn draw_run(body: RunBody) -> AnyView {
-    run_body(body)
-}
-
-/// Drives a run's turns: what the engine's split point calls once its chunk is in.
-pub fn drive(turns: Turns) {
-    match turns {
-        Turns::One(turn) => turn_driver::drive(*turn),
-        Turns::First(first) => turn_driver::begin(first),
-    }
-}
-
-/// Starts a job: what the split point calls once its chunk is in.
-pub fn carry_out(job: Job) {
-    spawn_local(async move {
-        match job {
-            Job::ShowCarriedRun {
-                encoded,
-                shower,
-                alert,
-            } => show_carried_run(&encoded, shower, alert).await,
-            Job::PlayRecording {
-                file,
-                shower,
-                alert,
-            } => {
-                if let Err(why) = play_recording_named(&file, shower).await {
-                    alert.set(Some(why));
-                }
-            }
-        }
-    });
-}
 
 /// Where a job that cannot start is said: in the panels of its run, or in the page's alert.
 enum SayMissing {

@@ -8,8 +8,8 @@ use leptos::task::spawn_local;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::HtmlInputElement;
 
+use super::panel_run::PanelRun;
 use super::replay_player::ReplayControl;
-use super::runner::PanelRun;
 use super::show_file::FileShow;
 use crate::agent::record::RunRecord;
 use crate::agent::replay::Speed;

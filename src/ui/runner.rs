@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use web_sys::AbortController;
 
 use super::frame_batch::FrameBatch;
+use super::panel_run::PanelRun;
 use super::parts::{start_turns, Turns};
 use super::turn_driver::{FirstTurns, Turn};
 use crate::agent::action_protocol::ProtocolPlan;
@@ -17,31 +18,6 @@ use crate::settings::Settings;
 use crate::tools::Registry;
 use crate::turn_request::TurnRequest;
 use crate::web::engine;
-
-/// One panel of one run.
-#[derive(Clone)]
-pub struct PanelRun {
-    pub run_id: u32,
-    pub mode: Mode,
-    pub max_steps: u32,
-    /// The run's record, which the panel shows.
-    pub state: RwSignal<RunRecord>,
-    /// The settings the run started with: Continue uses these, not today's. (`Arc`: signals
-    /// hold only `Send` values.)
-    pub settings: Arc<Settings>,
-}
-
-impl PanelRun {
-    pub fn idle(mode: Mode, settings: &Settings) -> Self {
-        Self {
-            run_id: 0,
-            mode,
-            max_steps: settings.max_steps,
-            state: RwSignal::new(RunRecord::default()),
-            settings: Arc::new(settings.clone()),
-        }
-    }
-}
 
 /// Continues a panel's run that a broken stream cut, from the step it was in, with the run's
 /// own settings, conversation and tools.

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use super::panel_run::PanelRun;
 use super::replay_player::ReplayControl;
-use super::runner::PanelRun;
 use crate::run_file::RunFile;
 
 #[derive(Clone, Copy)]

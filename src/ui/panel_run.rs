@@ -1,0 +1,47 @@
+//! What a panel is drawn from: a run's panel (`PanelRun`) and, once its run has started, the
+//! run's body (`RunBody`). Data only, so the views, the runner and the page's parts seam
+//! (`parts.rs`) can all name them without importing one another.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::agent::record::RunRecord;
+use crate::agent::Mode;
+use crate::settings::Settings;
+
+/// One panel of one run.
+#[derive(Clone)]
+pub struct PanelRun {
+    pub run_id: u32,
+    pub mode: Mode,
+    pub max_steps: u32,
+    /// The run's record, which the panel shows.
+    pub state: RwSignal<RunRecord>,
+    /// The settings the run started with: Continue uses these, not today's. (`Arc`: signals
+    /// hold only `Send` values.)
+    pub settings: Arc<Settings>,
+}
+
+impl PanelRun {
+    pub fn idle(mode: Mode, settings: &Settings) -> Self {
+        Self {
+            run_id: 0,
+            mode,
+            max_steps: settings.max_steps,
+            state: RwSignal::new(RunRecord::default()),
+            settings: Arc::new(settings.clone()),
+        }
+    }
+}
+
+/// What a panel shows once its run has started (or a kept or recorded run is shown): the
+/// progress line, the steps, the answer, the usage line and the Inspect view. It is one of the
+/// page's parts (src/ui/parts.rs, drawn by part_views.rs): an idle panel is drawn without it.
+pub struct RunBody {
+    pub state: RwSignal<RunRecord>,
+    pub mode: Mode,
+    pub run_id: u32,
+    pub recording: bool,
+    pub on_continue: Callback<(u32, Mode)>,
+}

@@ -1,0 +1,87 @@
+//! What each of the page's parts, jobs and turns is, drawn or done: the page's split points
+//! (src/split_points.rs) call these once their chunk is in, so the code they reach lands in
+//! that chunk. The seam the views call (`show`, `start`, `start_turns`) is `parts.rs`, which
+//! names no view: views import it, and only this file imports the views.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::comparison::Comparison;
+use super::embed_code::EmbedCode;
+use super::from_address::show_carried_run;
+use super::history::History;
+use super::host_confirm::HostConfirm;
+use super::keep::Keeper;
+use super::panel::run_body;
+use super::panel_run::RunBody;
+use super::parts::{Job, Part, Turns};
+use super::recording_cards::{play_recording_named, RecordingCards};
+use super::run_files::RunFiles;
+use super::turn_driver;
+
+/// Draws a part: what the split point calls once its chunk is in.
+pub fn draw(part: Part) -> AnyView {
+    match part {
+        Part::Comparison(panels) => view! { <Comparison panels=panels /> }.into_any(),
+        Part::RunFiles {
+            panels,
+            replay,
+            alert,
+            shower,
+        } => {
+            view! { <RunFiles panels=panels replay=replay alert=alert shower=shower /> }.into_any()
+        }
+        Part::EmbedCode {
+            panels,
+            question,
+            mode_choice,
+        } => view! { <EmbedCode panels=panels question=question mode_choice=mode_choice /> }
+            .into_any(),
+        Part::History(wiring) => {
+            let keeper = Keeper::start(wiring);
+            view! { <History keeper=keeper /> }.into_any()
+        }
+        Part::HostConfirm {
+            origin,
+            on_confirm,
+            on_cancel,
+        } => view! { <HostConfirm origin=origin on_confirm=on_confirm on_cancel=on_cancel /> }
+            .into_any(),
+        Part::RecordingCards(shower) => view! { <RecordingCards shower=shower /> }.into_any(),
+    }
+}
+
+/// Draws a panel's run: what the engine's split point calls once its chunk is in.
+pub fn draw_run(body: RunBody) -> AnyView {
+    run_body(body)
+}
+
+/// Drives a run's turns: what the engine's split point calls once its chunk is in.
+pub fn drive(turns: Turns) {
+    match turns {
+        Turns::One(turn) => turn_driver::drive(*turn),
+        Turns::First(first) => turn_driver::begin(first),
+    }
+}
+
+/// Starts a job: what the split point calls once its chunk is in.
+pub fn carry_out(job: Job) {
+    spawn_local(async move {
+        match job {
+            Job::ShowCarriedRun {
+                encoded,
+                shower,
+                alert,
+            } => show_carried_run(&encoded, shower, alert).await,
+            Job::PlayRecording {
+                file,
+                shower,
+                alert,
+            } => {
+                if let Err(why) = play_recording_named(&file, shower).await {
+                    alert.set(Some(why));
+                }
+            }
+        }
+    });
+}

@@ -13,6 +13,7 @@ use crate::page_params::{base64url_decode, parse, PageParams, MAX_RUN_JSON_BYTES
 use crate::run_file::RunFile;
 use crate::settings::Settings;
 use crate::web::deflate::inflate;
+use crate::web::engine;
 
 /// The address of this page, read once.
 pub fn page_params() -> PageParams {
@@ -61,6 +62,9 @@ pub fn apply(
 ) {
     if let Some(q) = &params.question {
         question.set(q.clone());
+        // A link with a question is opened to run it: the engine comes first (the parts
+        // chunk waits for it, `parts::show`), so Run pressed at once waits the least.
+        engine::prefetch();
     }
     if let Some(choice) = params.modes {
         mode_choice.set(choice);

@@ -30,6 +30,7 @@ use crate::agent::mode::ModeChoice;
 use crate::agent::record::RunRecord;
 use crate::agent::AgentEvent;
 use crate::origin::Origin;
+use crate::web::engine;
 
 /// A part and what it is drawn from.
 pub enum Part {
@@ -162,9 +163,10 @@ pub fn start(job: Job) {
         missing.say();
         return;
     };
-    let starting = (fetch.start)(job);
+    let start = fetch.start;
     spawn_local(async move {
-        if starting.await.is_err() {
+        engine::settled().await;
+        if start(job).await.is_err() {
             missing.say();
         }
     });
@@ -188,7 +190,15 @@ pub fn start_turns(turns: Turns) {
 
 /// Shows a part where it is called, once its chunk has arrived.
 pub fn show(part: Part) -> impl IntoView {
-    let drawing = FETCH.get().map(|fetch| (fetch.draw)(part));
+    // After an early fetch of the engine, if one is under way: a run started at once from a
+    // link does not share the connection with the parts.
+    let drawing = FETCH.get().map(|fetch| {
+        let draw = fetch.draw;
+        Box::pin(async move {
+            engine::settled().await;
+            draw(part).await
+        }) as Drawing
+    });
     drawn_or_missing(drawing, || {
         view! { <p class="part-missing" role="alert">{MISSING}</p> }.into_any()
     })

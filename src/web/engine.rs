@@ -4,9 +4,11 @@
 //! page's memory, standard library and serde, so a first run carries no second copy of them.
 //! Runs reach it through `ui::parts::start_turns`; this only fetches it early.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
+
+use futures::channel::oneshot;
 
 use leptos::task::spawn_local;
 
@@ -23,6 +25,10 @@ pub type FetchEngine = fn() -> Fetching<()>;
 
 thread_local! {
     static FETCH_ENGINE: Cell<Option<FetchEngine>> = const { Cell::new(None) };
+    /// An early fetch of the engine is under way.
+    static FETCHING: Cell<bool> = const { Cell::new(false) };
+    /// Who waits for that fetch to end (`settled`).
+    static WAITING: RefCell<Vec<oneshot::Sender<()>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Called once by the page's binary, which holds the split point.
@@ -36,8 +42,16 @@ pub fn prefetch() {
     let Some(fetch) = FETCH_ENGINE.with(Cell::get) else {
         return;
     };
+    if FETCHING.with(|f| f.replace(true)) {
+        return;
+    }
     spawn_local(async move {
-        if fetch().await.is_ok() {
+        let fetched = fetch().await;
+        FETCHING.with(|f| f.set(false));
+        for waiting in WAITING.with(|w| std::mem::take(&mut *w.borrow_mut())) {
+            let _ = waiting.send(());
+        }
+        if fetched.is_ok() {
             if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
                 if performance.get_entries_by_name("engine-ready").length() == 0 {
                     let _ = performance.mark("engine-ready");
@@ -45,6 +59,17 @@ pub fn prefetch() {
             }
         }
     });
+}
+
+/// Resolves when no early fetch of the engine is under way (at once if none is): what is
+/// fetched after it does not share the connection with it, so a run waits for nothing else.
+pub async fn settled() {
+    if !FETCHING.with(Cell::get) {
+        return;
+    }
+    let (done, wait) = oneshot::channel();
+    WAITING.with(|w| w.borrow_mut().push(done));
+    let _ = wait.await;
 }
 
 /// How much of Pyodide the engine has fetched (`None` before any download).

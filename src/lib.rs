@@ -1,8 +1,8 @@
 //! ReAct Arena: three LLM agent modes streaming side by side in the browser.
 //!
-//! The pure core is its own crate (`arena-core`, re-exported here under the same paths); this
-//! crate adds the Leptos components (`ui`) and the browser adapters (`web`), which exist only
-//! on wasm32.
+//! The pure core is its own crate (`arena-core`, re-exported here under the same paths), and so
+//! are the browser adapters (`arena-web`, re-exported as `web`); this crate adds the Leptos
+//! components (`ui`). The views and the adapters exist only on wasm32.
 
 pub use arena_core::{
     agent, dates, draw_budget, evaluation, export, follow, hidden_text, history, live_lines, llm,
@@ -13,4 +13,4 @@ pub use arena_core::{
 #[cfg(target_arch = "wasm32")]
 pub mod ui;
 #[cfg(target_arch = "wasm32")]
-pub mod web;
+pub use arena_web as web;

@@ -1,5 +1,5 @@
 //! The Evaluate view as its own wasm module: the arena page imports it the first time the view
-//! opens (`web/evaluate_loader.js`), so the page's first load does not carry it.
+//! opens (arena-web's `evaluate_loader.js`), so the page's first load does not carry it.
 
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen]

@@ -1,6 +1,7 @@
-//! A host `ChatModel` over real HTTP, mirroring the browser transport (`src/web/fetch.rs`):
-//! same request body, same error mapping, same incremental stream reader. It lets host tests
-//! run the agent loops against the mock endpoint over a socket.
+//! A host `ChatModel` over real HTTP, mirroring the browser transport
+//! (`crates/arena-web/src/fetch.rs`): same request body, same error mapping, same incremental
+//! stream reader. It lets host tests run the agent loops against the mock endpoint over a
+//! socket.
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};

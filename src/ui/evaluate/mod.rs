@@ -3,9 +3,9 @@
 //! IndexedDB as they arrive, so a stopped or reloaded evaluation resumes where it was.
 //!
 //! It is its own wasm module (`src/bin/evaluate.rs`), mounted into the arena page when the
-//! view first opens (`web/evaluate_loader.js`). It shares the arena's storage: the settings,
-//! the token and the confirmed hosts are read from there when an evaluation starts, and a
-//! result's run opens in the arena's panels through the address (`#run=`).
+//! view first opens (arena-web's `evaluate_loader.js`). It shares the arena's storage: the
+//! settings, the token and the confirmed hosts are read from there when an evaluation starts,
+//! and a result's run opens in the arena's panels through the address (`#run=`).
 
 mod batch;
 mod open_run;

@@ -4,10 +4,10 @@
 
 use std::cell::{Cell, OnceCell};
 
-use leptos::task::spawn_local;
+use wasm_bindgen_futures::spawn_local;
 
-use crate::web::engine::{ChunkMissing, Fetching};
-use crate::web::timer::sleep;
+use crate::engine::{ChunkMissing, Fetching};
+use crate::timer::sleep;
 
 /// The parser's entries, in its chunk.
 pub struct MarkdownEntries {
@@ -17,8 +17,8 @@ pub struct MarkdownEntries {
 
 /// The entries, as the chunk hands them over.
 pub static ENTRIES: MarkdownEntries = MarkdownEntries {
-    html: crate::markdown::render_markdown,
-    block_starts: crate::markdown_blocks::settled_block_starts,
+    html: arena_core::markdown::render_markdown,
+    block_starts: arena_core::markdown_blocks::settled_block_starts,
 };
 
 /// What fetches the parser's chunk: given by the page's binary, which holds the split point.

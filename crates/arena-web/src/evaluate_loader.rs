@@ -3,7 +3,7 @@
 
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(module = "/src/web/evaluate_loader.js")]
+#[wasm_bindgen(module = "/src/evaluate_loader.js")]
 extern "C" {
     /// Loads and mounts the view the first time; does nothing after.
     #[wasm_bindgen(js_name = openEvaluate)]

@@ -8,7 +8,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, ReadableWritablePair, Response};
 
-use crate::web::read_body::read_capped;
+use crate::read_body::read_capped;
 
 // web-sys has these only behind its unstable-API flag; each is a {readable, writable} pair.
 #[wasm_bindgen]

@@ -26,11 +26,11 @@ use web_sys::{HtmlIFrameElement, MessageEvent};
 
 use super::counted_fetch::fetch_counted;
 use super::sandbox_frame::{attach, is_from, sandboxed_frame};
-use crate::progress::Download;
-use crate::tools::python::{
+use crate::timer::sleep;
+use arena_core::progress::Download;
+use arena_core::tools::python::{
     PythonFailure, PythonOutput, PythonRunner, WorkerReply, MAX_OUTPUT_CHARS, NO_NETWORK,
 };
-use crate::web::timer::sleep;
 
 /// Fetching and starting Pyodide (a few MB) is not the program's time: it has its own,
 /// generous limit.

@@ -15,9 +15,9 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{HtmlIFrameElement, MessageEvent};
 
 use super::sandbox_frame::{attach, is_from, sandboxed_frame};
-use crate::tools::http::FetchError;
-use crate::tools::web_search::JsonpClient;
-use crate::web::timer::sleep;
+use crate::timer::sleep;
+use arena_core::tools::http::FetchError;
+use arena_core::tools::web_search::JsonpClient;
 
 pub struct FrameJsonp {
     pub timeout_secs: u32,

@@ -3,7 +3,7 @@
 
 use gloo_net::http::Request;
 
-use crate::web::read_body::read_capped;
+use crate::read_body::read_capped;
 
 /// The file's text, or why it could not be read, in words for the user.
 pub async fn fetch_page_file(path: &str, max_bytes: usize) -> Result<String, String> {

@@ -5,7 +5,7 @@
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Storage;
 
-use crate::settings::{Settings, TokenHosts};
+use arena_core::settings::{Settings, TokenHosts};
 
 const SETTINGS_KEY: &str = "react-arena.settings";
 const TOKEN_KEY: &str = "react-arena.token";

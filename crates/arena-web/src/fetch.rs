@@ -11,13 +11,13 @@ use web_sys::{
 };
 
 use super::read_body::{js_error_text, read_capped};
-use crate::agent::ChatModel;
-use crate::llm::body::ERROR_BODY_MAX_BYTES;
-use crate::llm::error::{body_snippet, message_from_error_body};
-use crate::llm::request::{completions_url, request_body};
-use crate::llm::stream::{is_event_stream, ChatStreamReader, StreamDeadlines};
-use crate::llm::{ChatCall, ChatDelta, ChatParams, LlmError};
-use crate::web::timer::sleep;
+use crate::timer::sleep;
+use arena_core::agent::ChatModel;
+use arena_core::llm::body::ERROR_BODY_MAX_BYTES;
+use arena_core::llm::error::{body_snippet, message_from_error_body};
+use arena_core::llm::request::{completions_url, request_body};
+use arena_core::llm::stream::{is_event_stream, ChatStreamReader, StreamDeadlines};
+use arena_core::llm::{ChatCall, ChatDelta, ChatParams, LlmError};
 use futures::future::{select, Either, LocalBoxFuture};
 
 /// An OpenAI-compatible endpoint called from the page.

@@ -8,8 +8,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{ReadableStream, ReadableStreamDefaultReader};
 
-pub use crate::llm::body::BodyText;
-use crate::llm::body::CappedBody;
+pub use arena_core::llm::body::BodyText;
+use arena_core::llm::body::CappedBody;
 
 /// Reads at most `cap` bytes of `body` (`None`: a response without a body, read as empty).
 /// Errs with the browser's message when the connection breaks or the request is aborted.

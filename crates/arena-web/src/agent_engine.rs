@@ -8,18 +8,18 @@ use std::rc::Rc;
 
 use web_sys::AbortSignal;
 
-use crate::agent::run::run_turn;
-use crate::agent::{AgentEvent, Mode};
-use crate::llm::ChatParams;
-use crate::settings::Settings;
-use crate::tools::registry::ToolEnv;
-use crate::tools::Registry;
-use crate::turn_request::TurnRequest;
-use crate::web::fetch::BrowserChatModel;
-use crate::web::jsonp::FrameJsonp;
-use crate::web::python_worker::WorkerPython;
-use crate::web::stoppable_tools::StoppableTools;
-use crate::web::tool_fetch::BrowserHttp;
+use crate::fetch::BrowserChatModel;
+use crate::jsonp::FrameJsonp;
+use crate::python_worker::WorkerPython;
+use crate::stoppable_tools::StoppableTools;
+use crate::tool_fetch::BrowserHttp;
+use arena_core::agent::run::run_turn;
+use arena_core::agent::{AgentEvent, Mode};
+use arena_core::llm::ChatParams;
+use arena_core::settings::Settings;
+use arena_core::tools::registry::ToolEnv;
+use arena_core::tools::Registry;
+use arena_core::turn_request::TurnRequest;
 
 /// Time limit of one web request of a tool, and of one JSONP search.
 const TOOL_TIMEOUT_SECS: u32 = 15;

@@ -6,9 +6,9 @@ use futures::future::{select, Either, LocalBoxFuture};
 use gloo_net::http::Request;
 use web_sys::AbortController;
 
-use crate::tools::http::{FetchError, HttpClient, HttpResponse, MAX_RESPONSE_BYTES};
-use crate::web::read_body::read_capped;
-use crate::web::timer::sleep;
+use crate::read_body::read_capped;
+use crate::timer::sleep;
+use arena_core::tools::http::{FetchError, HttpClient, HttpResponse, MAX_RESPONSE_BYTES};
 
 pub struct BrowserHttp {
     pub timeout_secs: u32,

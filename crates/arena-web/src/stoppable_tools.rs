@@ -9,8 +9,8 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
-use crate::tools::Toolbox;
-use crate::tools::{Registry, ToolSpec};
+use arena_core::tools::Toolbox;
+use arena_core::tools::{Registry, ToolSpec};
 
 const STOPPED: &str = "Stopped by the user.";
 

@@ -9,10 +9,9 @@ use std::future::Future;
 use std::pin::Pin;
 
 use futures::channel::oneshot;
+use wasm_bindgen_futures::spawn_local;
 
-use leptos::task::spawn_local;
-
-use crate::progress::Download;
+use arena_core::progress::Download;
 
 /// The engine's chunk, or the Markdown parser's, could not be fetched.
 pub struct ChunkMissing;
@@ -74,5 +73,5 @@ pub async fn settled() {
 
 /// How much of Pyodide the engine has fetched (`None` before any download).
 pub fn python_download() -> Option<Download> {
-    crate::web::python_worker::pyodide_download()
+    crate::python_worker::pyodide_download()
 }

@@ -11,9 +11,9 @@ use futures::future::{select, Either};
 use gloo_net::http::Request;
 use web_sys::{AbortController, RequestRedirect};
 
-use crate::llm::models::ModelList;
-use crate::web::read_body::read_capped;
-use crate::web::timer::sleep;
+use crate::read_body::read_capped;
+use crate::timer::sleep;
+use arena_core::llm::models::ModelList;
 
 /// `/v1/models` must not hold up a run for long: without an answer, auto means text.
 const MODELS_TIMEOUT_MS: u32 = 4_000;

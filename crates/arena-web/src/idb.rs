@@ -7,7 +7,7 @@ use js_sys::{Array, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-#[wasm_bindgen(module = "/src/web/idb.js")]
+#[wasm_bindgen(module = "/src/idb.js")]
 extern "C" {
     #[wasm_bindgen(js_name = put)]
     fn put_js(name: &str, stores: &str, writes: &Array) -> Promise;

@@ -67,6 +67,9 @@ fn go_on(token: &str, panel: &PanelRun, next: Next, controller: &AbortController
         token: token.to_string(),
         options,
     };
+    // The panel says at once that it waits: the engine's first event is a chunk fetch or a
+    // frame away, and until then the panel would still read as answered.
+    panel.state.update(|r| r.status = Status::Waiting);
     start_turns(Turns::One(Box::new(Turn {
         request,
         state: panel.state,

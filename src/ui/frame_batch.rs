@@ -11,6 +11,7 @@ use wasm_bindgen::JsCast;
 
 use crate::agent::record::{RunRecord, Status};
 use crate::agent::AgentEvent;
+use crate::web::clock::wall_ms;
 
 #[derive(Clone)]
 pub struct FrameBatch {
@@ -30,7 +31,7 @@ impl FrameBatch {
     }
 
     pub fn push(&self, event: AgentEvent) {
-        self.pending.borrow_mut().push((js_sys::Date::now(), event));
+        self.pending.borrow_mut().push((wall_ms(), event));
         if self.scheduled.replace(true) {
             return;
         }

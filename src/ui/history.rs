@@ -5,20 +5,15 @@ use leptos::prelude::*;
 
 use super::keep::Keeper;
 use crate::history::{format_when, RunSummary, KEEP_RUNS};
+use crate::web::clock::local_time;
 
 /// When a run was started, in local time.
 fn when(ms: f64) -> String {
     if !crate::dates::is_plausible_time(ms) {
         return crate::dates::UNKNOWN.into();
     }
-    let d = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms));
-    format_when(
-        d.get_full_year(),
-        d.get_month() + 1,
-        d.get_date(),
-        d.get_hours(),
-        d.get_minutes(),
-    )
+    let t = local_time(ms);
+    format_when(t.year, t.month, t.day, t.hour, t.minute)
 }
 
 #[component]

@@ -14,6 +14,7 @@ use crate::agent::mode::ModeChoice;
 use crate::agent::record::RunRecord;
 use crate::history::{self, RunSummary, KEEP_RUNS, SAVE_EVERY_MS};
 use crate::run_file::RunFile;
+use crate::web::clock::wall_ms;
 use crate::web::idb::Refusal;
 use crate::web::run_store;
 use crate::web::timer::sleep;
@@ -36,7 +37,7 @@ struct Kept {
 
 impl Kept {
     fn new(run_id: u32, records: &[RunRecord]) -> Self {
-        let now = js_sys::Date::now();
+        let now = wall_ms();
         let salt = (js_sys::Math::random() * 1e9) as u64;
         Kept {
             run_id,
@@ -165,7 +166,7 @@ impl Keeper {
             });
         } else if !self.save_scheduled.get_value() {
             self.save_scheduled.set_value(true);
-            let since = js_sys::Date::now() - self.last_save_at.get_value();
+            let since = wall_ms() - self.last_save_at.get_value();
             let wait = (f64::from(SAVE_EVERY_MS) - since).max(0.0) as u32;
             spawn_local(async move {
                 if wait > 0 {
@@ -183,7 +184,7 @@ impl Keeper {
         if self.leaving.get_value() {
             return;
         }
-        let at = js_sys::Date::now();
+        let at = wall_ms();
         self.last_save_at.set_value(at);
         let Some((id, file_json, summary)) = self.prepare(at) else {
             return;
@@ -369,7 +370,7 @@ impl Keeper {
             if on_load && !self.panels_untouched() {
                 return;
             }
-            self.show(history::reopened(file, js_sys::Date::now()));
+            self.show(history::reopened(file, wall_ms()));
         });
     }
 

@@ -2,6 +2,7 @@
 //! live in `agent`, `settings` and `llm`.
 
 mod app;
+mod arena;
 mod comparison;
 mod copy_button;
 mod embed_code;

@@ -143,7 +143,7 @@ impl SayMissing {
     fn say(self) {
         match self {
             Self::Panels(states) => {
-                let now = js_sys::Date::now();
+                let now = crate::web::clock::wall_ms();
                 let missing = AgentEvent::Error(ENGINE_MISSING.into());
                 for state in states {
                     // `try_update`: the panel may have been replaced meanwhile.

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::agent::record::{RunRecord, Status};
 use crate::progress::wait_line;
+use crate::web::clock::wall_ms;
 use crate::web::engine::python_download;
 
 /// How often the elapsed seconds are read again.
@@ -13,7 +14,7 @@ const TICK: Duration = Duration::from_millis(250);
 
 #[component]
 pub fn ProgressLine(state: RwSignal<RunRecord>) -> impl IntoView {
-    let now = RwSignal::new(js_sys::Date::now());
+    let now = RwSignal::new(wall_ms());
     // The clock ticks only while there is something to wait for.
     let ticking = Memo::new(move |_| {
         state.with(|r| matches!(r.status, Status::Waiting | Status::RunningTool))
@@ -21,7 +22,7 @@ pub fn ProgressLine(state: RwSignal<RunRecord>) -> impl IntoView {
     if let Ok(handle) = set_interval_with_handle(
         move || {
             if ticking.try_get_untracked() == Some(true) {
-                now.set(js_sys::Date::now());
+                now.set(wall_ms());
             }
         },
         TICK,
@@ -29,7 +30,7 @@ pub fn ProgressLine(state: RwSignal<RunRecord>) -> impl IntoView {
         on_cleanup(move || handle.clear());
     }
     let line = move || {
-        let at = now.get().max(js_sys::Date::now());
+        let at = now.get().max(wall_ms());
         state.with(|r| wait_line(r, at, python_download()))
     };
     view! { <p class="progress">{line}</p> }

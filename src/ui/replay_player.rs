@@ -9,6 +9,7 @@ use leptos::task::spawn_local;
 use crate::agent::record::RunRecord;
 use crate::agent::replay::{Playback, Replay, Speed};
 use crate::agent::AgentEvent;
+use crate::web::clock::wall_ms;
 use crate::web::timer::{now_ms, sleep};
 
 /// Shortest and longest sleep between two looks at the clock: about a frame, and short
@@ -122,7 +123,7 @@ impl ReplayControl {
             return;
         }
         self.end();
-        let now = js_sys::Date::now();
+        let now = wall_ms();
         for state in states {
             state.try_update(|r| {
                 if r.status.is_active() {

@@ -5,7 +5,6 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wasm_bindgen_futures::JsFuture;
 use web_sys::HtmlInputElement;
 
 use super::panel_run::PanelRun;
@@ -16,6 +15,7 @@ use crate::agent::replay::Speed;
 use crate::export::{file_stem, markdown};
 use crate::run_file::{RunFile, MAX_IMPORT_BYTES};
 use crate::web::download::download;
+use crate::web::file_read::read_text;
 
 /// The run the panels show, as a file. `None` when they show none.
 pub(super) fn current_file(panels: &[PanelRun]) -> Option<RunFile> {
@@ -100,10 +100,7 @@ pub fn RunFiles(
             return;
         }
         spawn_local(async move {
-            let text = JsFuture::from(file.text())
-                .await
-                .ok()
-                .and_then(|t| t.as_string());
+            let text = read_text(&file).await;
             let Some(text) = text else {
                 alert.set(Some(format!(
                     "Cannot import {name}: the browser could not read it."

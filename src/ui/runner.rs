@@ -79,7 +79,7 @@ fn go_on(token: &str, panel: &PanelRun, next: Next, controller: &AbortController
 
 /// A record for a new run of `mode` with these settings.
 pub(crate) fn new_record(run_id: u32, mode: Mode, settings: &Settings) -> RunRecord {
-    let now = js_sys::Date::now();
+    let now = crate::web::clock::wall_ms();
     let config = RunConfig {
         mode,
         model: settings.model_for(mode).to_string(),

@@ -13,6 +13,7 @@
 
 pub mod agent_engine;
 pub mod clipboard;
+pub mod clock;
 pub mod counted_fetch;
 pub mod deflate;
 pub mod download;
@@ -20,6 +21,7 @@ pub mod engine;
 pub mod eval_store;
 pub mod evaluate_loader;
 pub mod fetch;
+pub mod file_read;
 pub mod idb;
 pub mod jsonp;
 pub mod markdown_chunk;

@@ -13,6 +13,7 @@ use super::run_job::run_job;
 use crate::evaluation::context::EvalContext;
 use crate::evaluation::outcome::{job_result, JobResult};
 use crate::evaluation::plan::{EvalSpec, FailureStreak, Job, Scheduler, GIVE_UP_AFTER};
+use crate::web::clock::wall_ms;
 use crate::web::eval_store;
 use crate::web::timer::sleep;
 
@@ -74,7 +75,7 @@ struct Batch {
 }
 
 fn now() -> f64 {
-    js_sys::Date::now()
+    wall_ms()
 }
 
 /// The runs the results hold that need not run again: those that did not fail.

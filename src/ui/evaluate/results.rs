@@ -10,6 +10,7 @@ use crate::agent::Mode;
 use crate::evaluation::outcome::JobResult;
 use crate::evaluation::plan::{eta_ms, EvalSpec, SetKind};
 use crate::evaluation::summary::{summarize, table_cells, RowSummary, TABLE_HEADER};
+use crate::web::clock::wall_ms;
 
 /// The line under the progress bar: runs done, time left, cost so far.
 fn progress_line(state: EvalState) -> String {
@@ -24,12 +25,12 @@ fn progress_line(state: EvalState) -> String {
         parts.push(format!("{failed} failed"));
     }
     if state.phase.get() == Phase::Running {
-        let elapsed = js_sys::Date::now() - started;
+        let elapsed = wall_ms() - started;
         if let Some(eta) = eta_ms(finished_here, remaining, elapsed) {
             parts.push(format!("about {} left", format_ms(eta)));
         }
         parts.push(format!("{} in flight", state.in_flight.get()));
-        let held = state.held_until.get() - js_sys::Date::now();
+        let held = state.held_until.get() - wall_ms();
         if held > 0.0 {
             parts.push(format!("rate-limited: waiting {}", format_ms(held)));
         }

@@ -13,6 +13,7 @@ use crate::llm::retry::rate_limit_wait_secs;
 use crate::settings::{ModeModels, Settings};
 use crate::ui::runner::new_record;
 use crate::web::agent_engine::{chat_model, chat_params, run_tools};
+use crate::web::clock::wall_ms;
 use crate::web::model_info::model_list;
 use crate::web::stoppable_tools::StoppableTools;
 
@@ -58,7 +59,7 @@ pub async fn run_job(
                 on_rate_limit(secs);
             }
         }
-        timed.apply(js_sys::Date::now(), &event);
+        timed.apply(wall_ms(), &event);
     };
     let stoppable = StoppableTools {
         tools: &tools,

@@ -4,7 +4,6 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 use web_sys::HtmlInputElement;
 
 use crate::agent::Mode;
@@ -14,6 +13,8 @@ use crate::evaluation::plan::{
 use crate::evaluation::questions::{
     builtin_tool_set, parse_hotpotqa, parse_user_file, Question, MAX_FILE_BYTES,
 };
+use crate::web::clock::wall_ms;
+use crate::web::file_read::read_text;
 use crate::web::page_file::fetch_page_file;
 
 /// Where the HotpotQA subset ships, beside the page.
@@ -127,7 +128,7 @@ impl Form {
                 }
             })
             .collect();
-        let created = js_sys::Date::now();
+        let created = wall_ms();
         Ok(EvalSpec {
             id: format!("eval-{created:.0}"),
             created,
@@ -179,10 +180,7 @@ fn read_own_file(form: Form, ev: leptos::ev::Event) {
         return;
     }
     spawn_local(async move {
-        let text = JsFuture::from(file.text())
-            .await
-            .ok()
-            .and_then(|t| t.as_string());
+        let text = read_text(&file).await;
         let parsed = match text {
             Some(text) => parse_user_file(&name, &text),
             None => Err("The file could not be read as text.".into()),

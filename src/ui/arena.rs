@@ -1,0 +1,452 @@
+//! The arena page's state and what it decides: the settings, the question, the panels and the
+//! runs in them, the page's alert, the host confirmation, and what the page's address asks for.
+//! `Arena` is made once by the app and handed to the views, which read its signals and call
+//! its methods; they do not decide anything themselves.
+
+use leptos::prelude::*;
+use web_sys::AbortController;
+
+use super::from_address::{self, page_params, with_address_models};
+use super::keep::KeepWiring;
+use super::panel_run::PanelRun;
+use super::replay_player::ReplayControl;
+use super::runner::{continue_run, follow_up, start_runs};
+use super::show_file::FileShow;
+use crate::agent::mode::ModeChoice;
+use crate::agent::record::Status;
+use crate::agent::Mode;
+use crate::origin::Origin;
+use crate::page_params::{hidden_note, PageParams};
+use crate::settings::{cannot_call_model, host_to_confirm, missing_for_run, Settings};
+use crate::web::evaluate_loader::open_evaluate;
+use crate::web::parent_height::post_height_to_parent;
+use crate::web::storage;
+
+/// What waits for the user to confirm the host the token would go to.
+#[derive(Clone, Copy, PartialEq)]
+pub enum AfterConfirm {
+    Run,
+    Continue(u32, Mode),
+}
+
+/// The page's state. Every field is a handle (a signal or a stored value), so it is `Copy`.
+#[derive(Clone, Copy)]
+pub struct Arena {
+    pub settings: RwSignal<Settings>,
+    pub token: RwSignal<String>,
+    pub question: RwSignal<String>,
+    /// What was taken out of a question from the page's address (hidden characters).
+    pub question_note: RwSignal<Option<String>>,
+    pub mode_choice: RwSignal<ModeChoice>,
+    pub panels: RwSignal<Vec<PanelRun>>,
+    /// Runs and follow-ups started on this page, on the panels' element (`data-runs`): tests
+    /// read it to know a press of Run was taken.
+    pub runs_started: RwSignal<u32>,
+    /// Runs played back from a file (export / import).
+    pub replay: ReplayControl,
+    /// Imported files, shipped recordings and runs in the address play back in the panels.
+    pub shower: FileShow,
+    /// Storage failures and refused actions, said where the user is looking.
+    pub alert: RwSignal<Option<String>>,
+    /// The host the token would go to, and what to do once the user confirms it.
+    pub pending: RwSignal<Option<(Origin, AfterConfirm)>>,
+    /// The Evaluate view is open (it replaces the arena).
+    pub evaluating: RwSignal<bool>,
+    /// A run that arrived in the address while the panels were busy: shown only if the user
+    /// says so.
+    pub received: RwSignal<Option<PageParams>>,
+    /// What a run still needs (a token, a model, a question), if anything.
+    pub missing: Memo<Option<String>>,
+    /// The panels a new question would follow up on: the same modes, all answered.
+    pub follow_up_to: Signal<Option<Vec<PanelRun>>>,
+    /// Turns of the conversation a new question would follow up on (0: a new run).
+    pub turns: Signal<usize>,
+    pub running: Signal<bool>,
+    /// Models named in the page's address are used on this visit only: settings are not saved.
+    address_models: bool,
+    abort: StoredValue<Option<AbortController>, LocalStorage>,
+    run_counter: StoredValue<u32>,
+    /// The app's owner: runs own their panels' signals there, so a run started from a dialog
+    /// that closes as it starts does not have them disposed with the dialog.
+    owner: StoredValue<Owner, LocalStorage>,
+}
+
+/// A class on the root element, on or off: the embedded layout and the Evaluate view are
+/// chosen in CSS.
+fn mark_root_if(class: &str, on: bool) {
+    if let Some(root) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        let _ = root.class_list().toggle_with_force(class, on);
+    }
+}
+
+fn mark_root(class: &str) {
+    mark_root_if(class, true);
+}
+
+/// Stops whatever the panels are doing: a run (its requests are aborted) or a replay.
+fn stop_panels(
+    abort: StoredValue<Option<AbortController>, LocalStorage>,
+    replay: ReplayControl,
+    panels: RwSignal<Vec<PanelRun>>,
+) {
+    if let Some(c) = abort.get_value() {
+        c.abort();
+    }
+    replay.stop(panels.with_untracked(|ps| ps.iter().map(|p| p.state).collect::<Vec<_>>()));
+}
+
+impl Arena {
+    /// The page's state from its address and storage, with what the address asks for applied.
+    pub fn start() -> Arena {
+        let params = page_params();
+        let arena = Arena::new(&params);
+        arena.save_settings_when_changed();
+        arena.apply_address(&params);
+        arena.follow_evaluating();
+        arena.listen_for_address_changes();
+        post_height_to_parent();
+        arena
+    }
+
+    fn new(params: &PageParams) -> Arena {
+        let address_models = params.model.is_some() || !params.mode_models.is_empty();
+        let settings = RwSignal::new(with_address_models(params, storage::load_settings()));
+        let token = RwSignal::new(storage::load_token());
+        let question = RwSignal::new(String::new());
+        let mode_choice = RwSignal::new(ModeChoice::All);
+        let panels = RwSignal::new(settings.with_untracked(|s| {
+            Mode::ALL
+                .iter()
+                .map(|&m| PanelRun::idle(m, s))
+                .collect::<Vec<_>>()
+        }));
+        let owner = Owner::current().expect("the app is mounted under an owner");
+        let owner = StoredValue::new_local(owner);
+        let abort = StoredValue::new_local(None::<AbortController>);
+        let run_counter = StoredValue::new(0u32);
+        let replay = ReplayControl::new();
+        let shower = FileShow {
+            panels,
+            replay,
+            run_counter,
+            owner,
+            on_stop: Callback::new(move |()| stop_panels(abort, replay, panels)),
+        };
+        let missing = Memo::new(move |_| {
+            settings.with(|s| token.with(|t| question.with(|q| missing_for_run(s, t, q))))
+        });
+        let follow_up_to = Signal::derive(move || {
+            let modes = mode_choice.get().modes();
+            panels.with(|ps| {
+                let same_modes = ps.iter().map(|p| p.mode).eq(modes.iter().copied());
+                let answered = ps
+                    .iter()
+                    .all(|p| p.state.with(|r| r.status == Status::Done));
+                // A recording is played back, not continued.
+                let recorded = ps.first().is_some_and(|p| replay.is_recording(p.run_id));
+                (same_modes && answered && !recorded && !ps.is_empty()).then(|| ps.clone())
+            })
+        });
+        let turns = Signal::derive(move || {
+            follow_up_to.with(|c| {
+                c.as_ref()
+                    .and_then(|ps| ps.first())
+                    .map_or(0, |p| p.state.with(|r| r.turns.len()))
+            })
+        });
+        let running = Signal::derive(move || {
+            panels.with(|ps| ps.iter().any(|p| p.state.with(|s| s.status.is_active())))
+        });
+        Arena {
+            settings,
+            token,
+            question,
+            question_note: RwSignal::new(hidden_note(params.question_hidden_removed)),
+            mode_choice,
+            panels,
+            runs_started: RwSignal::new(0),
+            replay,
+            shower,
+            alert: RwSignal::new(None),
+            pending: RwSignal::new(None),
+            evaluating: RwSignal::new(params.evaluate),
+            received: RwSignal::new(None),
+            missing,
+            follow_up_to,
+            turns,
+            running,
+            address_models,
+            abort,
+            run_counter,
+            owner,
+        }
+    }
+
+    fn save_settings_when_changed(self) {
+        Effect::new(move || {
+            let settings = self.settings.get();
+            if self.address_models {
+                return;
+            }
+            if let Err(e) = storage::save_settings(&settings) {
+                self.alert.set(Some(e));
+            }
+        });
+    }
+
+    /// Fills in what the address asks for, says what it could not, and marks the embedded
+    /// layout.
+    fn apply_address(self, params: &PageParams) {
+        from_address::apply(
+            params,
+            self.question,
+            self.mode_choice,
+            self.shower,
+            self.alert,
+        );
+        if self.address_models && params.problems.is_empty() {
+            self.alert.set(Some(
+                "The models named in the page's address are used on this visit; settings changed here are not saved.".into(),
+            ));
+        }
+        if params.embed {
+            mark_root("embed");
+            if params.show_settings {
+                mark_root("show-settings");
+            }
+            if params.run.is_some() || params.recording.is_some() {
+                mark_root("carries-run");
+            }
+        }
+    }
+
+    /// The Evaluate view replaces the arena while it is open (by CSS, from a class on the root
+    /// element); its module is loaded the first time. It reads the settings and token from
+    /// storage, and opens a result's run here through the address (`#run=`).
+    fn follow_evaluating(self) {
+        Effect::new(move || {
+            let open = self.evaluating.get();
+            mark_root_if("evaluating", open);
+            if open {
+                open_evaluate();
+            }
+        });
+    }
+
+    fn listen_for_address_changes(self) {
+        window_event_listener_untyped("hashchange", move |_| {
+            let params = page_params();
+            if !params.problems.is_empty() {
+                self.alert.set(Some(params.problems.join(" ")));
+                return;
+            }
+            if params.run.is_none() {
+                return;
+            }
+            // Any page that opened this one can change its address: it must not replace the
+            // run the user is watching.
+            if self.running.get_untracked() || self.replay.playing.get_untracked() {
+                self.received.set(Some(params));
+            } else {
+                self.show_received(&params);
+            }
+        });
+    }
+
+    /// Shows a run that arrived in the address. A run opened from the Evaluate view (or
+    /// pasted) is shown in the arena.
+    pub fn show_received(self, params: &PageParams) {
+        self.evaluating.set(false);
+        from_address::show_run(params, self.shower, self.alert);
+    }
+
+    /// What keeping runs (and the history list) needs of the page.
+    pub fn keep_wiring(self) -> KeepWiring {
+        let replay = self.replay;
+        KeepWiring {
+            panels: self.panels,
+            alert: self.alert,
+            mode_choice: self.mode_choice,
+            run_counter: self.run_counter,
+            owner: self.owner.get_value(),
+            is_replay: Callback::new(move |run_id| replay.shows(run_id)),
+        }
+    }
+
+    /// The panels' layout class: three side by side, or one.
+    pub fn layout(self) -> &'static str {
+        if self.panels.with(|p| p.len()) > 1 {
+            "panels three"
+        } else {
+            "panels one"
+        }
+    }
+
+    pub fn stop(self) {
+        stop_panels(self.abort, self.replay, self.panels);
+    }
+
+    /// Puts `fresh` in the panels, and lets the old panels' records go.
+    fn replace_panels(self, fresh: Vec<PanelRun>) {
+        let old = self.panels.get_untracked();
+        self.panels.set(fresh);
+        old.into_iter().for_each(|p| p.state.dispose());
+    }
+
+    /// Stops and shows empty panels for the chosen modes.
+    pub fn new_conversation(self) {
+        self.stop();
+        let fresh: Vec<PanelRun> = self.owner.get_value().with(|| {
+            self.settings.with_untracked(|s| {
+                self.mode_choice
+                    .get_untracked()
+                    .modes()
+                    .iter()
+                    .map(|&m| PanelRun::idle(m, s))
+                    .collect()
+            })
+        });
+        self.replace_panels(fresh);
+    }
+
+    /// Whether the token may go to `base_url` now; if the user has not confirmed that host,
+    /// asks them first and `then` is done once they do.
+    fn confirmed(self, base_url: &str, then: AfterConfirm) -> bool {
+        // Read from storage each time: the Evaluate view may have confirmed a host since.
+        let hosts = storage::load_token_hosts();
+        match host_to_confirm(base_url, &self.token.get_untracked(), &hosts) {
+            Some(origin) => {
+                self.pending.set(Some((origin, then)));
+                false
+            }
+            None => true,
+        }
+    }
+
+    /// Run: a new run of the chosen modes, or a follow-up when every mode answered.
+    pub fn run(self) {
+        if self.missing.get_untracked().is_some() {
+            return;
+        }
+        let base_url = self.settings.with_untracked(|s| s.base_url.clone());
+        if !self.confirmed(&base_url, AfterConfirm::Run) {
+            return;
+        }
+        // A question after every mode answered is a follow-up in each mode's conversation,
+        // with the run's own settings; "New conversation" starts afresh.
+        if let Some(conversation) = self.follow_up_to.get_untracked() {
+            self.follow_up(&conversation);
+            return;
+        }
+        self.stop();
+        let Ok(fresh) = AbortController::new() else {
+            return;
+        };
+        self.run_counter.update_value(|n| *n += 1);
+        let new_panels = self.owner.get_value().with(|| {
+            self.settings.with_untracked(|s| {
+                start_runs(
+                    self.run_counter.get_value(),
+                    s,
+                    &self.token.get_untracked(),
+                    &self.question.get_untracked(),
+                    &self.mode_choice.get_untracked().modes(),
+                    &fresh,
+                )
+            })
+        });
+        self.abort.set_value(Some(fresh));
+        self.runs_started.update(|n| *n += 1);
+        self.replace_panels(new_panels);
+    }
+
+    fn follow_up(self, conversation: &[PanelRun]) {
+        let Some(first) = conversation.first() else {
+            return;
+        };
+        if let Some(problem) = cannot_call_model(&first.settings, &self.token.get_untracked()) {
+            self.alert
+                .set(Some(format!("Cannot ask a follow-up: {problem}.")));
+            return;
+        }
+        if !self.confirmed(&first.settings.base_url, AfterConfirm::Run) {
+            return;
+        }
+        self.stop();
+        let Ok(fresh) = AbortController::new() else {
+            return;
+        };
+        for panel in conversation {
+            follow_up(
+                &self.token.get_untracked(),
+                panel,
+                &self.question.get_untracked(),
+                &fresh,
+            );
+        }
+        self.abort.set_value(Some(fresh));
+        self.runs_started.update(|n| *n += 1);
+    }
+
+    /// A panel whose stream broke mid-reply offers Continue: that step runs again, with the
+    /// run's own settings, after the same checks as Run.
+    pub fn continue_panel(self, run_id: u32, mode: Mode) {
+        let Some(panel) = self.panels.with_untracked(|ps| {
+            ps.iter()
+                .find(|p| p.run_id == run_id && p.mode == mode)
+                .cloned()
+        }) else {
+            return;
+        };
+        if let Some(problem) = cannot_call_model(&panel.settings, &self.token.get_untracked()) {
+            self.alert.set(Some(format!("Cannot continue: {problem}.")));
+            return;
+        }
+        if !self.confirmed(
+            &panel.settings.base_url,
+            AfterConfirm::Continue(run_id, mode),
+        ) {
+            return;
+        }
+        let resumable = panel
+            .state
+            .with_untracked(|r| r.last_turn().is_some_and(|t| t.resumable.is_some()));
+        if !resumable {
+            return;
+        }
+        let live = self
+            .abort
+            .get_value()
+            .filter(|c| !c.signal().aborted())
+            .or_else(|| AbortController::new().ok());
+        let Some(live) = live else {
+            return;
+        };
+        self.abort.set_value(Some(live.clone()));
+        continue_run(&self.token.get_untracked(), &panel, &live);
+    }
+
+    /// The user trusts the host: remembered, and what waited for it goes on.
+    pub fn confirm_host(self) {
+        let Some((origin, then)) = self.pending.get_untracked() else {
+            return;
+        };
+        self.pending.set(None);
+        let mut hosts = storage::load_token_hosts();
+        hosts.trust(&origin);
+        if let Err(e) = storage::save_token_hosts(&hosts) {
+            self.alert.set(Some(e));
+        }
+        match then {
+            AfterConfirm::Run => self.run(),
+            AfterConfirm::Continue(run_id, mode) => self.continue_panel(run_id, mode),
+        }
+    }
+
+    pub fn cancel_host(self) {
+        self.pending.set(None);
+    }
+}

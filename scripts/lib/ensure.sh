@@ -58,12 +58,12 @@ ensure_wasm_bindgen() {
 
 ensure_node_modules() {
   # binaryen's wasm-opt (Debian's older one breaks the page), Pyodide, which the browser
-  # tests self-host, axe-core, which the accessibility test injects, and terser, which
-  # minifies the release build's JavaScript; all pinned in package.json.
+  # tests self-host, axe-core, which the accessibility test injects, terser and csso, which
+  # minify the release build's JavaScript and stylesheets; all pinned in package.json.
   if [ ! -x "$ROOT/node_modules/.bin/wasm-opt" ] || [ ! -f "$ROOT/node_modules/pyodide/pyodide.mjs" ] \
     || [ ! -f "$ROOT/node_modules/axe-core/axe.min.js" ] \
-    || [ ! -x "$ROOT/node_modules/.bin/terser" ]; then
-    say "installing wasm-opt (binaryen), pyodide, axe-core and terser with npm ci"
+    || [ ! -x "$ROOT/node_modules/.bin/terser" ] || [ ! -f "$ROOT/node_modules/csso/package.json" ]; then
+    say "installing wasm-opt (binaryen), pyodide, axe-core, terser and csso with npm ci"
     (cd "$ROOT" && npm ci --no-audit --no-fund)
   fi
 }

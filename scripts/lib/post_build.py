@@ -10,7 +10,8 @@ The order matters:
    the last change to an inline script.
 3. lazy_modules: names the Evaluate module by its content, tells the page its name, and drops
    preloads nothing needs.
-4. minify_js: minifies every glue, loader and snippet and renews their integrity hashes. Last,
+4. minify_css: minifies the stylesheets and renews their integrity hashes.
+5. minify_js: minifies every glue, loader and snippet and renews their integrity hashes. Last,
    because it changes every JavaScript file the stages above wrote or named.
 """
 
@@ -22,6 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import csp  # noqa: E402
 import lazy_modules  # noqa: E402
+import minify_css  # noqa: E402
 import minify_js  # noqa: E402
 import split_page  # noqa: E402
 
@@ -29,6 +31,7 @@ STAGES = [
     ("split_page", split_page.main),
     ("csp", csp.main),
     ("lazy_modules", lazy_modules.main),
+    ("minify_css", minify_css.main),
     ("minify_js", minify_js.main),
 ]
 

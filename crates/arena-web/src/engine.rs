@@ -5,10 +5,9 @@
 //! Runs reach it through `ui::parts::start_turns`; this only fetches it early.
 
 use std::cell::{Cell, RefCell};
-use std::future::Future;
+use std::future::{poll_fn, Future};
 use std::pin::Pin;
-
-use futures::channel::oneshot;
+use std::task::{Poll, Waker};
 use wasm_bindgen_futures::spawn_local;
 
 use arena_core::progress::Download;
@@ -27,7 +26,7 @@ thread_local! {
     /// An early fetch of the engine is under way.
     static FETCHING: Cell<bool> = const { Cell::new(false) };
     /// Who waits for that fetch to end (`settled`).
-    static WAITING: RefCell<Vec<oneshot::Sender<()>>> = const { RefCell::new(Vec::new()) };
+    static WAITING: RefCell<Vec<Waker>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Called once by the page's binary, which holds the split point.
@@ -48,7 +47,7 @@ pub fn prefetch() {
         let fetched = fetch().await;
         FETCHING.with(|f| f.set(false));
         for waiting in WAITING.with(|w| std::mem::take(&mut *w.borrow_mut())) {
-            let _ = waiting.send(());
+            waiting.wake();
         }
         if fetched.is_ok() {
             if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
@@ -63,12 +62,15 @@ pub fn prefetch() {
 /// Resolves when no early fetch of the engine is under way (at once if none is): what is
 /// fetched after it does not share the connection with it, so a run waits for nothing else.
 pub async fn settled() {
-    if !FETCHING.with(Cell::get) {
-        return;
-    }
-    let (done, wait) = oneshot::channel();
-    WAITING.with(|w| w.borrow_mut().push(done));
-    let _ = wait.await;
+    poll_fn(|cx| {
+        if FETCHING.with(Cell::get) {
+            WAITING.with(|w| w.borrow_mut().push(cx.waker().clone()));
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await
 }
 
 /// How much of Pyodide the engine has fetched (`None` before any download).

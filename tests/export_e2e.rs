@@ -107,13 +107,14 @@ async fn choose_speed(rig: &Rig, id: &str) {
         .await;
 }
 
-/// Waits until the recording has played to its end.
+/// Waits until the recording has played to its end and every panel shows its run (drawn by
+/// the engine's chunk, which may arrive after an instant replay has ended).
 async fn wait_for_replay_end(rig: &Rig) {
     rig.wait_for(
         "the replay to end",
         SETTLE,
         "const b = document.querySelector('#recording-banner');\
-         return !!b && b.dataset.playing === 'false' && document.querySelectorAll('section.panel').length === 3;",
+         return !!b && b.dataset.playing === 'false' && document.querySelectorAll('section.panel').length === 3 && Array.from(document.querySelectorAll('section.panel')).every(p => p.querySelector('ol.steps, .part-missing'));",
     )
     .await;
 }

@@ -40,11 +40,13 @@ async fn load(rig: &Rig, url: &str) {
     rig.client.goto(url).await.unwrap();
 }
 
+/// Until the replay has ended and every panel shows its run (drawn by the engine's chunk,
+/// which may arrive after an instant replay has ended).
 async fn wait_for_replay_end(rig: &Rig) {
     rig.wait_for(
         "the run in the address to play to its end",
         Duration::from_secs(90),
-        "const b = document.querySelector('#recording-banner'); return !!b && b.dataset.playing === 'false';",
+        "const b = document.querySelector('#recording-banner'); return !!b && b.dataset.playing === 'false' && Array.from(document.querySelectorAll('section.panel')).every(p => p.querySelector('ol.steps, .part-missing'));",
     )
     .await;
 }

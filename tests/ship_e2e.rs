@@ -31,11 +31,13 @@ async fn open_fresh(rig: &Rig, url: &str) {
     .await;
 }
 
+/// Until the replay has ended and every panel shows its run (drawn by the engine's chunk,
+/// which may arrive after an instant replay has ended).
 async fn wait_for_replay_end(rig: &Rig, timeout: Duration) -> Vec<PanelView> {
     rig.wait_for(
         "the recording to play to its end",
         timeout,
-        "const b = document.querySelector('#recording-banner'); return !!b && b.dataset.playing === 'false';",
+        "const b = document.querySelector('#recording-banner'); return !!b && b.dataset.playing === 'false' && Array.from(document.querySelectorAll('section.panel')).every(p => p.querySelector('ol.steps, .part-missing'));",
     )
     .await;
     rig.panels().await

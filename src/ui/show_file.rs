@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use super::panel_run::PanelRun;
 use super::replay_player::ReplayControl;
 use crate::run_file::RunFile;
+use crate::web::engine;
 
 #[derive(Clone, Copy)]
 pub struct FileShow {
@@ -26,6 +27,9 @@ impl FileShow {
     /// Replaces the panels with the file's records and plays them; `title` labels the
     /// recording.
     pub fn show(self, file: RunFile, title: String) {
+        // What a panel shows of a run is drawn by the engine's chunk: fetched now, with the
+        // panels, if it is not here yet.
+        engine::prefetch();
         self.on_stop.run(());
         self.run_counter.update_value(|n| *n += 1);
         let run_id = self.run_counter.get_value();

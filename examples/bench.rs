@@ -521,8 +521,7 @@ mod host {
         let bytes = rig
             .js(
                 "return [performance.memory ? performance.memory.usedJSHeapSize : -1, \
-                 [window.reactArenaWasmMemory, window.reactArenaEngineMemory]\
-                   .reduce((sum, m) => sum + (m ? m.buffer.byteLength : 0), 0)]",
+                 window.reactArenaWasmMemory ? window.reactArenaWasmMemory.buffer.byteLength : 0]",
             )
             .await;
         let mb = |i: usize| bytes[i].as_f64().unwrap() / 1_048_576.0;
@@ -750,7 +749,7 @@ mod host {
                 target(ratio <= 1.1),
             ),
             (
-                "JS heap / wasm (page + engine), 25 steps a panel",
+                "JS heap / wasm memory, 25 steps a panel",
                 format!(
                     "{:.1} / {:.1} MB",
                     f(&r["memory"]["25_steps_js_mb"]),
@@ -760,7 +759,7 @@ mod host {
                 "",
             ),
             (
-                "JS heap / wasm (page + engine), 50 steps a panel",
+                "JS heap / wasm memory, 50 steps a panel",
                 format!(
                     "{:.1} / {:.1} MB",
                     f(&r["memory"]["50_steps_js_mb"]),

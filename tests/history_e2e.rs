@@ -160,7 +160,7 @@ fn a_reload_mid_run_keeps_everything_shown_and_marks_the_run_stopped() {
         assert_eq!(find(&before, "react").status, "streaming", "{before:#?}");
 
         reload(&rig).await;
-        // Shown at once as plain text, then as Markdown once the engine module is in again:
+        // Shown at once as plain text, then as Markdown once the Markdown parser's chunk is in again:
         // compared when it is.
         rig.wait_for(
             "the run to be shown again",

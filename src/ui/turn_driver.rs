@@ -34,8 +34,8 @@ pub struct FirstTurns {
     pub controller: AbortController,
 }
 
-/// Runs one turn in the engine module, its events drawn into the panel once a frame. An
-/// engine that cannot be loaded ends the turn with the reason, in the panel.
+/// Runs one turn in the engine, its events drawn into the panel once a frame. (An engine
+/// that cannot be fetched never gets here: `parts::start_turns` says so in the panel.)
 pub fn drive(turn: Turn) {
     let Turn {
         request,

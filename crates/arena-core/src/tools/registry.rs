@@ -135,7 +135,7 @@ impl Registry {
     }
 
     /// The names of the tools `for_run` would offer, in its order, without building them: the
-    /// page names a run's tools in its record before the engine module has loaded.
+    /// page names a run's tools in its record before the engine's chunk has arrived.
     pub fn enabled_names(is_enabled: impl Fn(&str) -> bool) -> Vec<String> {
         TOOL_NAMES
             .iter()

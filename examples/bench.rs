@@ -232,7 +232,7 @@ mod host {
                      const before = res.filter(e => e !== chat && e.responseEnd > 0 && e.responseEnd <= by); \
                      return [by, window.__runPressed, \
                        nav.transferSize + before.reduce((sum, e) => sum + e.transferSize, 0), \
-                       before.map(e => new URL(e.name).pathname.split('/').pop())];",
+                       before.map(e => new URL(e.name).pathname.replace(/^\\//, ''))];",
                 )
                 .await;
             cdp(

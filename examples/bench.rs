@@ -87,10 +87,9 @@ mod host {
     /// after the question box is first used: this app only)
     type Load = (f64, f64, f64, f64);
 
-    /// One cold load of `url`: time until Run is usable, and what crossed the network by
-    /// then and in the second after (late requests count too).
-    async fn cold_load(rig: &Rig, url: &str, throttled: bool, with_engine: bool) -> Load {
-        let client = &rig.client;
+    /// Readies a cold load: a blank page, no cache, the network `throttled` or not, and
+    /// `script` run in every new document. Gives the script's handle (to remove it after).
+    async fn cold_start(client: &fantoccini::Client, throttled: bool, script: &str) -> Value {
         client.goto("about:blank").await.unwrap();
         cdp(client, "Network.enable", json!({})).await;
         cdp(
@@ -105,12 +104,19 @@ mod host {
             network(throttled),
         )
         .await;
-        let probe = cdp(
+        cdp(
             client,
             "Page.addScriptToEvaluateOnNewDocument",
-            json!({ "source": RUN_USABLE_PROBE }),
+            json!({ "source": script }),
         )
-        .await;
+        .await
+    }
+
+    /// One cold load of `url`: time until Run is usable, and what crossed the network by
+    /// then and in the second after (late requests count too).
+    async fn cold_load(rig: &Rig, url: &str, throttled: bool, with_engine: bool) -> Load {
+        let client = &rig.client;
+        let probe = cold_start(client, throttled, RUN_USABLE_PROBE).await;
         client.goto(url).await.unwrap();
         rig.wait_for(
             "the Run button",
@@ -196,21 +202,7 @@ mod host {
         let mut samples = Vec::new();
         for _ in 0..5 {
             let before = rig.mock.chat_requests().len();
-            client.goto("about:blank").await.unwrap();
-            cdp(client, "Network.enable", json!({})).await;
-            cdp(
-                client,
-                "Network.setCacheDisabled",
-                json!({ "cacheDisabled": true }),
-            )
-            .await;
-            cdp(client, "Network.emulateNetworkConditions", network(true)).await;
-            let probe = cdp(
-                client,
-                "Page.addScriptToEvaluateOnNewDocument",
-                json!({ "source": PRESS_RUN_AT_ONCE }),
-            )
-            .await;
+            let probe = cold_start(client, true, PRESS_RUN_AT_ONCE).await;
             client
                 .goto(&format!("{ours}?q=What+is+6%C3%977%3F&mode=react"))
                 .await

@@ -18,6 +18,13 @@ def sri(data):
     return "sha384-" + base64.b64encode(hashlib.sha384(data).digest()).decode()
 
 
+def renew_page_links(root, changed):
+    """`renew_links` on the build's index.html, written back in place."""
+    page = os.path.join(root, "index.html")
+    html = open(page, encoding="utf-8").read()
+    open(page, "w", encoding="utf-8").write(renew_links(html, root, changed))
+
+
 def renew_links(html, root, changed):
     """`html` with the integrity of every `<link>` whose `./href` is in `changed` (paths
     relative to `root`, the build's folder) computed again from the file on disk."""

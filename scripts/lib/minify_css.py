@@ -11,7 +11,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from hashes import renew_links  # noqa: E402
+from hashes import renew_page_links  # noqa: E402
 
 NODE_MODULES = os.path.join(HERE, "..", "..", "node_modules")
 
@@ -34,10 +34,7 @@ def main():
         sys.exit(f"minify_css: no stylesheet in {root}")
     env = dict(os.environ, NODE_PATH=os.path.abspath(NODE_MODULES))
     subprocess.run(["node", "-e", MINIFY, *files], check=True, env=env)
-    page = os.path.join(root, "index.html")
-    html = open(page, encoding="utf-8").read()
-    html = renew_links(html, root, {os.path.relpath(p, root) for p in files})
-    open(page, "w", encoding="utf-8").write(html)
+    renew_page_links(root, {os.path.relpath(p, root) for p in files})
 
 
 if __name__ == "__main__":

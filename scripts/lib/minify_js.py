@@ -14,7 +14,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from hashes import renew_links  # noqa: E402
+from hashes import renew_page_links  # noqa: E402
 
 TERSER = os.path.join(HERE, "..", "..", "node_modules", ".bin", "terser")
 
@@ -34,11 +34,7 @@ def main():
             [TERSER, path, "--module", "--compress", "--mangle", "--output", path],
             check=True,
         )
-    page = os.path.join(root, "index.html")
-    html = open(page, encoding="utf-8").read()
-
-    html = renew_links(html, root, {os.path.relpath(p, root) for p in files})
-    open(page, "w", encoding="utf-8").write(html)
+    renew_page_links(root, {os.path.relpath(p, root) for p in files})
 
 
 if __name__ == "__main__":

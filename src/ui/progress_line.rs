@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::agent::record::{RunRecord, Status};
 use crate::progress::wait_line;
 use crate::web::clock::wall_ms;
-use crate::web::engine::python_download;
+use crate::web::python_worker::pyodide_download;
 
 /// How often the elapsed seconds are read again.
 const TICK: Duration = Duration::from_millis(250);
@@ -31,7 +31,7 @@ pub fn ProgressLine(state: RwSignal<RunRecord>) -> impl IntoView {
     }
     let line = move || {
         let at = now.get().max(wall_ms());
-        state.with(|r| wait_line(r, at, python_download()))
+        state.with(|r| wait_line(r, at, pyodide_download()))
     };
     view! { <p class="progress">{line}</p> }
 }

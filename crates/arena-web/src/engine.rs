@@ -10,8 +10,6 @@ use std::pin::Pin;
 use std::task::{Poll, Waker};
 use wasm_bindgen_futures::spawn_local;
 
-use arena_core::progress::Download;
-
 /// The engine's chunk, or the Markdown parser's, could not be fetched.
 pub struct ChunkMissing;
 
@@ -71,9 +69,4 @@ pub async fn settled() {
         }
     })
     .await
-}
-
-/// How much of Pyodide the engine has fetched (`None` before any download).
-pub fn python_download() -> Option<Download> {
-    crate::python_worker::pyodide_download()
 }

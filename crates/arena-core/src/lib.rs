@@ -16,6 +16,7 @@ pub mod live_lines;
 pub mod llm;
 pub mod markdown;
 pub mod markdown_blocks;
+pub mod mcp;
 pub mod origin;
 pub mod page_params;
 pub mod progress;

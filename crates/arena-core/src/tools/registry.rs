@@ -165,13 +165,13 @@ impl Registry {
         self.tools
             .iter()
             .map(|t| (t.as_ref(), t.spec()))
-            .find(|(_, spec)| spec.name == wanted)
+            .find(|(_, spec)| normalise_tool_name(&spec.name) == wanted)
     }
 }
 
 /// Models write `Calculator`, `` `calculator` ``, `calculator tool` or `web search`; all mean
 /// the same.
-fn normalise_tool_name(name: &str) -> String {
+pub fn normalise_tool_name(name: &str) -> String {
     let n = name
         .trim()
         .trim_matches(|c: char| c == '`' || c == '"' || c == '\'' || c == '*')

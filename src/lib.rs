@@ -6,7 +6,7 @@
 
 pub use arena_core::{
     agent, dates, draw_budget, evaluation, export, follow, hidden_text, history, live_lines, llm,
-    markdown, markdown_blocks, origin, page_params, progress, recordings, run_file, run_limits,
+    markdown, markdown_blocks, mcp, origin, page_params, progress, recordings, run_file, run_limits,
     settings, shortcuts, tools, turn_request,
 };
 

@@ -270,7 +270,7 @@ fn disabled_tools_are_not_offered_to_the_model() {
         );
         open_with_tools(&rig, &fixtures, json!({})).await;
         rig.open_settings().await;
-        rig.click("#tool-python").await;
+        rig.click("#tool-react-python").await;
         let p = run_react(&rig, "Use python.", SETTLE).await;
 
         let first = &rig.mock.chat_requests()[0].body;
@@ -289,7 +289,7 @@ fn disabled_tools_are_not_offered_to_the_model() {
             stored
                 .as_str()
                 .unwrap()
-                .contains("\"disabled_tools\":[\"python\"]"),
+                .contains("\"tools_off\":{\"act\":[],\"react\":[\"python\"]}"),
             "{stored}"
         );
     });

@@ -164,6 +164,9 @@ fn setup_line(r: &RunRecord) -> String {
         if !c.tools.is_empty() {
             parts.push(format!("tools offered: {}", c.tools.join(", ")));
         }
+        for source in &c.mcp_tools {
+            parts.push(format!("{}: {}", source.tool, source.describe()));
+        }
     }
     parts.join(" · ")
 }

@@ -15,6 +15,7 @@ mod host_confirm;
 mod inspect;
 mod keep;
 mod markdown_view;
+mod mcp_servers;
 mod panel;
 mod panel_run;
 pub mod part_views;

@@ -222,7 +222,7 @@ fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
         state.with(|s| {
             s.steps()
                 .get(index)
-                .map(StepRecord::actions)
+                .map(StepRecord::called)
                 .unwrap_or_default()
         })
     });
@@ -304,11 +304,12 @@ fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
                 actions
                     .get()
                     .into_iter()
-                    .map(|(tool, input)| {
+                    .map(|(tool, input, server)| {
                         view! {
                             <div class="action">
                                 <span class="label">"Action"</span>
                                 <span class="tool-name">{tool}</span>
+                                {server.map(|s| view! { <span class="tool-server" title=s.url.clone()>{format!("MCP: {}", s.server)}</span> })}
                                 <code class="tool-input">{input}</code>
                             </div>
                         }

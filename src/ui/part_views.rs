@@ -12,6 +12,7 @@ use super::from_address::show_carried_run;
 use super::history::History;
 use super::host_confirm::HostConfirm;
 use super::keep::Keeper;
+use super::mcp_servers::McpServers;
 use super::panel::run_body;
 use super::panel_run::RunBody;
 use super::parts::{Job, Part, Turns};
@@ -48,6 +49,7 @@ pub fn draw(part: Part) -> AnyView {
         } => view! { <HostConfirm origin=origin on_confirm=on_confirm on_cancel=on_cancel /> }
             .into_any(),
         Part::RecordingCards(shower) => view! { <RecordingCards shower=shower /> }.into_any(),
+        Part::McpServers(settings) => view! { <McpServers settings=settings /> }.into_any(),
     }
 }
 

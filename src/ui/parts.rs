@@ -1,6 +1,6 @@
 //! The seam to the page's parts: what is not needed to show the page. The comparison table,
 //! export and import, the embed code, keeping runs and the history list, the host
-//! confirmation and the recordings' cards (`Part`), and reading and playing back a run file
+//! confirmation, the recordings' cards and Settings' MCP servers (`Part`), and reading and playing back a run file
 //! the page's address carries or names (`Job`), are in the parts chunk; what a panel shows of
 //! a run (`RunBody`) and driving its turns (`Turns`) are in the engine's chunk. The page's
 //! binary cuts them off its module (split points, src/split_points.rs, cut by
@@ -30,6 +30,7 @@ use crate::agent::mode::ModeChoice;
 use crate::agent::record::RunRecord;
 use crate::agent::AgentEvent;
 use crate::origin::Origin;
+use crate::settings::Settings;
 use crate::web::engine;
 
 /// A part and what it is drawn from.
@@ -56,6 +57,8 @@ pub enum Part {
     },
     /// The shipped recordings to play, in the welcome block.
     RecordingCards(FileShow),
+    /// Settings' MCP servers: adding, connecting, their tools.
+    McpServers(RwSignal<Settings>),
 }
 
 /// Work done in the chunk: what the page's address asks for at once.

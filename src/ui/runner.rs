@@ -15,7 +15,6 @@ use crate::agent::record::{RunConfig, RunRecord, Status};
 use crate::agent::run::{Next, RunOptions};
 use crate::agent::{AgentEvent, Mode};
 use crate::settings::Settings;
-use crate::tools::Registry;
 use crate::turn_request::TurnRequest;
 use crate::web::engine;
 
@@ -91,11 +90,8 @@ pub(crate) fn new_record(run_id: u32, mode: Mode, settings: &Settings) -> RunRec
         } else {
             1
         },
-        tools: if mode.uses_tools() {
-            Registry::enabled_names(|name| settings.tool_enabled(name))
-        } else {
-            Vec::new()
-        },
+        tools: settings.offered_tools(mode),
+        mcp_tools: settings.mcp_tools(mode),
         ..RunConfig::default()
     };
     RunRecord::new(format!("{now:.0}-{run_id}-{}", mode.id()), now, config)

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::agent::action_protocol::ProtocolChoice;
+use crate::agent::Mode;
 use crate::settings::{Settings, MAX_PYTHON_TIMEOUT_SECS};
 use crate::tools::endpoints::{is_http_url, ENDPOINT_FIELDS};
 use crate::tools::registry::TOOL_NAMES;
@@ -13,23 +14,14 @@ pub fn ToolsSettings(
     settings: RwSignal<Settings>,
     field_error: RwSignal<Option<String>>,
 ) -> impl IntoView {
-    let checkboxes = TOOL_NAMES
+    let rows = TOOL_NAMES
         .into_iter()
         .map(|name| {
-            let id = format!("tool-{name}");
             view! {
-                <label class="inline tool-toggle">
-                    <input
-                        id=id
-                        type="checkbox"
-                        prop:checked=move || settings.with(|s| s.tool_enabled(name))
-                        on:change=move |ev| {
-                            let on = event_target_checked(&ev);
-                            settings.update(|s| s.set_tool_enabled(name, on));
-                        }
-                    />
-                    {name}
-                </label>
+                <tr>
+                    <th scope="row">{name}</th>
+                    {TOOL_MODES.map(|mode| view! { <td>{tool_toggle(settings, mode, name.to_string())}</td> })}
+                </tr>
             }
         })
         .collect_view();
@@ -78,8 +70,16 @@ pub fn ToolsSettings(
                 .map(|c| view! { <option value=c.id()>{c.label()}</option> })
                 .collect_view()}
         </select>
-        <span class="settings-label">"Tools"</span>
-        <div class="tool-toggles">{checkboxes}</div>
+        <span class="settings-label" id="tools-label">"Tools"</span>
+        <table class="tool-choice" aria-labelledby="tools-label">
+            <thead>
+                <tr>
+                    <th scope="col">"Tool"</th>
+                    {TOOL_MODES.map(|mode| view! { <th scope="col">{mode.label()}</th> })}
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
         <label for="python-timeout">"Python time limit (s)"</label>
         <input
             id="python-timeout"
@@ -105,5 +105,27 @@ pub fn ToolsSettings(
             <summary>"Tool endpoints"</summary>
             <div class="settings-grid">{endpoints}</div>
         </details>
+    }
+}
+
+/// The modes that call tools, in the order of the choice's columns.
+pub const TOOL_MODES: [Mode; 2] = [Mode::Act, Mode::ReAct];
+
+/// Whether `mode` may call the tool `name`: one cell of the tool choice.
+pub fn tool_toggle(settings: RwSignal<Settings>, mode: Mode, name: String) -> impl IntoView {
+    let id = format!("tool-{}-{name}", mode.id());
+    let label = format!("{name} in {}", mode.label());
+    let (read, write) = (name.clone(), name);
+    view! {
+        <input
+            id=id
+            type="checkbox"
+            aria-label=label
+            prop:checked=move || settings.with(|s| s.tool_enabled(mode, &read))
+            on:change=move |ev| {
+                let on = event_target_checked(&ev);
+                settings.update(|s| s.set_tool_enabled(mode, &write, on));
+            }
+        />
     }
 }

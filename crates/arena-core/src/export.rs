@@ -149,7 +149,11 @@ fn step_markdown(step: &Step, out: &mut String) {
     }
     for run in &step.tool_runs {
         if !run.tool.is_empty() {
-            out.push_str(&format!("**Action:** `{}`\n\n", run.tool));
+            out.push_str(&format!("**Action:** `{}`", run.tool));
+            if let Some(source) = &run.mcp {
+                out.push_str(&format!(" ({})", source.describe()));
+            }
+            out.push_str("\n\n");
             out.push_str(&fenced(&run.input));
             out.push('\n');
         }

@@ -3,11 +3,15 @@
 use serde::{Deserialize, Serialize};
 
 use crate::agent::action_protocol::ProtocolChoice;
+use crate::agent::record::McpSource;
 use crate::agent::Mode;
 use crate::hidden_text::is_invisible;
+use crate::mcp::client::Connected;
+use crate::mcp::server_tools::{read_tools, server_name, McpServer};
 use crate::origin::Origin;
 use crate::tools::endpoints::ToolEndpoints;
 use crate::tools::python::DEFAULT_TIMEOUT_SECS;
+use crate::tools::registry::{Registry, TOOL_NAMES};
 
 pub const DEFAULT_MODEL: &str = "openai/gpt-oss-20b";
 pub const DEFAULT_BASE_URL: &str = "https://router.huggingface.co/v1";
@@ -23,8 +27,16 @@ pub struct Settings {
     pub max_steps: u32,
     /// Keep the token in localStorage (survives closing the browser) instead of sessionStorage.
     pub remember_token: bool,
-    /// Tools the user switched off (by name); every other tool is offered to the model.
+    /// Tools switched off for every mode, as older versions kept them: read into
+    /// `tools_off` and emptied.
     pub disabled_tools: Vec<String>,
+    /// Tools the user switched off, by mode (by the name offered to the model); every other
+    /// tool is offered.
+    pub tools_off: ToolsOff,
+    /// MCP servers whose tools are offered beside the built-in ones (tokens are kept apart).
+    pub mcp_servers: Vec<McpServer>,
+    /// Time limit of one MCP tool call.
+    pub mcp_timeout_secs: u32,
     pub tool_endpoints: ToolEndpoints,
     /// Time limit of one python call.
     pub python_timeout_secs: u32,
@@ -40,6 +52,35 @@ pub struct Settings {
     /// model list says, or unknown.
     pub context_length: u32,
 }
+
+/// Tools switched off in Act-only and in ReAct (Think-only calls none).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToolsOff {
+    pub act: Vec<String>,
+    pub react: Vec<String>,
+}
+
+impl ToolsOff {
+    fn of(&self, mode: Mode) -> Option<&Vec<String>> {
+        match mode {
+            Mode::Think => None,
+            Mode::Act => Some(&self.act),
+            Mode::ReAct => Some(&self.react),
+        }
+    }
+
+    fn of_mut(&mut self, mode: Mode) -> Option<&mut Vec<String>> {
+        match mode {
+            Mode::Think => None,
+            Mode::Act => Some(&mut self.act),
+            Mode::ReAct => Some(&mut self.react),
+        }
+    }
+}
+
+pub const DEFAULT_MCP_TIMEOUT_SECS: u32 = 30;
+pub const MAX_MCP_TIMEOUT_SECS: u32 = 300;
 
 /// Models chosen for single modes, overriding `Settings::model` (empty: no override).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -60,6 +101,9 @@ impl Default for Settings {
             max_steps: 5,
             remember_token: false,
             disabled_tools: Vec::new(),
+            tools_off: ToolsOff::default(),
+            mcp_servers: Vec::new(),
+            mcp_timeout_secs: DEFAULT_MCP_TIMEOUT_SECS,
             tool_endpoints: ToolEndpoints::default(),
             python_timeout_secs: DEFAULT_TIMEOUT_SECS,
             protocol: ProtocolChoice::Auto,
@@ -107,6 +151,13 @@ impl Settings {
             *m = m.trim().to_string();
         }
         self.tool_endpoints = self.tool_endpoints.repaired();
+        self.mcp_timeout_secs = self.mcp_timeout_secs.clamp(1, MAX_MCP_TIMEOUT_SECS);
+        for name in std::mem::take(&mut self.disabled_tools) {
+            for mode in [Mode::Act, Mode::ReAct] {
+                self.set_tool_enabled(mode, &name, false);
+            }
+        }
+        self.mcp_servers = repaired_servers(std::mem::take(&mut self.mcp_servers));
         self
     }
 
@@ -124,15 +175,81 @@ impl Settings {
         }
     }
 
-    pub fn tool_enabled(&self, name: &str) -> bool {
-        !self.disabled_tools.iter().any(|d| d == name)
+    /// True when `mode` may call the tool offered as `name`.
+    pub fn tool_enabled(&self, mode: Mode, name: &str) -> bool {
+        self.tools_off
+            .of(mode)
+            .is_some_and(|off| !off.iter().any(|d| d == name))
     }
 
-    pub fn set_tool_enabled(&mut self, name: &str, enabled: bool) {
-        self.disabled_tools.retain(|d| d != name);
-        if !enabled {
-            self.disabled_tools.push(name.to_string());
+    pub fn set_tool_enabled(&mut self, mode: Mode, name: &str, enabled: bool) {
+        if let Some(off) = self.tools_off.of_mut(mode) {
+            off.retain(|d| d != name);
+            if !enabled {
+                off.push(name.to_string());
+            }
         }
+    }
+
+    /// The MCP tools `mode` may call, with their servers, in the order they are offered.
+    pub fn mcp_tools(&self, mode: Mode) -> Vec<McpSource> {
+        self.mcp_servers
+            .iter()
+            .flat_map(|server| {
+                server.tools.iter().map(move |tool| McpSource {
+                    tool: tool.offered.clone(),
+                    server: server.name.clone(),
+                    url: server.url.clone(),
+                    name: tool.name.clone(),
+                })
+            })
+            .filter(|source| self.tool_enabled(mode, &source.tool))
+            .collect()
+    }
+
+    /// Keeps the server at `url` as `connected` described it, in place of an earlier
+    /// connection to the same URL; `name` is the user's name for it (empty: the server's own).
+    pub fn put_mcp_server(&mut self, name: &str, url: &str, connected: &Connected) {
+        let url = url.trim();
+        let name = match name.trim() {
+            "" => server_name(&connected.server_name, url),
+            given => server_name(given, url),
+        };
+        let others = self.mcp_servers.iter().filter(|s| s.url != url);
+        let mut taken: Vec<String> = TOOL_NAMES.iter().map(|n| n.to_string()).collect();
+        taken.extend(others.flat_map(|s| s.tools.iter().map(|t| t.offered.clone())));
+        let tools = read_tools(&connected.tools, &name, &mut taken);
+        let server = McpServer {
+            name,
+            url: url.to_string(),
+            tools,
+        };
+        let room = self.mcp_servers.len() < MAX_MCP_SERVERS;
+        match self.mcp_servers.iter_mut().find(|s| s.url == url) {
+            Some(kept) => *kept = server,
+            None if room => self.mcp_servers.push(server),
+            None => {}
+        }
+    }
+
+    /// Forgets the server at `url`, and its tools' places in the tool choice.
+    pub fn remove_mcp_server(&mut self, url: &str) {
+        let Some(at) = self.mcp_servers.iter().position(|s| s.url == url) else {
+            return;
+        };
+        let gone = self.mcp_servers.remove(at);
+        for tool in gone.tools {
+            for off in [&mut self.tools_off.act, &mut self.tools_off.react] {
+                off.retain(|name| *name != tool.offered);
+            }
+        }
+    }
+
+    /// Every tool `mode` is offered, by name: the built-in ones, then the MCP servers'.
+    pub fn offered_tools(&self, mode: Mode) -> Vec<String> {
+        let mut names = Registry::enabled_names(|name| self.tool_enabled(mode, name));
+        names.extend(self.mcp_tools(mode).into_iter().map(|s| s.tool));
+        names
     }
 
     /// True when the endpoint is on this machine, where no token is needed.
@@ -140,6 +257,57 @@ impl Settings {
         Origin::of(&self.base_url).is_some_and(|o| o.is_local())
     }
 }
+
+/// Servers as kept, made safe again: settings may come from a file, so every server's URL
+/// must be http(s), and every name and description is read as a server's would be (plain,
+/// cut, clashes renamed).
+fn repaired_servers(servers: Vec<McpServer>) -> Vec<McpServer> {
+    let mut taken: Vec<String> = TOOL_NAMES.iter().map(|n| n.to_string()).collect();
+    servers
+        .into_iter()
+        .filter(|s| Origin::of(s.url.trim()).is_some())
+        .take(MAX_MCP_SERVERS)
+        .map(|server| {
+            let url = server.url.trim().to_string();
+            let name = server_name(&server.name, &url);
+            let listed: Vec<serde_json::Value> = server
+                .tools
+                .iter()
+                .map(|t| {
+                    serde_json::json!({
+                        "name": t.name,
+                        "description": t.description,
+                        "inputSchema": t.parameters,
+                    })
+                })
+                .collect();
+            let tools = read_tools(&listed, &name, &mut taken);
+            McpServer { name, url, tools }
+        })
+        .collect()
+}
+
+/// What is wrong with `url` as an MCP server's address; `None` when the page can call it.
+pub fn mcp_url_problem(url: &str) -> Option<String> {
+    let Some(origin) = Origin::of(url.trim()) else {
+        return Some(format!(
+            "\"{}\" is not an http(s) URL. Give the server's Streamable HTTP endpoint, e.g. http://localhost:3001/mcp.",
+            url.trim().chars().take(80).collect::<String>()
+        ));
+    };
+    if origin.host == "[::1]" {
+        return Some("Use localhost instead of [::1]: the page's security policy cannot name an IPv6 address.".into());
+    }
+    if !origin.is_https() && !origin.is_local() {
+        return Some(
+            "Use https for an MCP server: plain http is allowed only to this machine.".into(),
+        );
+    }
+    None
+}
+
+/// Most MCP servers kept.
+pub const MAX_MCP_SERVERS: usize = 16;
 
 /// Why Run cannot start yet, as the Run button should say it; `None` when it can.
 pub fn missing_for_run(settings: &Settings, token: &str, question: &str) -> Option<String> {
@@ -229,12 +397,20 @@ impl Default for TokenHosts {
 
 impl TokenHosts {
     pub fn from_json(json: &str) -> Self {
-        let mut hosts = serde_json::from_str::<TokenHosts>(json).unwrap_or_default();
+        let mut hosts = Self::confirmed_only(json);
+        hosts.0.extend(TokenHosts::default().0);
+        hosts.0.sort();
+        hosts.0.dedup();
+        hosts
+    }
+
+    /// Only the origins the user confirmed, without the router (MCP servers' hosts).
+    pub fn confirmed_only(json: &str) -> Self {
+        let mut hosts = serde_json::from_str::<TokenHosts>(json).unwrap_or(TokenHosts(Vec::new()));
         // Only well-formed origins, as this code writes them.
         hosts
             .0
             .retain(|h| Origin::of(h).is_some_and(|o| o.to_string() == *h));
-        hosts.0.extend(TokenHosts::default().0);
         hosts.0.sort();
         hosts.0.dedup();
         hosts
@@ -259,6 +435,7 @@ impl TokenHosts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
 
     #[test]
     fn defaults_and_round_trip() {
@@ -290,22 +467,136 @@ mod tests {
     }
 
     #[test]
-    fn tools_can_be_switched_off_and_back_on() {
+    fn tools_can_be_switched_off_and_back_on_per_mode() {
         let mut s = Settings::default();
-        assert!(s.tool_enabled("python"));
-        s.set_tool_enabled("python", false);
-        s.set_tool_enabled("python", false);
-        assert!(!s.tool_enabled("python"));
-        assert_eq!(s.disabled_tools, ["python"]);
+        assert!(s.tool_enabled(Mode::Act, "python") && s.tool_enabled(Mode::ReAct, "python"));
+        assert!(
+            !s.tool_enabled(Mode::Think, "python"),
+            "Think-only calls no tool"
+        );
+        s.set_tool_enabled(Mode::Act, "python", false);
+        s.set_tool_enabled(Mode::Act, "python", false);
+        assert!(!s.tool_enabled(Mode::Act, "python"));
+        assert!(
+            s.tool_enabled(Mode::ReAct, "python"),
+            "the other mode keeps it"
+        );
+        assert_eq!(s.tools_off.act, ["python"]);
         let back = Settings::from_json(&s.to_json());
-        assert!(!back.tool_enabled("python") && back.tool_enabled("weather"));
-        s.set_tool_enabled("python", true);
-        assert!(s.tool_enabled("python"));
+        assert!(!back.tool_enabled(Mode::Act, "python") && back.tool_enabled(Mode::Act, "weather"));
+        assert_eq!(
+            back.offered_tools(Mode::Act),
+            ["web_search", "wikipedia", "weather", "calculator"]
+        );
+        assert_eq!(back.offered_tools(Mode::ReAct).len(), 5);
+        s.set_tool_enabled(Mode::Act, "python", true);
+        assert!(s.tool_enabled(Mode::Act, "python"));
+        // Older settings switched a tool off everywhere.
+        let old = Settings::from_json(r#"{"disabled_tools":["weather"]}"#);
+        assert_eq!(old.tools_off.act, ["weather"]);
+        assert_eq!(old.tools_off.react, ["weather"]);
+        assert!(old.disabled_tools.is_empty());
         let odd = Settings::from_json(
             r#"{"python_timeout_secs":0,"tool_endpoints":{"wttr":"file:///etc"}}"#,
         );
         assert_eq!(odd.python_timeout_secs, 1);
         assert_eq!(odd.tool_endpoints, ToolEndpoints::default());
+    }
+
+    #[test]
+    fn mcp_servers_from_a_file_are_made_safe_and_offered_per_mode() {
+        let file = serde_json::json!({
+            "mcp_servers": [
+                {"name": "<b>Evil</b>\\u202e", "url": "javascript:alert(1)", "tools": [{"name": "x"}]},
+                {"name": "Docs", "url": " https://mcp.test/mcp ", "tools": [
+                    {"name": "calculator", "offered": "calculator", "description": "fake"},
+                    {"name": "search_docs", "offered": "search_docs", "description": "d".repeat(5000),
+                     "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}},
+                ]},
+            ],
+            "tools_off": {"react": ["search_docs"]},
+            "mcp_timeout_secs": 0,
+        });
+        let s = Settings::from_json(&file.to_string());
+        assert_eq!(
+            s.mcp_servers.len(),
+            1,
+            "a server that is not http(s) is dropped"
+        );
+        let docs = &s.mcp_servers[0];
+        assert_eq!(docs.url, "https://mcp.test/mcp");
+        let offered: Vec<&str> = docs.tools.iter().map(|t| t.offered.as_str()).collect();
+        assert_eq!(
+            offered,
+            ["Docs_calculator", "search_docs"],
+            "a clash is renamed"
+        );
+        assert_eq!(docs.tools[1].description.chars().count(), 400);
+        assert_eq!(s.mcp_timeout_secs, 1);
+        assert_eq!(
+            s.offered_tools(Mode::Act)[5..],
+            ["Docs_calculator".to_string(), "search_docs".to_string()]
+        );
+        assert_eq!(
+            s.offered_tools(Mode::ReAct)[5..],
+            ["Docs_calculator".to_string()]
+        );
+        let sources = s.mcp_tools(Mode::Act);
+        assert_eq!(sources[0].name, "calculator");
+        assert_eq!(sources[0].server, "Docs");
+        assert_eq!(sources[0].url, "https://mcp.test/mcp");
+        assert!(s.offered_tools(Mode::Think).is_empty());
+    }
+
+    #[test]
+    fn connecting_again_replaces_a_server_and_removing_forgets_its_choices() {
+        let connected = |tools: Value| Connected {
+            version: "2025-11-25".into(),
+            server_name: "Everything <x>".into(),
+            tools: tools.as_array().unwrap().clone(),
+        };
+        let mut s = Settings::default();
+        s.put_mcp_server(
+            "",
+            "http://localhost:3001/mcp",
+            &connected(json!([{"name": "echo"}, {"name": "calculator"}])),
+        );
+        s.put_mcp_server(
+            "Mine",
+            "http://localhost:4000/mcp",
+            &connected(json!([{"name": "echo"}])),
+        );
+        assert_eq!(s.mcp_servers[0].name, "Everything <x>");
+        assert_eq!(
+            s.offered_tools(Mode::Act)[5..],
+            ["echo", "Everything_x_calculator", "Mine_echo"]
+        );
+        s.set_tool_enabled(Mode::Act, "Mine_echo", false);
+        // Connecting again to the same URL replaces it in place.
+        s.put_mcp_server(
+            "Mine",
+            "http://localhost:4000/mcp",
+            &connected(json!([{"name": "echo"}, {"name": "add"}])),
+        );
+        assert_eq!(s.mcp_servers.len(), 2);
+        assert_eq!(
+            s.offered_tools(Mode::Act)[5..],
+            ["echo", "Everything_x_calculator", "add"]
+        );
+        s.remove_mcp_server("http://localhost:4000/mcp");
+        assert!(s.tools_off.act.is_empty());
+        assert_eq!(s.mcp_servers.len(), 1);
+        assert!(mcp_url_problem("http://localhost:3001/mcp").is_none());
+        assert!(mcp_url_problem("https://mcp.example.test/mcp").is_none());
+        assert!(mcp_url_problem("http://mcp.example.test/mcp")
+            .unwrap()
+            .contains("https"));
+        assert!(mcp_url_problem("ftp://x")
+            .unwrap()
+            .contains("not an http(s) URL"));
+        assert!(mcp_url_problem("http://[::1]:3000/mcp")
+            .unwrap()
+            .contains("localhost"));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use web_sys::AbortSignal;
 
 use crate::fetch::BrowserChatModel;
 use crate::jsonp::FrameJsonp;
+use crate::mcp_tools;
 use crate::python_worker::WorkerPython;
 use crate::stoppable_tools::StoppableTools;
 use crate::tool_fetch::BrowserHttp;
@@ -49,9 +50,9 @@ pub fn chat_model(
     }
 }
 
-/// Each panel's run has its own tools: its own cache, Wikipedia page and Python worker.
-/// None of them is given the token.
-pub fn run_tools(settings: &Settings) -> Registry {
+/// Each panel's run has its own tools: its own cache, Wikipedia page and Python worker; the
+/// MCP tools `mode` may call share their servers' sessions. None of them is given the token.
+pub fn run_tools(settings: &Settings, mode: Mode) -> Registry {
     let env = ToolEnv {
         http: Rc::new(BrowserHttp {
             timeout_secs: TOOL_TIMEOUT_SECS,
@@ -63,7 +64,9 @@ pub fn run_tools(settings: &Settings) -> Registry {
         endpoints: settings.tool_endpoints.clone(),
         python_timeout_secs: settings.python_timeout_secs,
     };
-    Registry::for_run(&env, |name| settings.tool_enabled(name))
+    let mut registry = Registry::for_run(&env, |name| settings.tool_enabled(mode, name));
+    mcp_tools::add_tools(&mut registry, settings, mode);
+    registry
 }
 
 /// What a call of `model` sends besides the conversation.
@@ -76,13 +79,13 @@ pub fn chat_params(settings: &Settings, model: &str) -> ChatParams {
 }
 
 /// The tools kept under `key`, or new ones kept from now on.
-fn panel_tools(key: &str, settings: &Settings) -> Rc<Registry> {
+fn panel_tools(key: &str, settings: &Settings, mode: Mode) -> Rc<Registry> {
     TOOLS.with(|kept| {
         let mut kept = kept.borrow_mut();
         if let Some((_, tools)) = kept.iter().find(|(k, _)| k == key) {
             return tools.clone();
         }
-        let tools = Rc::new(run_tools(settings));
+        let tools = Rc::new(run_tools(settings, mode));
         kept.push_back((key.to_string(), tools.clone()));
         if kept.len() > KEPT_TOOLS {
             kept.pop_front();
@@ -107,7 +110,7 @@ pub async fn run_request(
     } = request;
     let params = chat_params(&settings, &record.config.model);
     let model = chat_model(&settings, &token, &params, signal.clone());
-    let registry = panel_tools(&tools_key, &settings);
+    let registry = panel_tools(&tools_key, &settings, record.config.mode);
     let tools = StoppableTools {
         tools: registry.as_ref(),
         signal,

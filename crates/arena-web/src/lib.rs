@@ -25,6 +25,8 @@ pub mod file_read;
 pub mod idb;
 pub mod jsonp;
 pub mod markdown_chunk;
+pub mod mcp_fetch;
+pub mod mcp_tools;
 pub mod memory_probe;
 pub mod model_info;
 pub mod page_file;

@@ -5,11 +5,14 @@
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Storage;
 
+use arena_core::mcp::tokens::McpTokens;
 use arena_core::settings::{Settings, TokenHosts};
 
 const SETTINGS_KEY: &str = "react-arena.settings";
 const TOKEN_KEY: &str = "react-arena.token";
 const TOKEN_HOSTS_KEY: &str = "react-arena.token-hosts";
+const MCP_TOKENS_KEY: &str = "react-arena.mcp-tokens";
+const MCP_TOKEN_HOSTS_KEY: &str = "react-arena.mcp-token-hosts";
 
 #[derive(Clone, Copy)]
 enum Area {
@@ -130,4 +133,42 @@ pub fn save_token_hosts(hosts: &TokenHosts) -> Result<(), String> {
                 "The confirmed host was not saved: {e}. You will be asked again after a reload."
             )
         })
+}
+
+/// The MCP servers' tokens: session first (this tab), then the remembered ones.
+pub fn load_mcp_tokens() -> McpTokens {
+    Area::Session
+        .read(MCP_TOKENS_KEY)
+        .or_else(|| Area::Local.read(MCP_TOKENS_KEY))
+        .map(|json| McpTokens::from_json(&json))
+        .unwrap_or_default()
+}
+
+/// Stores the MCP tokens where `remember` chooses (as the Hugging Face token is stored).
+pub fn save_mcp_tokens(tokens: &McpTokens, remember: bool) -> Result<(), String> {
+    let keep = Area::for_token(remember);
+    let other = Area::for_token(!remember);
+    if tokens.is_empty() {
+        keep.remove(MCP_TOKENS_KEY);
+        other.remove(MCP_TOKENS_KEY);
+        return Ok(());
+    }
+    keep.write(MCP_TOKENS_KEY, &tokens.to_json())
+        .map_err(|e| format!("The MCP token was not saved: {e}."))?;
+    other.remove(MCP_TOKENS_KEY);
+    Ok(())
+}
+
+/// The origins the user confirmed as places to send an MCP token (apart from the model's).
+pub fn load_mcp_token_hosts() -> TokenHosts {
+    Area::Local
+        .read(MCP_TOKEN_HOSTS_KEY)
+        .map(|json| TokenHosts::confirmed_only(&json))
+        .unwrap_or_else(|| TokenHosts::confirmed_only("[]"))
+}
+
+pub fn save_mcp_token_hosts(hosts: &TokenHosts) -> Result<(), String> {
+    Area::Local
+        .write(MCP_TOKEN_HOSTS_KEY, &hosts.to_json())
+        .map_err(|e| format!("The confirmed MCP host was not saved: {e}."))
 }

@@ -37,7 +37,7 @@ pub async fn run_job(
     on_rate_limit: &dyn Fn(u32),
 ) -> Option<RunRecord> {
     let settings = job_settings(context, spec, job);
-    let tools = run_tools(&settings);
+    let tools = run_tools(&settings, job.mode);
     let mut record = new_record(job.question as u32, job.mode, &settings);
     record.id = format!("{}-{}", spec.id, job.key());
     let params = chat_params(&settings, &settings.model);

@@ -10,6 +10,7 @@ use super::events::AgentEvent;
 use super::mode::Mode;
 use crate::llm::models::Pricing;
 use crate::llm::{ChatMessage, Usage};
+use crate::tools::registry::normalise_tool_name;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -74,6 +75,8 @@ pub struct RunConfig {
     pub protocol: Protocol,
     /// The tools offered to the model, by name.
     pub tools: Vec<String>,
+    /// Which of them are an MCP server's, and whose.
+    pub mcp_tools: Vec<McpSource>,
     /// The system prompt in use, the first message of every call.
     pub system_prompt: String,
     /// The model's price, when the endpoint's model list gives it.
@@ -93,10 +96,34 @@ impl Default for RunConfig {
             max_steps: 1,
             protocol: Protocol::Text,
             tools: Vec::new(),
+            mcp_tools: Vec::new(),
             system_prompt: String::new(),
             pricing: None,
             context_length: None,
         }
+    }
+}
+
+/// An MCP server's tool as a run offered it: what a call of it went to.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct McpSource {
+    /// The name offered to the model.
+    pub tool: String,
+    /// The server's name, as the settings show it.
+    pub server: String,
+    pub url: String,
+    /// The server's own name for the tool.
+    pub name: String,
+}
+
+impl McpSource {
+    /// `"Docs" at https://mcp.test/mcp, tool search_docs`: where a call went, in words.
+    pub fn describe(&self) -> String {
+        format!(
+            "MCP server \"{}\" at {}, tool {}",
+            self.server, self.url, self.name
+        )
     }
 }
 
@@ -110,6 +137,9 @@ pub struct ToolRun {
     /// `None` while it runs.
     pub output: Option<String>,
     pub is_error: bool,
+    /// The MCP server and tool the call went to, when it was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<McpSource>,
 }
 
 impl Step {
@@ -119,6 +149,15 @@ impl Step {
             .iter()
             .filter(|r| !r.tool.is_empty())
             .map(|r| (r.tool.clone(), r.input.clone()))
+            .collect()
+    }
+
+    /// The tool calls, as (tool, input, the MCP server it went to).
+    pub fn called(&self) -> Vec<(String, String, Option<McpSource>)> {
+        self.tool_runs
+            .iter()
+            .filter(|r| !r.tool.is_empty())
+            .map(|r| (r.tool.clone(), r.input.clone(), r.mcp.clone()))
             .collect()
     }
 
@@ -315,10 +354,18 @@ impl RunRecord {
             }
             AgentEvent::Action { tool, input } => {
                 self.status = Status::RunningTool;
+                let wanted = normalise_tool_name(tool);
+                let mcp = self
+                    .config
+                    .mcp_tools
+                    .iter()
+                    .find(|s| normalise_tool_name(&s.tool) == wanted)
+                    .cloned();
                 let step = self.step();
                 step.tool_runs.push(ToolRun {
                     tool: tool.clone(),
                     input: input.clone(),
+                    mcp,
                     ..ToolRun::default()
                 });
                 step.settled = true;
@@ -567,6 +614,58 @@ mod tests {
         for (i, e) in events.iter().enumerate() {
             r.apply(100.0 + i as f64, e);
         }
+    }
+
+    #[test]
+    fn a_call_of_an_mcp_tool_names_its_server() {
+        let source = McpSource {
+            tool: "get-sum".into(),
+            server: "Everything".into(),
+            url: "http://127.0.0.1:9/mcp".into(),
+            name: "get-sum".into(),
+        };
+        let config = RunConfig {
+            tools: vec!["calculator".into(), "get-sum".into()],
+            mcp_tools: vec![source.clone()],
+            ..RunConfig::default()
+        };
+        let mut r = RunRecord::new("r", 0.0, config);
+        r.apply(
+            1.0,
+            &AgentEvent::TurnStarted {
+                question: "q".into(),
+            },
+        );
+        r.apply(
+            2.0,
+            &AgentEvent::StepStarted {
+                step: 1,
+                forced: false,
+            },
+        );
+        for (tool, input) in [("Get_Sum", "{}"), ("calculator", "1+1")] {
+            r.apply(
+                3.0,
+                &AgentEvent::Action {
+                    tool: tool.into(),
+                    input: input.into(),
+                },
+            );
+            r.apply(
+                4.0,
+                &AgentEvent::Observation {
+                    text: "2".into(),
+                    is_error: false,
+                },
+            );
+        }
+        let runs = &r.turns[0].steps[0].tool_runs;
+        assert_eq!(runs[0].mcp.as_ref(), Some(&source));
+        assert_eq!(runs[1].mcp, None);
+        let json = serde_json::to_string(&r).unwrap();
+        assert_eq!(json.matches("\"mcp\":").count(), 1, "{json}");
+        let back: RunRecord = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, r);
     }
 
     #[test]

@@ -147,7 +147,9 @@ impl McpClient {
     async fn initialize(&self) -> Result<String, McpFailure> {
         *self.session.borrow_mut() = None;
         let id = self.take_id();
-        let reply = self.send(self.request(&wire::initialize(id), Some(id))).await?;
+        let reply = self
+            .send(self.request(&wire::initialize(id), Some(id)))
+            .await?;
         let session_id = reply.session_id.clone();
         let result = self.answer(reply, id, false)?;
         let offered = result
@@ -248,7 +250,11 @@ impl McpClient {
     }
 
     fn status_failure(&self, status: u16, had_session: bool) -> McpFailure {
-        let sent_token = self.endpoint.token.as_deref().is_some_and(|t| !t.is_empty());
+        let sent_token = self
+            .endpoint
+            .token
+            .as_deref()
+            .is_some_and(|t| !t.is_empty());
         match status {
             401 => McpFailure::SignIn { sent_token },
             403 => McpFailure::Refused,
@@ -261,8 +267,7 @@ impl McpClient {
     fn answer(&self, reply: PostReply, id: u64, had_session: bool) -> Result<Value, McpFailure> {
         if !(200..300).contains(&reply.status) {
             // Some servers answer an HTTP error with a JSON-RPC error that says more.
-            if let Err(Unanswered::Error { code, message }) = wire::read_response(&reply.body, id)
-            {
+            if let Err(Unanswered::Error { code, message }) = wire::read_response(&reply.body, id) {
                 if !matches!(reply.status, 401 | 403 | 404) {
                     return Err(McpFailure::Rpc { code, message });
                 }
@@ -359,10 +364,14 @@ pub mod fake {
             if self.hang.get() && self.replies.borrow().is_empty() {
                 return Box::pin(futures::future::pending());
             }
-            let mut reply = self.replies.borrow_mut().pop_front().unwrap_or(Ok(PostReply {
-                status: 500,
-                ..PostReply::default()
-            }));
+            let mut reply = self
+                .replies
+                .borrow_mut()
+                .pop_front()
+                .unwrap_or(Ok(PostReply {
+                    status: 500,
+                    ..PostReply::default()
+                }));
             // A scripted answer with id 0 answers whichever request it meets.
             if let (Ok(reply), Some(id)) = (&mut reply, request_id) {
                 if let Ok(mut body) = serde_json::from_str::<Value>(&reply.body) {
@@ -392,8 +401,8 @@ mod tests {
     use super::fake::*;
     use super::*;
     use futures::executor::block_on;
-    use std::future::Future;
     use serde_json::json;
+    use std::future::Future;
 
     fn client(transport: &Rc<FakeTransport>, token: Option<&str>) -> McpClient {
         McpClient::new(
@@ -414,13 +423,20 @@ mod tests {
         let t = Rc::new(FakeTransport::default());
         t.answer(200, Some("s-1"), init_result("2025-06-18"))
             .answer(202, None, Value::Null)
-            .answer(200, None, rpc(0, json!({"tools": [{"name": "a"}], "nextCursor": "p2"})))
+            .answer(
+                200,
+                None,
+                rpc(0, json!({"tools": [{"name": "a"}], "nextCursor": "p2"})),
+            )
             .answer(200, None, rpc(0, json!({"tools": [{"name": "b"}]})));
         let c = client(&t, Some("secret"));
         let connected = block_on(c.connect()).unwrap();
         assert_eq!(connected.version, "2025-06-18");
         assert_eq!(connected.server_name, "fake");
-        assert_eq!(connected.tools, vec![json!({"name": "a"}), json!({"name": "b"})]);
+        assert_eq!(
+            connected.tools,
+            vec![json!({"name": "a"}), json!({"name": "b"})]
+        );
         let bodies = t.bodies();
         assert_eq!(bodies[0]["method"], "initialize");
         assert_eq!(bodies[0]["params"]["protocolVersion"], PROTOCOL_VERSIONS[0]);
@@ -430,8 +446,14 @@ mod tests {
         assert_eq!(t.header(0, "Mcp-Session-Id"), None);
         assert_eq!(t.header(0, "MCP-Protocol-Version"), None);
         assert_eq!(t.header(2, "Mcp-Session-Id").as_deref(), Some("s-1"));
-        assert_eq!(t.header(2, "MCP-Protocol-Version").as_deref(), Some("2025-06-18"));
-        assert_eq!(t.header(3, "Authorization").as_deref(), Some("Bearer secret"));
+        assert_eq!(
+            t.header(2, "MCP-Protocol-Version").as_deref(),
+            Some("2025-06-18")
+        );
+        assert_eq!(
+            t.header(3, "Authorization").as_deref(),
+            Some("Bearer secret")
+        );
     }
 
     #[test]
@@ -442,7 +464,11 @@ mod tests {
             .answer(404, None, Value::Null)
             .answer(200, Some("new"), init_result("2025-11-25"))
             .answer(202, None, Value::Null)
-            .answer(200, None, rpc(0, json!({"content": [{"type": "text", "text": "ok"}]})));
+            .answer(
+                200,
+                None,
+                rpc(0, json!({"content": [{"type": "text", "text": "ok"}]})),
+            );
         let c = client(&t, None);
         let result = block_on(c.call_tool("echo", &json!({"m": 1}))).unwrap();
         assert_eq!(result["content"][0]["text"], "ok");
@@ -476,7 +502,10 @@ mod tests {
         }
         let t = Rc::new(FakeTransport::default());
         t.fail(FetchError::Network("Failed to fetch".into()));
-        assert_eq!(block_on(client(&t, None).connect()), Err(McpFailure::Unreachable));
+        assert_eq!(
+            block_on(client(&t, None).connect()),
+            Err(McpFailure::Unreachable)
+        );
         let t = Rc::new(FakeTransport::default());
         t.replies.borrow_mut().push_back(Ok(PostReply {
             status: 200,
@@ -488,10 +517,17 @@ mod tests {
             Err(McpFailure::NotMcp("a web page".into()))
         );
         let t = Rc::new(FakeTransport::default());
-        t.answer(500, None, json!({"jsonrpc": "2.0", "id": 0, "error": {"code": -32603, "message": "boom"}}));
+        t.answer(
+            500,
+            None,
+            json!({"jsonrpc": "2.0", "id": 0, "error": {"code": -32603, "message": "boom"}}),
+        );
         assert_eq!(
             block_on(client(&t, None).connect()),
-            Err(McpFailure::Rpc { code: -32603, message: "boom".into() })
+            Err(McpFailure::Rpc {
+                code: -32603,
+                message: "boom".into()
+            })
         );
     }
 
@@ -503,7 +539,11 @@ mod tests {
             .answer(200, None, rpc(0, json!({"tools": []})));
         let connected = block_on(client(&t, None).connect()).unwrap();
         assert_eq!(connected.version, "2025-03-26");
-        assert_eq!(t.header(2, "Mcp-Session-Id"), None, "the server gave no session");
+        assert_eq!(
+            t.header(2, "Mcp-Session-Id"),
+            None,
+            "the server gave no session"
+        );
     }
 
     #[test]
@@ -522,7 +562,9 @@ mod tests {
         let note: Value = serde_json::from_str(&detached[0].body).unwrap();
         assert_eq!(note["method"], "notifications/cancelled");
         assert_eq!(note["params"]["requestId"], 2);
-        assert!(detached[0].headers.contains(&("Mcp-Session-Id".into(), "s".into())));
+        assert!(detached[0]
+            .headers
+            .contains(&("Mcp-Session-Id".into(), "s".into())));
         drop(detached);
 
         // Dropped mid-call (Stop): the call never finishes, and the server is told.
@@ -537,7 +579,10 @@ mod tests {
             let waker = futures::task::noop_waker();
             let mut cx = std::task::Context::from_waker(&waker);
             assert!(call.as_mut().poll(&mut cx).is_pending());
-            assert!(t.detached.borrow().is_empty(), "not cancelled while it runs");
+            assert!(
+                t.detached.borrow().is_empty(),
+                "not cancelled while it runs"
+            );
         }
         let detached = t.detached.borrow();
         assert_eq!(detached.len(), 1, "dropping the call cancels it");

@@ -13,14 +13,21 @@ pub enum McpFailure {
     /// 403: the server refuses requests from this page's origin.
     Refused,
     /// 401: the server wants OAuth sign-in, or refused the bearer token given.
-    SignIn { sent_token: bool },
+    SignIn {
+        sent_token: bool,
+    },
     /// The answer was not JSON-RPC (a web page, say): what it looked like.
     NotMcp(String),
     /// Another HTTP status.
     Http(u16),
     /// A JSON-RPC error.
-    Rpc { code: i64, message: String },
-    Timeout { seconds: u32 },
+    Rpc {
+        code: i64,
+        message: String,
+    },
+    Timeout {
+        seconds: u32,
+    },
     TooLarge,
     /// The stream ended without the answer.
     NoAnswer,
@@ -108,6 +115,8 @@ mod tests {
         assert!(text.contains("OAuth sign-in (401)") && text.contains("bearer token does work"));
         let text = McpFailure::SignIn { sent_token: true }.describe("S", "o");
         assert!(text.contains("refused the bearer token"));
-        assert!(McpFailure::TooLarge.describe("S", "o").contains("more than 2 MiB"));
+        assert!(McpFailure::TooLarge
+            .describe("S", "o")
+            .contains("more than 2 MiB"));
     }
 }

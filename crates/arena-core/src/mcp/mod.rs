@@ -8,6 +8,7 @@ pub mod client;
 pub mod failure;
 pub mod result;
 pub mod server_tools;
+pub mod tokens;
 pub mod wire;
 
 pub use client::{McpClient, McpEndpoint, McpTransport, PostReply, PostRequest};

@@ -76,8 +76,8 @@ pub enum Unanswered {
 
 /// The `result` of the JSON-RPC response to `id` in `body` (one message, or a batch).
 pub fn read_response(body: &str, id: u64) -> Result<Value, Unanswered> {
-    let value: Value = serde_json::from_str(body.trim())
-        .map_err(|_| Unanswered::NotJsonRpc(looks_like(body)))?;
+    let value: Value =
+        serde_json::from_str(body.trim()).map_err(|_| Unanswered::NotJsonRpc(looks_like(body)))?;
     let messages = match value {
         Value::Array(items) => items,
         one => vec![one],
@@ -228,7 +228,10 @@ mod tests {
         assert_eq!(other.push(stream.as_bytes()), None);
         // An answer whose blank line never came, at the end of the stream.
         let mut late = StreamedAnswer::new(5);
-        assert_eq!(late.push(b"data: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}"), None);
+        assert_eq!(
+            late.push(b"data: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}"),
+            None
+        );
         assert!(late.finish().is_some());
     }
 

@@ -1,0 +1,92 @@
+//! MCP servers' tools in a run, and the sessions behind them. One client per server (URL,
+//! token, time limit) is shared by every panel and by Settings' Connect, so the session a
+//! Connect opened is the one the runs use. A server's token is read from storage here, at the
+//! edge: it never travels with the settings or the run, and goes only to its own server
+//! (`McpTokens::to_send`).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use arena_core::agent::Mode;
+use arena_core::mcp::server_tools::{runtime_tool, McpServer};
+use arena_core::mcp::{McpClient, McpEndpoint};
+use arena_core::settings::Settings;
+use arena_core::tools::Registry;
+
+use crate::mcp_fetch::BrowserMcp;
+use crate::storage;
+
+type Key = (String, Option<String>, u32);
+
+thread_local! {
+    static CLIENTS: RefCell<Vec<(Key, Rc<McpClient>)>> = RefCell::default();
+}
+
+/// Sessions kept at most; the oldest is dropped first.
+const KEPT_CLIENTS: usize = 16;
+
+/// This page's origin: what a server must allow.
+pub fn page_origin() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().origin().ok())
+        .unwrap_or_default()
+}
+
+/// The token to send to the server at `url`, if the user gave one and confirmed its host.
+pub fn token_for(url: &str) -> Option<String> {
+    storage::load_mcp_tokens().to_send(url, &storage::load_mcp_token_hosts())
+}
+
+/// The client of the server at `url` with `token`: the kept one, or a new one (`fresh`: a
+/// new one in any case, as Connect wants).
+pub fn client(url: &str, token: Option<String>, timeout_secs: u32, fresh: bool) -> Rc<McpClient> {
+    let key: Key = (url.to_string(), token.clone(), timeout_secs);
+    CLIENTS.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if fresh {
+            kept.retain(|(k, _)| *k != key);
+        } else if let Some((_, client)) = kept.iter().find(|(k, _)| *k == key) {
+            return client.clone();
+        }
+        let client = Rc::new(McpClient::new(
+            McpEndpoint {
+                url: url.to_string(),
+                token,
+            },
+            Rc::new(BrowserMcp { timeout_secs }),
+        ));
+        kept.push((key, client.clone()));
+        if kept.len() > KEPT_CLIENTS {
+            kept.remove(0);
+        }
+        client
+    })
+}
+
+/// Adds the MCP tools `mode` may call to `registry`, after the built-in ones.
+pub fn add_tools(registry: &mut Registry, settings: &Settings, mode: Mode) {
+    let origin = page_origin();
+    for server in &settings.mcp_servers {
+        let enabled: Vec<_> = server
+            .tools
+            .iter()
+            .filter(|t| settings.tool_enabled(mode, &t.offered))
+            .collect();
+        if enabled.is_empty() {
+            continue;
+        }
+        let client = server_client(server, settings.mcp_timeout_secs);
+        for tool in enabled {
+            registry.push(Box::new(runtime_tool(
+                server,
+                tool,
+                client.clone(),
+                &origin,
+            )));
+        }
+    }
+}
+
+fn server_client(server: &McpServer, timeout_secs: u32) -> Rc<McpClient> {
+    client(&server.url, token_for(&server.url), timeout_secs, false)
+}

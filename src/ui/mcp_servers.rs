@@ -1,0 +1,255 @@
+//! Settings → MCP servers: add a server by its URL (with a name and a bearer token, both
+//! optional), connect, see its tools and choose which mode may call each, remove it. Drawn in
+//! the parts chunk. Everything a server sends is shown as text.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::tools_settings::{tool_toggle, TOOL_MODES};
+use crate::mcp::server_tools::McpServer;
+use crate::origin::Origin;
+use crate::settings::{mcp_url_problem, Settings, MAX_MCP_TIMEOUT_SECS};
+use crate::tools::args::expected;
+use crate::web::mcp_tools::{client, page_origin};
+use crate::web::storage;
+
+/// Where a connection stands, shown under the form or its server.
+#[derive(Clone, PartialEq)]
+enum Status {
+    Idle,
+    Connecting(String),
+    Failed(String),
+    Connected(String),
+}
+
+/// A connection the user asked for, waiting for them to confirm the token's host.
+#[derive(Clone)]
+struct Pending {
+    name: String,
+    url: String,
+    token: String,
+    origin: Origin,
+}
+
+#[component]
+pub fn McpServers(settings: RwSignal<Settings>) -> impl IntoView {
+    let url = RwSignal::new(String::new());
+    let name = RwSignal::new(String::new());
+    let token = RwSignal::new(String::new());
+    let status = RwSignal::new(Status::Idle);
+    let pending = RwSignal::new(None::<Pending>);
+
+    let connect_now = move |name_given: String, url_given: String, token_given: String| {
+        let remember = settings.with_untracked(|s| s.remember_token);
+        let mut tokens = storage::load_mcp_tokens();
+        tokens.set(&url_given, &token_given);
+        if let Err(e) = storage::save_mcp_tokens(&tokens, remember) {
+            status.set(Status::Failed(e));
+            return;
+        }
+        let timeout = settings.with_untracked(|s| s.mcp_timeout_secs);
+        let sent = Some(token_given.trim().to_string()).filter(|t| !t.is_empty());
+        status.set(Status::Connecting(format!("Connecting to {url_given}…")));
+        spawn_local(async move {
+            let session = client(&url_given, sent, timeout, true);
+            match session.connect().await {
+                Ok(connected) => {
+                    settings.update(|s| s.put_mcp_server(&name_given, &url_given, &connected));
+                    let count = settings.with_untracked(|s| {
+                        s.mcp_servers
+                            .iter()
+                            .find(|s| s.url == url_given.trim())
+                            .map_or(0, |s| s.tools.len())
+                    });
+                    status.set(Status::Connected(format!(
+                        "Connected to {url_given}: {count} tools (protocol {}).",
+                        connected.version
+                    )));
+                    url.set(String::new());
+                    name.set(String::new());
+                    token.set(String::new());
+                }
+                Err(failure) => {
+                    let label = format!("The MCP server at {url_given}");
+                    status.set(Status::Failed(failure.describe(&label, &page_origin())));
+                }
+            }
+        });
+    };
+
+    let on_connect = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let (url_given, name_given, token_given) = (
+            url.get_untracked(),
+            name.get_untracked(),
+            token.get_untracked(),
+        );
+        if let Some(problem) = mcp_url_problem(&url_given) {
+            status.set(Status::Failed(problem));
+            return;
+        }
+        let url_given = url_given.trim().to_string();
+        let origin = Origin::of(&url_given).expect("checked above");
+        let confirmed = storage::load_mcp_token_hosts().contains(&origin);
+        if !token_given.trim().is_empty() && !confirmed {
+            pending.set(Some(Pending {
+                name: name_given,
+                url: url_given,
+                token: token_given,
+                origin,
+            }));
+            return;
+        }
+        connect_now(name_given, url_given, token_given);
+    };
+
+    let confirm = move |_| {
+        let Some(p) = pending.get_untracked() else {
+            return;
+        };
+        pending.set(None);
+        let mut hosts = storage::load_mcp_token_hosts();
+        hosts.trust(&p.origin);
+        if let Err(e) = storage::save_mcp_token_hosts(&hosts) {
+            status.set(Status::Failed(e));
+            return;
+        }
+        connect_now(p.name, p.url, p.token);
+    };
+
+    let reconnect = move |server: McpServer| {
+        let kept = storage::load_mcp_tokens()
+            .get(&server.url)
+            .unwrap_or_default()
+            .to_string();
+        connect_now(server.name, server.url, kept);
+    };
+
+    let remove = move |url_gone: String| {
+        settings.update(|s| s.remove_mcp_server(&url_gone));
+        let mut tokens = storage::load_mcp_tokens();
+        tokens.set(&url_gone, "");
+        let remember = settings.with_untracked(|s| s.remember_token);
+        if let Err(e) = storage::save_mcp_tokens(&tokens, remember) {
+            status.set(Status::Failed(e));
+        } else {
+            status.set(Status::Idle);
+        }
+    };
+
+    let servers = move || {
+        settings.with(|s| s.mcp_servers.clone()).into_iter().map(move |server| {
+            view! { <ServerCard server=server.clone() settings=settings on_reconnect=Callback::new(reconnect) on_remove=Callback::new(remove) /> }
+        }).collect_view()
+    };
+
+    view! {
+        <details id="mcp-servers" class="mcp-servers wide">
+            <summary>"MCP servers"</summary>
+            <p class="hint">
+                "Add a server's Streamable HTTP endpoint. The page calls it directly, so the server must allow this page's origin ("
+                {page_origin()}
+                ") with CORS. A token is sent to that server only, never the Hugging Face token."
+            </p>
+            <form class="mcp-add" on:submit=on_connect>
+                <label for="mcp-url">"Server URL"</label>
+                <input id="mcp-url" type="url" spellcheck="false" placeholder="http://localhost:3001/mcp"
+                    prop:value=move || url.get() on:input=move |ev| url.set(event_target_value(&ev)) />
+                <label for="mcp-name">"Name (optional)"</label>
+                <input id="mcp-name" type="text" spellcheck="false"
+                    prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
+                <label for="mcp-token">"Bearer token (optional)"</label>
+                <input id="mcp-token" type="password" autocomplete="off" spellcheck="false"
+                    prop:value=move || token.get() on:input=move |ev| token.set(event_target_value(&ev)) />
+                <button id="mcp-connect" type="submit"
+                    disabled=move || matches!(status.get(), Status::Connecting(_))>"Connect"</button>
+            </form>
+            {move || pending.get().map(|p| view! {
+                <div id="mcp-host-confirm" class="host-confirm" role="alertdialog" aria-labelledby="mcp-host-confirm-text">
+                    <p id="mcp-host-confirm-text">
+                        "Send this token to "<strong class="host">{p.origin.to_string()}</strong>"? "
+                        "Whoever runs that server can use it. It goes to that server only."
+                    </p>
+                    <button id="mcp-confirm-host" class="warn" on:click=confirm>{format!("Send it to {}", p.origin)}</button>
+                    <button id="mcp-cancel-host" on:click=move |_| pending.set(None)>"Cancel"</button>
+                </div>
+            })}
+            {move || match status.get() {
+                Status::Idle => None,
+                Status::Connecting(text) | Status::Connected(text) => {
+                    Some(view! { <p id="mcp-status" class="hint" role="status">{text}</p> }.into_any())
+                }
+                Status::Failed(text) => {
+                    Some(view! { <p id="mcp-error" class="field-error" role="alert">{text}</p> }.into_any())
+                }
+            }}
+            <div class="mcp-list">{servers}</div>
+            <label for="mcp-timeout">"MCP call time limit (s)"</label>
+            <input id="mcp-timeout" type="number" min="1" max=MAX_MCP_TIMEOUT_SECS
+                prop:value=move || settings.with(|s| s.mcp_timeout_secs.to_string())
+                on:change=move |ev| {
+                    match event_target_value(&ev).trim().parse::<u32>() {
+                        Ok(v) if (1..=MAX_MCP_TIMEOUT_SECS).contains(&v) => {
+                            settings.update(|s| s.mcp_timeout_secs = v);
+                        }
+                        _ => {
+                            status.set(Status::Failed(format!("MCP call time limit: a whole number from 1 to {MAX_MCP_TIMEOUT_SECS}. Kept the previous value.")));
+                            settings.update(|_| {});
+                        }
+                    }
+                } />
+        </details>
+    }
+}
+
+/// One server: its name and URL, its tools with their descriptions, parameters and the choice
+/// of modes, Reconnect and Remove.
+#[component]
+fn ServerCard(
+    server: McpServer,
+    settings: RwSignal<Settings>,
+    on_reconnect: Callback<McpServer>,
+    on_remove: Callback<String>,
+) -> impl IntoView {
+    let url = server.url.clone();
+    let gone = url.clone();
+    let again = server.clone();
+    let rows = server
+        .tools
+        .iter()
+        .map(|tool| {
+            let params = expected(&tool.parameters);
+            view! {
+                <tr class="mcp-tool">
+                    <th scope="row">
+                        <code class="mcp-tool-name">{tool.offered.clone()}</code>
+                        {tool.renamed.clone().map(|why| view! { <span class="mcp-renamed">{why}</span> })}
+                    </th>
+                    <td class="mcp-tool-about">
+                        <span class="mcp-tool-description">{tool.description.clone()}</span>
+                        <span class="mcp-tool-params">{params}</span>
+                    </td>
+                    {TOOL_MODES.map(|mode| view! { <td>{tool_toggle(settings, mode, tool.offered.clone())}</td> })}
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="mcp-server" data-url=server.url.clone() aria-label=format!("MCP server {}", server.name)>
+            <h4 class="mcp-server-name">{server.name.clone()}</h4>
+            <span class="mcp-server-url">{url}</span>
+            <button class="mcp-reconnect" on:click=move |_| on_reconnect.run(again.clone())>"Reconnect"</button>
+            <button class="mcp-remove" on:click=move |_| on_remove.run(gone.clone())>"Remove"</button>
+            <table class="tool-choice">
+                <thead>
+                    <tr>
+                        <th scope="col">"Tool"</th>
+                        <th scope="col">"What it does"</th>
+                        {TOOL_MODES.map(|mode| view! { <th scope="col">{mode.label()}</th> })}
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </section>
+    }
+}

@@ -6,8 +6,8 @@
 
 pub use arena_core::{
     agent, dates, draw_budget, evaluation, export, follow, hidden_text, history, live_lines, llm,
-    markdown, markdown_blocks, mcp, origin, page_params, progress, recordings, run_file, run_limits,
-    settings, shortcuts, tools, turn_request,
+    markdown, markdown_blocks, mcp, origin, page_params, progress, recordings, run_file,
+    run_limits, settings, shortcuts, tools, turn_request,
 };
 
 #[cfg(target_arch = "wasm32")]

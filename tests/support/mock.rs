@@ -326,6 +326,19 @@ impl MockEndpoint {
         self
     }
 
+    /// Adds replies for requests whose body contains every one of `texts`; they are used in
+    /// order.
+    pub fn script_all_of(&self, texts: &[&str], replies: impl IntoIterator<Item = Reply>) -> &Self {
+        let (when, also) = texts.split_first().expect("at least one text");
+        self.inner.lock().unwrap().rules.push(Rule {
+            when: when.to_string(),
+            also: also.iter().map(|t| t.to_string()).collect(),
+            replies: replies.into_iter().collect(),
+            repeats: false,
+        });
+        self
+    }
+
     /// Answers `reply` to every request whose body contains all of `texts`, however often it
     /// comes (a run stopped and done again gets the same reply). Rules are tried in the order
     /// they were added: add the more specific first.

@@ -10,4 +10,5 @@ pub mod fixtures;
 pub mod http_model;
 pub mod https_endpoint;
 pub mod llama;
+pub mod mcp;
 pub mod mock;

@@ -7,7 +7,7 @@ use crate::agent::record::McpSource;
 use crate::agent::Mode;
 use crate::hidden_text::is_invisible;
 use crate::mcp::client::Connected;
-use crate::mcp::server_tools::{read_tools, server_name, McpServer};
+use crate::mcp::server_tools::{read_tools, repair_tools, server_name, McpServer};
 use crate::origin::Origin;
 use crate::tools::endpoints::ToolEndpoints;
 use crate::tools::python::DEFAULT_TIMEOUT_SECS;
@@ -34,7 +34,7 @@ pub struct Settings {
     /// tool is offered.
     pub tools_off: ToolsOff,
     /// MCP servers whose tools are offered beside the built-in ones (tokens are kept apart).
-    pub mcp_servers: Vec<McpServer>,
+    pub mcp_servers: McpServerList,
     /// Time limit of one MCP tool call.
     pub mcp_timeout_secs: u32,
     pub tool_endpoints: ToolEndpoints,
@@ -102,7 +102,7 @@ impl Default for Settings {
             remember_token: false,
             disabled_tools: Vec::new(),
             tools_off: ToolsOff::default(),
-            mcp_servers: Vec::new(),
+            mcp_servers: McpServerList::default(),
             mcp_timeout_secs: DEFAULT_MCP_TIMEOUT_SECS,
             tool_endpoints: ToolEndpoints::default(),
             python_timeout_secs: DEFAULT_TIMEOUT_SECS,
@@ -157,7 +157,7 @@ impl Settings {
                 self.set_tool_enabled(mode, &name, false);
             }
         }
-        self.mcp_servers = repaired_servers(std::mem::take(&mut self.mcp_servers));
+        self.mcp_servers = self.mcp_servers.clone().capped();
         self
     }
 
@@ -194,13 +194,15 @@ impl Settings {
     /// The MCP tools `mode` may call, with their servers, in the order they are offered.
     pub fn mcp_tools(&self, mode: Mode) -> Vec<McpSource> {
         self.mcp_servers
-            .iter()
+            .servers()
+            .into_iter()
             .flat_map(|server| {
-                server.tools.iter().map(move |tool| McpSource {
-                    tool: tool.offered.clone(),
-                    server: server.name.clone(),
-                    url: server.url.clone(),
-                    name: tool.name.clone(),
+                let (name, url) = (server.name, server.url);
+                server.tools.into_iter().map(move |tool| McpSource {
+                    tool: tool.offered,
+                    server: name.clone(),
+                    url: url.clone(),
+                    name: tool.name,
                 })
             })
             .filter(|source| self.tool_enabled(mode, &source.tool))
@@ -215,8 +217,9 @@ impl Settings {
             "" => server_name(&connected.server_name, url),
             given => server_name(given, url),
         };
-        let others = self.mcp_servers.iter().filter(|s| s.url != url);
+        let mut servers = self.mcp_servers.servers();
         let mut taken: Vec<String> = TOOL_NAMES.iter().map(|n| n.to_string()).collect();
+        let others = servers.iter().filter(|s| s.url != url);
         taken.extend(others.flat_map(|s| s.tools.iter().map(|t| t.offered.clone())));
         let tools = read_tools(&connected.tools, &name, &mut taken);
         let server = McpServer {
@@ -224,32 +227,45 @@ impl Settings {
             url: url.to_string(),
             tools,
         };
-        let room = self.mcp_servers.len() < MAX_MCP_SERVERS;
-        match self.mcp_servers.iter_mut().find(|s| s.url == url) {
+        let room = servers.len() < MAX_MCP_SERVERS;
+        match servers.iter_mut().find(|s| s.url == url) {
             Some(kept) => *kept = server,
-            None if room => self.mcp_servers.push(server),
+            None if room => servers.push(server),
             None => {}
         }
+        self.mcp_servers = McpServerList::of(&servers);
     }
 
     /// Forgets the server at `url`, and its tools' places in the tool choice.
     pub fn remove_mcp_server(&mut self, url: &str) {
-        let Some(at) = self.mcp_servers.iter().position(|s| s.url == url) else {
+        let mut servers = self.mcp_servers.servers();
+        let Some(at) = servers.iter().position(|s| s.url == url) else {
             return;
         };
-        let gone = self.mcp_servers.remove(at);
+        let gone = servers.remove(at);
         for tool in gone.tools {
             for off in [&mut self.tools_off.act, &mut self.tools_off.react] {
                 off.retain(|name| *name != tool.offered);
             }
         }
+        self.mcp_servers = McpServerList::of(&servers);
+    }
+
+    /// Every tool `mode` is offered by the MCP servers, after the built-in ones.
+    pub fn offered_mcp_tools(&self, mode: Mode) -> Vec<String> {
+        self.mcp_tools(mode).into_iter().map(|s| s.tool).collect()
     }
 
     /// Every tool `mode` is offered, by name: the built-in ones, then the MCP servers'.
     pub fn offered_tools(&self, mode: Mode) -> Vec<String> {
-        let mut names = Registry::enabled_names(|name| self.tool_enabled(mode, name));
-        names.extend(self.mcp_tools(mode).into_iter().map(|s| s.tool));
+        let mut names = self.offered_built_in_tools(mode);
+        names.extend(self.offered_mcp_tools(mode));
         names
+    }
+
+    /// The built-in tools `mode` is offered, by name.
+    pub fn offered_built_in_tools(&self, mode: Mode) -> Vec<String> {
+        Registry::enabled_names(|name| self.tool_enabled(mode, name))
     }
 
     /// True when the endpoint is on this machine, where no token is needed.
@@ -258,33 +274,52 @@ impl Settings {
     }
 }
 
-/// Servers as kept, made safe again: settings may come from a file, so every server's URL
-/// must be http(s), and every name and description is read as a server's would be (plain,
-/// cut, clashes renamed).
-fn repaired_servers(servers: Vec<McpServer>) -> Vec<McpServer> {
-    let mut taken: Vec<String> = TOOL_NAMES.iter().map(|n| n.to_string()).collect();
-    servers
-        .into_iter()
-        .filter(|s| Origin::of(s.url.trim()).is_some())
-        .take(MAX_MCP_SERVERS)
-        .map(|server| {
-            let url = server.url.trim().to_string();
-            let name = server_name(&server.name, &url);
-            let listed: Vec<serde_json::Value> = server
-                .tools
-                .iter()
-                .map(|t| {
-                    serde_json::json!({
-                        "name": t.name,
-                        "description": t.description,
-                        "inputSchema": t.parameters,
-                    })
-                })
-                .collect();
-            let tools = read_tools(&listed, &name, &mut taken);
-            McpServer { name, url, tools }
-        })
-        .collect()
+/// The MCP servers, kept in the settings as JSON text: the settings are read by the first
+/// screen, which need not carry the code that reads the servers. Read with
+/// [`McpServerList::servers`], which makes them safe again (settings may come from a file).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct McpServerList(String);
+
+/// Longest list of servers kept, as JSON text.
+const MAX_SERVER_LIST_BYTES: usize = 512 * 1024;
+
+impl McpServerList {
+    pub fn of(servers: &[McpServer]) -> Self {
+        McpServerList(serde_json::to_string(servers).unwrap_or_default())
+    }
+
+    fn capped(self) -> Self {
+        if self.0.len() > MAX_SERVER_LIST_BYTES {
+            Self::default()
+        } else {
+            self
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty() || self.0 == "[]"
+    }
+
+    /// The servers, made safe: every URL http(s), every name and description plain and cut,
+    /// clashes renamed, at most [`MAX_MCP_SERVERS`].
+    pub fn servers(&self) -> Vec<McpServer> {
+        if self.is_empty() {
+            return Vec::new();
+        }
+        let kept: Vec<McpServer> = serde_json::from_str(&self.0).unwrap_or_default();
+        let mut taken: Vec<String> = TOOL_NAMES.iter().map(|n| n.to_string()).collect();
+        kept.into_iter()
+            .filter(|s| Origin::of(s.url.trim()).is_some())
+            .take(MAX_MCP_SERVERS)
+            .map(|server| {
+                let url = server.url.trim().to_string();
+                let name = server_name(&server.name, &url);
+                let tools = repair_tools(server.tools, &name, &mut taken);
+                McpServer { name, url, tools }
+            })
+            .collect()
+    }
 }
 
 /// What is wrong with `url` as an MCP server's address; `None` when the page can call it.
@@ -505,41 +540,46 @@ mod tests {
 
     #[test]
     fn mcp_servers_from_a_file_are_made_safe_and_offered_per_mode() {
-        let file = serde_json::json!({
-            "mcp_servers": [
+        let servers = json!([
                 {"name": "<b>Evil</b>\\u202e", "url": "javascript:alert(1)", "tools": [{"name": "x"}]},
                 {"name": "Docs", "url": " https://mcp.test/mcp ", "tools": [
                     {"name": "calculator", "offered": "calculator", "description": "fake"},
                     {"name": "search_docs", "offered": "search_docs", "description": "d".repeat(5000),
-                     "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}},
+                     "parameters": "{\"type\": \"object\", \"properties\": {\"q\": {\"type\": \"string\"}}}"},
+                    {"name": "big", "parameters": "x".repeat(9000)},
                 ]},
-            ],
+        ]);
+        let file = serde_json::json!({
+            "mcp_servers": servers.to_string(),
             "tools_off": {"react": ["search_docs"]},
             "mcp_timeout_secs": 0,
         });
         let s = Settings::from_json(&file.to_string());
-        assert_eq!(
-            s.mcp_servers.len(),
-            1,
-            "a server that is not http(s) is dropped"
-        );
-        let docs = &s.mcp_servers[0];
+        let kept = s.mcp_servers.servers();
+        assert_eq!(kept.len(), 1, "a server that is not http(s) is dropped");
+        let docs = &kept[0];
         assert_eq!(docs.url, "https://mcp.test/mcp");
         let offered: Vec<&str> = docs.tools.iter().map(|t| t.offered.as_str()).collect();
         assert_eq!(
             offered,
-            ["Docs_calculator", "search_docs"],
+            ["Docs_calculator", "search_docs", "big"],
             "a clash is renamed"
         );
         assert_eq!(docs.tools[1].description.chars().count(), 400);
+        assert_eq!(docs.tools[1].schema()["properties"]["q"]["type"], "string");
+        assert_eq!(
+            docs.tools[2].parameters, "",
+            "an oversized schema is dropped"
+        );
+        assert_eq!(docs.tools[2].schema(), json!({"type": "object"}));
         assert_eq!(s.mcp_timeout_secs, 1);
         assert_eq!(
             s.offered_tools(Mode::Act)[5..],
-            ["Docs_calculator".to_string(), "search_docs".to_string()]
+            ["Docs_calculator", "search_docs", "big"]
         );
         assert_eq!(
             s.offered_tools(Mode::ReAct)[5..],
-            ["Docs_calculator".to_string()]
+            ["Docs_calculator", "big"]
         );
         let sources = s.mcp_tools(Mode::Act);
         assert_eq!(sources[0].name, "calculator");
@@ -566,7 +606,7 @@ mod tests {
             "http://localhost:4000/mcp",
             &connected(json!([{"name": "echo"}])),
         );
-        assert_eq!(s.mcp_servers[0].name, "Everything <x>");
+        assert_eq!(s.mcp_servers.servers()[0].name, "Everything <x>");
         assert_eq!(
             s.offered_tools(Mode::Act)[5..],
             ["echo", "Everything_x_calculator", "Mine_echo"]
@@ -578,14 +618,19 @@ mod tests {
             "http://localhost:4000/mcp",
             &connected(json!([{"name": "echo"}, {"name": "add"}])),
         );
-        assert_eq!(s.mcp_servers.len(), 2);
+        assert_eq!(s.mcp_servers.servers().len(), 2);
         assert_eq!(
             s.offered_tools(Mode::Act)[5..],
             ["echo", "Everything_x_calculator", "add"]
         );
         s.remove_mcp_server("http://localhost:4000/mcp");
         assert!(s.tools_off.act.is_empty());
-        assert_eq!(s.mcp_servers.len(), 1);
+        assert_eq!(s.mcp_servers.servers().len(), 1);
+        // Kept across a save and a load.
+        let back = Settings::from_json(&s.to_json());
+        assert_eq!(back.mcp_servers.servers(), s.mcp_servers.servers());
+        let odd = Settings::from_json(r#"{"mcp_servers": "[{\"url\": 5}]"}"#);
+        assert!(odd.mcp_servers.servers().is_empty());
         assert!(mcp_url_problem("http://localhost:3001/mcp").is_none());
         assert!(mcp_url_problem("https://mcp.example.test/mcp").is_none());
         assert!(mcp_url_problem("http://mcp.example.test/mcp")

@@ -66,7 +66,7 @@ pub fn client(url: &str, token: Option<String>, timeout_secs: u32, fresh: bool) 
 /// Adds the MCP tools `mode` may call to `registry`, after the built-in ones.
 pub fn add_tools(registry: &mut Registry, settings: &Settings, mode: Mode) {
     let origin = page_origin();
-    for server in &settings.mcp_servers {
+    for server in &settings.mcp_servers.servers() {
         let enabled: Vec<_> = server
             .tools
             .iter()

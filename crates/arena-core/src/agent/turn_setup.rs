@@ -1,7 +1,7 @@
 //! A run's first turn set up from what the endpoint's model list says of its model: the price
 //! and context window go into the run's configuration (a context window set in Settings wins),
 //! and the protocol is chosen (Auto takes native tool calls only when the list says the model
-//! supports them). The arena's panels and the Evaluate view's runs start the same way.
+//! supports them); the MCP servers' tools are named in it. The arena's panels and the Evaluate view's runs start the same way.
 
 use super::action_protocol::{ProtocolChoice, ProtocolPlan};
 use super::record::RunConfig;
@@ -18,6 +18,12 @@ pub fn set_up_turn(
     facts: &ModelFacts,
 ) -> RunOptions {
     config.pricing = facts.pricing;
+    // The MCP servers' tools join the built-in ones here, in the engine's chunk: reading the
+    // servers is not first-screen work.
+    if mode.uses_tools() {
+        config.mcp_tools = settings.mcp_tools(mode);
+        config.tools = settings.offered_tools(mode);
+    }
     config.context_length = (settings.context_length > 0)
         .then_some(settings.context_length)
         .or(facts.context_length);
@@ -84,5 +90,37 @@ mod tests {
         set_up_turn(&mut config, Mode::Act, &settings, &ModelFacts::default());
         assert_eq!(config.context_length, Some(4_096));
         assert_eq!(config.pricing, None);
+    }
+
+    #[test]
+    fn the_mcp_servers_tools_are_named_in_the_run_as_it_is_set_up() {
+        use crate::mcp::client::Connected;
+        let mut settings = Settings::default();
+        let connected = Connected {
+            version: "2025-11-25".into(),
+            server_name: "Docs".into(),
+            tools: vec![serde_json::json!({"name": "search_docs"})],
+        };
+        settings.put_mcp_server("", "https://mcp.test/mcp", &connected);
+        settings.set_tool_enabled(Mode::Act, "python", false);
+        let mut config = RunConfig {
+            tools: settings.offered_built_in_tools(Mode::Act),
+            ..RunConfig::default()
+        };
+        set_up_turn(&mut config, Mode::Act, &settings, &facts(None));
+        assert_eq!(
+            config.tools,
+            [
+                "web_search",
+                "wikipedia",
+                "weather",
+                "calculator",
+                "search_docs"
+            ]
+        );
+        assert_eq!(config.mcp_tools[0].url, "https://mcp.test/mcp");
+        let mut think = RunConfig::default();
+        set_up_turn(&mut think, Mode::Think, &settings, &facts(None));
+        assert!(think.tools.is_empty() && think.mcp_tools.is_empty());
     }
 }

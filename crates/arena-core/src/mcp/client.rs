@@ -266,6 +266,14 @@ impl McpClient {
     /// The result in `reply` to request `id`.
     fn answer(&self, reply: PostReply, id: u64, had_session: bool) -> Result<Value, McpFailure> {
         if !(200..300).contains(&reply.status) {
+            // The spec answers a forgotten session with 404; some servers (Express wrappers
+            // of the reference SDK) with 400 and a message naming the session.
+            let forgotten = reply.status == 400
+                && had_session
+                && reply.body.to_ascii_lowercase().contains("session");
+            if forgotten {
+                return Err(McpFailure::Expired);
+            }
             // Some servers answer an HTTP error with a JSON-RPC error that says more.
             if let Err(Unanswered::Error { code, message }) = wire::read_response(&reply.body, id) {
                 if !matches!(reply.status, 401 | 403 | 404) {
@@ -474,6 +482,13 @@ mod tests {
         assert_eq!(result["content"][0]["text"], "ok");
         assert_eq!(t.header(5, "Mcp-Session-Id").as_deref(), Some("new"));
         assert_eq!(t.header(5, "Authorization"), None, "no token was given");
+        // A 400 naming the session, as server-everything answers, is a forgotten session too.
+        t.answer(400, None, json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: No valid session ID provided"}}))
+            .answer(200, Some("newest"), init_result("2025-11-25"))
+            .answer(202, None, Value::Null)
+            .answer(200, None, rpc(0, json!({"content": []})));
+        block_on(c.call_tool("echo", &json!({}))).unwrap();
+        assert_eq!(t.header(9, "Mcp-Session-Id").as_deref(), Some("newest"));
         // Forgotten again at once: named, not looped.
         t.answer(404, None, Value::Null)
             .answer(200, Some("newer"), init_result("2025-11-25"))

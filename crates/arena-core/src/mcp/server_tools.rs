@@ -48,8 +48,23 @@ pub struct McpTool {
     /// Why `offered` differs from `name`, when it does.
     pub renamed: Option<String>,
     pub description: String,
-    /// The JSON schema of its arguments.
-    pub parameters: Value,
+    /// The JSON schema of its arguments, as JSON text: the settings are read on the first
+    /// screen, which should not carry a JSON value parser for them.
+    pub parameters: String,
+}
+
+impl McpTool {
+    /// The argument schema: an object schema, or "any object" for anything else.
+    pub fn schema(&self) -> Value {
+        match serde_json::from_str::<Value>(&self.parameters) {
+            Ok(schema) if is_object_schema(&schema) => schema,
+            _ => json!({ "type": "object" }),
+        }
+    }
+}
+
+fn is_object_schema(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
 }
 
 impl McpServer {
@@ -105,13 +120,18 @@ fn callable(name: &str) -> String {
     }
 }
 
-fn parameters(listed: &Value) -> Value {
-    let schema = listed.get("inputSchema").cloned().unwrap_or(Value::Null);
-    let is_object_schema = schema.get("type").and_then(Value::as_str) == Some("object");
-    if is_object_schema && schema.to_string().len() <= MAX_SCHEMA_BYTES {
-        schema
-    } else {
-        json!({ "type": "object" })
+fn parameters(listed: &Value) -> String {
+    let any = || json!({ "type": "object" }).to_string();
+    match listed.get("inputSchema") {
+        Some(schema) if is_object_schema(schema) => {
+            let text = schema.to_string();
+            if text.len() <= MAX_SCHEMA_BYTES {
+                text
+            } else {
+                any()
+            }
+        }
+        _ => any(),
     }
 }
 
@@ -123,7 +143,13 @@ pub fn read_tools(listed: &[Value], server: &str, taken: &mut Vec<String>) -> Ve
         .iter()
         .filter_map(|tool| {
             let name = tool.get("name").and_then(Value::as_str)?;
-            (!name.is_empty() && name.len() <= 1000).then_some((tool, name))
+            // A tool that must run as a task (an MCP extension the arena does not speak)
+            // could only fail.
+            let task_only = tool
+                .pointer("/execution/taskSupport")
+                .and_then(Value::as_str)
+                == Some("required");
+            (!name.is_empty() && name.len() <= 1000 && !task_only).then_some((tool, name))
         })
         .take(MAX_TOOLS)
         .map(|(tool, name)| {
@@ -139,6 +165,34 @@ pub fn read_tools(listed: &[Value], server: &str, taken: &mut Vec<String>) -> Ve
                 renamed,
                 description: plain(description, MAX_DESCRIPTION_CHARS),
                 parameters: parameters(tool),
+            }
+        })
+        .collect()
+}
+
+/// Tools as kept (settings read from storage or a file) made safe again without parsing
+/// anything: names renamed where they clash with `taken` or cannot be called, descriptions
+/// plain and cut, schemas no larger than [`MAX_SCHEMA_BYTES`] (their shape is checked where
+/// they are used, [`McpTool::schema`]).
+pub fn repair_tools(kept: Vec<McpTool>, server: &str, taken: &mut Vec<String>) -> Vec<McpTool> {
+    let prefix = callable(server);
+    kept.into_iter()
+        .filter(|t| !t.name.is_empty() && t.name.len() <= 1000)
+        .take(MAX_TOOLS)
+        .map(|t| {
+            let (offered, renamed) = offered_name(&t.name, &prefix, taken);
+            taken.push(offered.clone());
+            let parameters = if t.parameters.len() <= MAX_SCHEMA_BYTES {
+                t.parameters
+            } else {
+                String::new()
+            };
+            McpTool {
+                offered,
+                renamed,
+                description: plain(&t.description, MAX_DESCRIPTION_CHARS),
+                parameters,
+                name: t.name,
             }
         })
         .collect()
@@ -198,7 +252,7 @@ pub fn runtime_tool(
     RuntimeTool::new(
         &tool.offered,
         &description,
-        tool.parameters.clone(),
+        tool.schema(),
         Rc::new(move |args: Value| {
             let (client, label, origin, remote) = (
                 client.clone(),
@@ -234,6 +288,7 @@ mod tests {
             json!({"name": "Get_Sum"}),
             json!({"name": ""}),
             json!({"description": "no name"}),
+            json!({"name": "research", "execution": {"taskSupport": "required"}}),
         ];
         let mut taken = builtins();
         let tools = read_tools(&listed, "Notes <dev>", &mut taken);
@@ -243,7 +298,7 @@ mod tests {
         assert!(offered[2].len() <= MAX_NAME_CHARS && offered[2].starts_with("b_x_yx_yx_y"));
         // `Get_Sum` is `get-sum` to the registry (names are matched loosely).
         assert_eq!(offered[3], "Notes_dev_Get_Sum");
-        assert_eq!(tools.len(), 4, "nameless tools are left out");
+        assert_eq!(tools.len(), 4, "nameless and task-only tools are left out");
         assert!(tools[0]
             .renamed
             .as_deref()
@@ -288,8 +343,8 @@ mod tests {
         assert_eq!(d.chars().count(), MAX_DESCRIPTION_CHARS);
         assert!(d.starts_with("<img src=x onerror=alert(1)> IGNORE"), "{d}");
         assert!(!d.contains('\u{202e}') && !d.contains('\u{200b}') && !d.contains('\n'));
-        assert_eq!(tools[0].parameters, json!({"type": "object"}));
-        assert_eq!(tools[1].parameters, json!({"type": "object"}));
+        assert_eq!(tools[0].schema(), json!({"type": "object"}));
+        assert_eq!(tools[1].schema(), json!({"type": "object"}));
         let many: Vec<Value> = (0..100).map(|i| json!({"name": format!("t{i}")})).collect();
         assert_eq!(read_tools(&many, "s", &mut Vec::new()).len(), MAX_TOOLS);
     }

@@ -1,0 +1,701 @@
+//! MCP servers in the browser: a user adds servers in Settings, and Act-only and ReAct call
+//! their tools, against two real servers we did not write (the reference server-everything
+//! from npm, a server on the official Python SDK that wants a bearer token), started once for
+//! the suite, and against hostile ones: no CORS, 403 on Origin, OAuth, not MCP, a 10 MiB
+//! result, a result that never ends, markup and prompt injection in the tool list, a session
+//! that expires mid-run. Tokens: each goes only to its own server's Authorization header.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use fantoccini::Locator;
+use react_arena::agent::Mode;
+use serde_json::{json, Value};
+use support::browser::{browser_test, PanelView, Rig, MARKER_TOKEN};
+use support::mcp::{
+    secret_word_text, start_real_servers, station_code_text, Behaviour, HostileMcp, MARKUP_RESULT,
+};
+use support::mock::Reply;
+
+const SETTLE: Duration = Duration::from_secs(60);
+/// The token the tests give the hostile `/ok` server: a marker, like the others.
+const OK_MCP_TOKEN: &str = "mcp-marker-OK-4242424242";
+
+async fn type_into(rig: &Rig, css: &str, text: &str) {
+    let field = rig.client.find(Locator::Css(css)).await.unwrap();
+    field.clear().await.unwrap();
+    if !text.is_empty() {
+        field.send_keys(text).await.unwrap();
+    }
+}
+
+/// Opens Settings and its MCP servers section (drawn once the parts chunk is in).
+async fn open_mcp_settings(rig: &Rig) {
+    rig.open_settings().await;
+    rig.wait_for(
+        "the MCP servers section",
+        Duration::from_secs(20),
+        "return !!document.querySelector('#mcp-servers')",
+    )
+    .await;
+    rig.js("document.querySelector('#mcp-servers').open = true")
+        .await;
+}
+
+/// What the MCP section says after Connect: its status or its error.
+async fn mcp_message(rig: &Rig) -> String {
+    rig.wait_for(
+        "the outcome of Connect",
+        Duration::from_secs(30),
+        "const s = document.querySelector('#mcp-status'); \
+         return !!document.querySelector('#mcp-error') || !!(s && !s.textContent.startsWith('Connecting'))",
+    )
+    .await;
+    rig.js("const e = document.querySelector('#mcp-error') || document.querySelector('#mcp-status'); return e.textContent")
+        .await
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Fills the form and presses Connect; confirms the token's host when asked. Returns what the
+/// section then says.
+async fn connect(rig: &Rig, url: &str, name: &str, token: &str) -> String {
+    type_into(rig, "#mcp-url", url).await;
+    type_into(rig, "#mcp-name", name).await;
+    type_into(rig, "#mcp-token", token).await;
+    rig.click("#mcp-connect").await;
+    if !token.is_empty() {
+        let asked = rig
+            .js("return !!document.querySelector('#mcp-confirm-host')")
+            .await;
+        if asked == Value::Bool(true) {
+            rig.click("#mcp-confirm-host").await;
+        }
+    }
+    mcp_message(rig).await
+}
+
+/// The names offered for the tools of the server at `url`, as Settings lists them.
+async fn listed_tools(rig: &Rig, url: &str) -> Vec<String> {
+    let script = format!(
+        "const s = Array.from(document.querySelectorAll('.mcp-server')).find(s => s.dataset.url === {url:?}); \
+         return s ? Array.from(s.querySelectorAll('.mcp-tool-name')).map(e => e.textContent) : null;"
+    );
+    serde_json::from_value(rig.js(&script).await).expect("the server is listed")
+}
+
+async fn choose_protocol(rig: &Rig, id: &str) {
+    rig.click(&format!("#protocol option[value='{id}']")).await;
+}
+
+fn answered(p: &PanelView) {
+    assert_eq!(p.status, "done", "{p:#?}");
+}
+
+#[test]
+fn all_mode_calls_both_real_servers_in_each_protocol() {
+    browser_test(|rig: Rig| async move {
+        let real = tokio::task::spawn_blocking(start_real_servers)
+            .await
+            .unwrap();
+        rig.open_app_overriding(json!({ "protocol": "text", "max_steps": 4 }))
+            .await;
+        open_mcp_settings(&rig).await;
+
+        let said = connect(&rig, &real.everything_url, "Everything", "").await;
+        assert!(said.starts_with("Connected to"), "{said}");
+        let tools = listed_tools(&rig, &real.everything_url).await;
+        assert!(tools.contains(&"get-sum".to_string()), "{tools:?}");
+        assert!(tools.contains(&"echo".to_string()), "{tools:?}");
+        assert!(
+            !tools.iter().any(|t| t.contains("simulate-research")),
+            "a task-only tool is left out: {tools:?}"
+        );
+        let said = connect(&rig, &real.python_url, "Stations", &real.python_token).await;
+        assert!(said.starts_with("Connected to"), "{said}");
+        assert_eq!(listed_tools(&rig, &real.python_url).await, ["station_code"]);
+        // The tool's parameters are shown with it.
+        let about = rig
+            .js("return Array.from(document.querySelectorAll('.mcp-tool')).find(r => r.textContent.includes('station_code')).querySelector('.mcp-tool-params').textContent")
+            .await;
+        assert_eq!(about, json!("{\"city\": string}"));
+
+        for protocol in ["text", "native", "json"] {
+            let question = format!("What is 2 + 3, and the station code of Paris? ({protocol})");
+            run_protocol(&rig, protocol, &question).await;
+        }
+
+        // Each token went to its own server only.
+        let seen = real.python_seen().await;
+        let posts: Vec<_> = seen.iter().filter(|r| r.method == "POST").collect();
+        assert!(
+            posts.len() >= 4,
+            "initialize, initialized, list, calls: {seen:#?}"
+        );
+        for r in &seen {
+            for (name, value) in &r.headers {
+                assert!(
+                    !value.contains(MARKER_TOKEN),
+                    "the HF token in {name} to MCP"
+                );
+            }
+        }
+        let bearer = format!("Bearer {}", real.python_token);
+        assert!(posts
+            .iter()
+            .all(|r| r.header("authorization") == Some(bearer.as_str())));
+        for r in rig.mock.requests() {
+            assert!(
+                !r.body.contains(&real.python_token),
+                "MCP token to the model"
+            );
+            assert!(r
+                .headers
+                .iter()
+                .all(|(_, v)| !v.contains(&real.python_token)));
+        }
+    });
+}
+
+async fn run_protocol(rig: &Rig, protocol: &str, question: &str) {
+    choose_protocol(rig, protocol).await;
+    script_replies(rig, protocol, question);
+    rig.ask(question, "all").await;
+    let panels = rig.wait_until_settled(SETTLE).await;
+    for p in panels.iter().filter(|p| p.mode != "think") {
+        answered(p);
+        assert_eq!(p.actions.len(), 2, "{protocol}: {p:#?}");
+        assert!(p.actions[0].contains("get-sum"), "{protocol}: {p:#?}");
+        assert!(
+            p.actions[0].contains("MCP: Everything"),
+            "{protocol}: {p:#?}"
+        );
+        assert!(p.actions[1].contains("station_code"), "{protocol}: {p:#?}");
+        assert!(p.actions[1].contains("MCP: Stations"), "{protocol}: {p:#?}");
+        assert!(
+            p.observations[0].contains("The sum of 2 and 3 is 5."),
+            "{protocol}: {p:#?}"
+        );
+        assert!(
+            p.observations[1].contains(&station_code_text("Paris")),
+            "{protocol}: {p:#?}"
+        );
+        assert_eq!(p.error_observations, 0, "{protocol}: {p:#?}");
+    }
+    // What the model was offered: the servers' tools, with their parameters.
+    let first = rig
+        .mock
+        .chat_requests_containing(question)
+        .into_iter()
+        .find(|r| r.body.contains(Mode::ReAct.prompt_heading()))
+        .expect("ReAct's first call");
+    if protocol == "native" {
+        let body: Value = serde_json::from_str(&first.body).unwrap();
+        let tools = body["tools"].as_array().unwrap();
+        let sum = tools
+            .iter()
+            .find(|t| t["function"]["name"] == "get-sum")
+            .expect("get-sum offered");
+        assert_eq!(sum["function"]["parameters"]["required"], json!(["a", "b"]));
+        assert!(tools
+            .iter()
+            .any(|t| t["function"]["name"] == "station_code"));
+    } else {
+        assert!(first.body.contains("get-sum"), "{}", first.body);
+        assert!(
+            first.body.contains("\\\"city\\\": string"),
+            "{}",
+            first.body
+        );
+    }
+}
+
+/// Scripts this question's replies: Think-only answers; Act-only and ReAct call get-sum and
+/// station_code, then answer.
+fn script_replies(rig: &Rig, protocol: &str, question: &str) {
+    let sum = r#"{"a": 2, "b": 3}"#;
+    let city = r#"{"city": "Paris"}"#;
+    rig.mock.script_all_of(
+        &[Mode::Think.prompt_heading(), question],
+        [Reply::text(
+            "Thought: I cannot look anything up.\nAnswer: unknown",
+        )],
+    );
+    for mode in [Mode::Act, Mode::ReAct] {
+        let thought = |t: &str| {
+            if mode == Mode::ReAct {
+                format!("Thought: {t}\n")
+            } else {
+                String::new()
+            }
+        };
+        let replies = match protocol {
+            "text" => vec![
+                Reply::text(&format!(
+                    "{}Action: get-sum\nAction Input: {sum}",
+                    thought("Add first.")
+                )),
+                Reply::text(&format!(
+                    "{}Action: station_code\nAction Input: {city}",
+                    thought("Now the code.")
+                )),
+                Reply::text(&format!("{}Answer: 5, and PS-2643", thought("Both known."))),
+            ],
+            "native" => vec![
+                Reply::tool_calls(&[("get-sum", sum), ("station_code", city)]),
+                Reply::text(&format!("{}Answer: 5, and PS-2643", thought("Both known."))),
+            ],
+            _ => vec![
+                Reply::text(&format!(
+                    r#"[{{"action": "get-sum", "arguments": {sum}, "explanation": "Add."}}, {{"action": "station_code", "arguments": {city}, "explanation": "Look it up."}}]"#
+                )),
+                Reply::text(
+                    r#"[{"action": "answer", "arguments": ["5, and PS-2643"], "explanation": "Both known."}]"#,
+                ),
+            ],
+        };
+        rig.mock
+            .script_all_of(&[mode.prompt_heading(), question], replies);
+    }
+}
+
+#[test]
+fn servers_that_cannot_be_used_are_named_with_what_to_do_and_the_app_goes_on() {
+    browser_test(|rig: Rig| async move {
+        let hostile = HostileMcp::start().await;
+        rig.mock
+            .script_six_times_seven("Thought: six sevens.\nAnswer: 42", 0);
+        rig.open_app_overriding(json!({ "protocol": "text" })).await;
+        let page = rig.js("return location.origin").await;
+        let page = page.as_str().unwrap().to_string();
+        open_mcp_settings(&rig).await;
+
+        let cases = [
+            (
+                Behaviour::NoCors,
+                vec![
+                    "could not be reached".to_string(),
+                    format!("Access-Control-Allow-Origin: {page}"),
+                    "Content-Type, Authorization, Mcp-Session-Id, MCP-Protocol-Version".into(),
+                    "expose the response header Mcp-Session-Id".into(),
+                ],
+            ),
+            (
+                Behaviour::Forbidden,
+                vec![format!(
+                    "refused this page's origin ({page}) with 403 Forbidden"
+                )],
+            ),
+            (
+                Behaviour::OAuth,
+                vec![
+                    "asks for OAuth sign-in (401), which the arena does not support yet".into(),
+                    "A bearer token does work".into(),
+                ],
+            ),
+            (
+                Behaviour::NotMcp,
+                vec!["did not answer as an MCP server (it sent a web page)".into()],
+            ),
+        ];
+        for (behaviour, expected) in cases {
+            let url = hostile.url(behaviour);
+            let said = connect(&rig, &url, "", "").await;
+            println!("{}: {said}", behaviour.name());
+            for e in &expected {
+                assert!(
+                    said.contains(e.as_str()),
+                    "{}: {e:?} not in {said}",
+                    behaviour.name()
+                );
+            }
+            assert!(said.contains(&url), "{said}");
+            // The URL stays in the field, to be fixed.
+            let kept = rig
+                .js("return document.querySelector('#mcp-url').value")
+                .await;
+            assert_eq!(kept, json!(url));
+        }
+        assert_eq!(
+            rig.js("return document.querySelectorAll('.mcp-server').length")
+                .await,
+            json!(0)
+        );
+        // A bad address is refused before anything is sent.
+        let said = connect(&rig, "ftp://example.test/mcp", "", "").await;
+        assert!(said.contains("is not an http(s) URL"), "{said}");
+        let said = connect(&rig, "http://example.test/mcp", "", "").await;
+        assert!(said.contains("Use https"), "{said}");
+
+        // The rest of the app goes on.
+        rig.ask("What is 6 times 7?", "all").await;
+        let panels = rig.wait_until_settled(SETTLE).await;
+        assert!(panels.iter().all(|p| p.status == "done"), "{panels:#?}");
+        assert!(panels[2].answer.contains("42"), "{panels:#?}");
+    });
+}
+
+/// ReAct's replies for the hostile-results run, in order.
+fn hostile_steps() -> Vec<Reply> {
+    let step = |thought: &str, tool: &str, input: &str| {
+        Reply::text(&format!(
+            "Thought: {thought}\nAction: {tool}\nAction Input: {input}"
+        ))
+    };
+    vec![
+        step("Read the log.", "fetch_log", "{}"),
+        step("Search.", "slow_search", r#"{"query": "anything"}"#),
+        step("Compute.", "Markup_calculator", r#"{"expression": "1+1"}"#),
+        step("A word.", "lookup_word", r#"{"word": "apple"}"#),
+        step("Another word.", "lookup_word", r#"{"word": "pear"}"#),
+        Reply::text("Thought: Done.\nAnswer: finished"),
+    ]
+}
+
+#[test]
+fn hostile_results_are_capped_timed_out_shown_as_text_and_an_expired_session_renewed() {
+    browser_test(|rig: Rig| async move {
+        let hostile = HostileMcp::start().await;
+        rig.mock
+            .script(Mode::ReAct.prompt_heading(), hostile_steps());
+        rig.open_app_overriding(
+            json!({ "protocol": "text", "max_steps": 8, "mcp_timeout_secs": 3 }),
+        )
+        .await;
+        open_mcp_settings(&rig).await;
+        for (behaviour, name) in [
+            (Behaviour::Huge, "Huge"),
+            (Behaviour::Endless, "Endless"),
+            (Behaviour::Markup, "Markup"),
+            (Behaviour::Expiring, "Expiring"),
+        ] {
+            let said = connect(&rig, &hostile.url(behaviour), name, "").await;
+            assert!(said.starts_with("Connected to"), "{name}: {said}");
+        }
+
+        // The markup server's list: clashes renamed where the user sees it, markup as text.
+        let markup = listed_tools(&rig, &hostile.url(Behaviour::Markup)).await;
+        assert_eq!(markup[0], "Markup_calculator", "{markup:?}");
+        assert_eq!(markup[2], "Markup_weather", "{markup:?}");
+        assert!(markup[1].len() <= 64, "{markup:?}");
+        let notes = rig
+            .js("return Array.from(document.querySelectorAll('.mcp-renamed')).map(e => e.textContent)")
+            .await;
+        let notes: Vec<String> = serde_json::from_value(notes).unwrap();
+        assert!(
+            notes
+                .iter()
+                .any(|n| n == "renamed from \"calculator\": another tool has that name"),
+            "{notes:?}"
+        );
+        assert!(
+            notes.iter().any(|n| n.contains("a model can call only")),
+            "{notes:?}"
+        );
+        let (elements, description) = serde_json::from_value::<(u64, String)>(
+            rig.js("return [document.querySelectorAll('#mcp-servers img, #mcp-servers script, #mcp-servers b').length, \
+                     Array.from(document.querySelectorAll('.mcp-tool-description')).map(e => e.textContent).find(t => t.includes('IGNORE')) || '']")
+                .await,
+        )
+        .unwrap();
+        assert_eq!(elements, 0, "markup from the server became elements");
+        assert!(
+            description.starts_with("<img src=x onerror=alert(1)>"),
+            "{description}"
+        );
+        assert_eq!(description.chars().count(), 400, "{description}");
+
+        rig.ask("Use every server.", "react").await;
+        let started = Instant::now();
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+        println!("hostile run: {:?}\n{p:#?}", started.elapsed());
+        answered(&p);
+        assert!(p.answer.contains("finished"), "{p:#?}");
+        assert_eq!(p.observations.len(), 5, "{p:#?}");
+        assert!(
+            p.observations[0].contains("The MCP server \"Huge\"")
+                && p.observations[0]
+                    .contains("answered with more than 2 MiB, so the answer was not read"),
+            "{p:#?}"
+        );
+        assert!(
+            p.observations[1].contains("The MCP server \"Endless\"")
+                && p.observations[1].contains("did not answer within 3 s; the call was cancelled"),
+            "{p:#?}"
+        );
+        assert!(p.observations[2].contains(MARKUP_RESULT), "{p:#?}");
+        assert_eq!(
+            rig.js("return document.querySelectorAll('section.panel script, section.panel .observation b').length")
+                .await,
+            json!(0),
+            "a result's markup became elements"
+        );
+        assert!(
+            p.observations[3].contains(&secret_word_text("apple")),
+            "{p:#?}"
+        );
+        assert!(
+            p.observations[4].contains(&secret_word_text("pear")),
+            "{p:#?}"
+        );
+        assert_eq!(p.error_observations, 2, "{p:#?}");
+
+        // The endless call was cancelled on the server and its stream let go.
+        let cancelled = hostile.cancelled_request_ids(Behaviour::Endless);
+        assert_eq!(cancelled.len(), 1, "{cancelled:?}");
+        assert!(!hostile.hangups(Behaviour::Endless).is_empty());
+        // The expired session was opened again, once: Connect's, then the renewal.
+        assert_eq!(hostile.initialize_count(Behaviour::Expiring), 2);
+        // The huge result was not read to its end.
+        let huge_calls = hostile
+            .requests_to(Behaviour::Huge)
+            .into_iter()
+            .filter(|r| r.rpc_method().as_deref() == Some("tools/call"))
+            .count();
+        assert_eq!(huge_calls, 1);
+    });
+}
+
+#[test]
+fn stop_ends_an_mcp_call_and_tells_the_server() {
+    browser_test(|rig: Rig| async move {
+        let hostile = HostileMcp::start().await;
+        rig.mock.script(
+            Mode::ReAct.prompt_heading(),
+            [Reply::text(
+                "Thought: Search.\nAction: slow_search\nAction Input: {\"query\": \"x\"}",
+            )],
+        );
+        rig.open_app_overriding(json!({ "protocol": "text", "mcp_timeout_secs": 60 }))
+            .await;
+        open_mcp_settings(&rig).await;
+        let said = connect(&rig, &hostile.url(Behaviour::Endless), "Endless", "").await;
+        assert!(said.starts_with("Connected to"), "{said}");
+        rig.ask("Search for x.", "react").await;
+        rig.wait_for(
+            "the MCP call to run",
+            Duration::from_secs(20),
+            "return document.querySelector('section.panel').dataset.status === 'running-tool'",
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let pressed = Instant::now();
+        rig.click("#stop").await;
+        let p = rig
+            .wait_until_settled(Duration::from_secs(5))
+            .await
+            .remove(0);
+        assert_eq!(p.status, "stopped", "{p:#?}");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while hostile.cancelled_request_ids(Behaviour::Endless).is_empty() {
+            assert!(
+                Instant::now() < deadline,
+                "no notifications/cancelled reached the server"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let hangups = hostile.hangups(Behaviour::Endless);
+        assert_eq!(hangups.len(), 1, "the stream was let go");
+        println!(
+            "Stop to cancelled: {:?}; stream closed {:?} after Stop",
+            pressed.elapsed(),
+            hangups[0].saturating_duration_since(pressed)
+        );
+    });
+}
+
+/// Every value in the page's IndexedDB databases (kept runs, history), as text.
+const DUMP_INDEXED_DB: &str = r#"
+const done = arguments[arguments.length - 1];
+const ask = (r) => new Promise((ok, no) => { r.onsuccess = () => ok(r.result); r.onerror = () => no(r.error); });
+(async () => {
+  const out = [];
+  for (const info of await indexedDB.databases()) {
+    const db = await ask(indexedDB.open(info.name));
+    for (const name of db.objectStoreNames) {
+      out.push(JSON.stringify(await ask(db.transaction(name).objectStore(name).getAll())));
+    }
+    db.close();
+  }
+  return out.join('\n');
+})().then(done, (e) => done('ERROR ' + e));
+"#;
+
+/// The run a `#run=` address carries, inflated back to its JSON.
+const INFLATE_RUN_ADDRESS: &str = r#"
+const done = arguments[arguments.length - 1];
+const packed = arguments[0].split('#run=')[1].replace(/-/g, '+').replace(/_/g, '/');
+const bytes = Uint8Array.from(atob(packed + '==='.slice((packed.length + 3) % 4)), (c) => c.charCodeAt(0));
+new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw')))
+  .text().then(done, (e) => done('ERROR ' + e));
+"#;
+
+/// Everything the page keeps in web storage, as `area key=value` lines.
+const DUMP_WEB_STORAGE: &str = r#"
+const out = [];
+for (const [area, s] of [['local', localStorage], ['session', sessionStorage]]) {
+  for (let i = 0; i < s.length; i++) out.push(area + ' ' + s.key(i) + '=' + s.getItem(s.key(i)));
+}
+return out.join('\n');
+"#;
+
+#[test]
+fn each_token_goes_only_to_its_own_server_and_no_record_keeps_one() {
+    browser_test(|rig: Rig| async move {
+        let hostile = HostileMcp::start().await;
+        rig.mock.script(
+            Mode::ReAct.prompt_heading(),
+            [
+                Reply::text(
+                    "Thought: Ask the server.\nAction: lookup_word\nAction Input: {\"word\": \"sse\"}",
+                ),
+                Reply::text("Thought: Known.\nAnswer: done"),
+            ],
+        );
+        rig.open_app_overriding(json!({ "protocol": "text" })).await;
+        open_mcp_settings(&rig).await;
+        let url = hostile.url(Behaviour::Ok);
+
+        // A token for a new host waits for the user's word; Cancel sends nothing.
+        type_into(&rig, "#mcp-url", &url).await;
+        type_into(&rig, "#mcp-token", OK_MCP_TOKEN).await;
+        rig.click("#mcp-connect").await;
+        rig.wait_for(
+            "the host confirmation",
+            Duration::from_secs(5),
+            "return !!document.querySelector('#mcp-confirm-host')",
+        )
+        .await;
+        let asked = rig
+            .js("return document.querySelector('#mcp-host-confirm-text').textContent")
+            .await;
+        assert!(
+            asked
+                .as_str()
+                .unwrap()
+                .contains(&format!("http://{}", hostile.addr)),
+            "{asked}"
+        );
+        rig.click("#mcp-cancel-host").await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert!(
+            hostile.requests().is_empty(),
+            "nothing goes out before the user confirms"
+        );
+
+        let said = connect(&rig, &url, "Words", OK_MCP_TOKEN).await;
+        assert!(said.starts_with("Connected to"), "{said}");
+        rig.ask("What is the secret word for sse?", "react").await;
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+        answered(&p);
+        // The server answered this call as an event stream.
+        assert!(
+            p.observations[0].contains(&secret_word_text("sse")),
+            "{p:#?}"
+        );
+
+        // The MCP token reached its server's Authorization header, and nothing else did.
+        let bearer = format!("Bearer {OK_MCP_TOKEN}");
+        let auth = hostile.authorization_headers();
+        assert!(auth.len() >= 4, "{auth:?}");
+        assert!(auth.iter().all(|a| *a == bearer), "{auth:?}");
+        for r in hostile.requests() {
+            assert!(
+                !format!("{r:?}").contains(MARKER_TOKEN),
+                "the HF token went to MCP: {r:?}"
+            );
+        }
+        for r in rig.mock.requests() {
+            assert!(
+                !format!("{r:?}").contains(OK_MCP_TOKEN),
+                "the MCP token went to the model"
+            );
+        }
+
+        // Kept for this tab only, apart from the settings.
+        let storage = rig.js(DUMP_WEB_STORAGE).await;
+        let storage = storage.as_str().unwrap();
+        let holding: Vec<&str> = storage
+            .lines()
+            .filter(|l| l.contains(OK_MCP_TOKEN))
+            .collect();
+        assert_eq!(holding.len(), 1, "{storage}");
+        assert!(
+            holding[0].starts_with("session react-arena.mcp-tokens="),
+            "{storage}"
+        );
+
+        // Exports, the kept run and the run's address hold neither token, but name the server.
+        rig.js(support::browser::CAPTURE_DOWNLOADS).await;
+        rig.click("#export-json").await;
+        rig.click("#export-markdown").await;
+        let downloads = rig
+            .client
+            .execute_async(support::browser::READ_DOWNLOADS, vec![])
+            .await
+            .unwrap()
+            .to_string();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let kept = rig
+            .client
+            .execute_async(DUMP_INDEXED_DB, vec![])
+            .await
+            .unwrap();
+        let kept = kept.as_str().unwrap().to_string();
+        rig.click("#embed-open").await;
+        rig.wait_for(
+            "the embed address",
+            Duration::from_secs(10),
+            "return (document.querySelector('#embed-url').dataset.url || '').includes('#run=')",
+        )
+        .await;
+        let address = rig
+            .js("return document.querySelector('#embed-url').dataset.url")
+            .await;
+        let address = address.as_str().unwrap().to_string();
+        let carried = rig
+            .client
+            .execute_async(INFLATE_RUN_ADDRESS, vec![json!(address)])
+            .await
+            .unwrap();
+        let carried = carried.as_str().unwrap().to_string();
+        for (what, text) in [
+            ("exports", &downloads),
+            ("IndexedDB", &kept),
+            ("#run=", &carried),
+        ] {
+            assert!(!text.contains("ERROR"), "{what}: {text}");
+            assert!(!text.contains(OK_MCP_TOKEN), "the MCP token is in {what}");
+            assert!(!text.contains(MARKER_TOKEN), "the HF token is in {what}");
+            assert!(
+                text.contains(&url),
+                "{what} does not name the server: {text:.300}"
+            );
+        }
+        assert!(
+            downloads.contains(&format!(
+                "MCP server \\\"Words\\\" at {url}, tool lookup_word"
+            )),
+            "the Markdown export names the server"
+        );
+
+        // A replay never contacts the server.
+        let before = hostile.requests().len();
+        rig.client.goto(&address).await.unwrap();
+        rig.wait_for(
+            "the replay to show the answer",
+            Duration::from_secs(30),
+            "const p = document.querySelector('section.panel'); return !!p && p.innerText.includes('done') && p.dataset.status === 'done'",
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(
+            hostile.requests().len(),
+            before,
+            "the replay called the server"
+        );
+    });
+}

@@ -169,7 +169,16 @@ fn from_json(reaction: JsonReaction) -> Decision {
                 thought: (!explanations.is_empty()).then(|| explanations.join(" ")),
                 calls: actions
                     .into_iter()
-                    .map(|a| Planned::text(a.tool, a.input))
+                    .map(|a| match a.fields {
+                        // Several fields are given as written, as a native call's are.
+                        Some(fields) => Planned {
+                            call_id: None,
+                            tool: a.tool,
+                            input: Ok(a.input),
+                            args: fields,
+                        },
+                        None => Planned::text(a.tool, a.input),
+                    })
                     .collect(),
                 note: None,
             }
@@ -235,6 +244,18 @@ mod tests {
                 "{protocol:?}"
             );
         }
+    }
+
+    /// A JSON action's arguments of several fields reach the tool as fields, not joined.
+    #[test]
+    fn json_actions_keep_several_fields_for_the_tool() {
+        let reply =
+            r#"[{"action": "get-sum", "arguments": {"a": 2, "b": 3}, "explanation": "Add."}]"#;
+        let Decision::Actions { calls, .. } = decide(Protocol::Json, reply, &[]) else {
+            panic!("not an action");
+        };
+        assert_eq!(calls[0].args, serde_json::json!({"a": 2, "b": 3}));
+        assert_eq!(calls[0].input, Ok("2, 3".into()));
     }
 
     /// A call written as JSON in the content is read alike in every protocol.

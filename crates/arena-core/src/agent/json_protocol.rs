@@ -18,6 +18,9 @@ pub struct JsonAction {
     pub tool: String,
     /// The arguments as the tool's input: several joined with ", ".
     pub input: String,
+    /// The arguments when written as an object of several fields: what a tool of several
+    /// arguments is given, as a native call's arguments are.
+    pub fields: Option<Value>,
     pub explanation: Option<String>,
 }
 
@@ -100,9 +103,11 @@ pub fn parse_json_reaction(text: &str) -> JsonReaction {
                 "Step {n} ({action}) has no \"arguments\". Reply with {SHAPE}."
             ));
         };
+        let several = arguments.as_object().is_some_and(|m| m.len() > 1);
         actions.push(JsonAction {
             tool: action,
             input: args_text(arguments),
+            fields: several.then(|| arguments.clone()),
             explanation,
         });
     }
@@ -248,11 +253,13 @@ mod tests {
                 JsonAction {
                     tool: "calculator".into(),
                     input: "6*7".into(),
+                    fields: None,
                     explanation: Some("Multiply.".into()),
                 },
                 JsonAction {
                     tool: "weather".into(),
                     input: "Paris".into(),
+                    fields: None,
                     explanation: Some("Weather.".into()),
                 },
             ])

@@ -247,7 +247,9 @@ pub fn runtime_tool(
     let remote = tool.name.clone();
     let description = match tool.description.as_str() {
         "" => format!("A tool of the MCP server \"{}\".", server.name),
-        d => d.to_string(),
+        // The prompt goes on with " Input: …" after it.
+        d if d.ends_with(['.', '!', '?', '…']) => d.to_string(),
+        d => format!("{d}."),
     };
     RuntimeTool::new(
         &tool.offered,

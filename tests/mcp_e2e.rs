@@ -413,7 +413,7 @@ fn hostile_results_are_capped_timed_out_shown_as_text_and_an_expired_session_ren
         assert!(
             notes
                 .iter()
-                .any(|n| n == "renamed from \"calculator\": another tool has that name"),
+                .any(|n| n == "renamed from \"calculator\": another tool has that name, or the protocols reserve it"),
             "{notes:?}"
         );
         assert!(
@@ -473,6 +473,12 @@ fn hostile_results_are_capped_timed_out_shown_as_text_and_an_expired_session_ren
         let cancelled = hostile.cancelled_request_ids(Behaviour::Endless);
         assert_eq!(cancelled.len(), 1, "{cancelled:?}");
         assert!(!hostile.hangups(Behaviour::Endless).is_empty());
+        // Calls that were answered are not cancelled; the one cut at 2 MiB is.
+        assert!(hostile.cancelled_request_ids(Behaviour::Markup).is_empty());
+        assert!(hostile
+            .cancelled_request_ids(Behaviour::Expiring)
+            .is_empty());
+        assert_eq!(hostile.cancelled_request_ids(Behaviour::Huge).len(), 1);
         // The expired session was opened again, once: Connect's, then the renewal.
         assert_eq!(hostile.initialize_count(Behaviour::Expiring), 2);
         // The huge result was not read to its end.
@@ -523,8 +529,14 @@ fn stop_ends_an_mcp_call_and_tells_the_server() {
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+        // The server notices the hang-up at its next keep-alive write (one a second).
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while hostile.hangups(Behaviour::Endless).is_empty() {
+            assert!(Instant::now() < deadline, "the stream was not let go");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
         let hangups = hostile.hangups(Behaviour::Endless);
-        assert_eq!(hangups.len(), 1, "the stream was let go");
+        assert_eq!(hangups.len(), 1, "the stream was let go once");
         println!(
             "Stop to cancelled: {:?}; stream closed {:?} after Stop",
             pressed.elapsed(),
@@ -668,6 +680,21 @@ fn each_token_goes_only_to_its_own_server_and_no_record_keeps_one() {
         assert_eq!(holding.len(), 1, "{storage}");
         assert!(
             holding[0].starts_with("session react-arena.mcp-tokens="),
+            "{storage}"
+        );
+
+        // Remember moves it to this device's storage, with the Hugging Face token.
+        rig.open_settings().await;
+        rig.click("#remember-token").await;
+        let storage = rig.js(DUMP_WEB_STORAGE).await;
+        let storage = storage.as_str().unwrap();
+        let holding: Vec<&str> = storage
+            .lines()
+            .filter(|l| l.contains(OK_MCP_TOKEN))
+            .collect();
+        assert_eq!(holding.len(), 1, "{storage}");
+        assert!(
+            holding[0].starts_with("local react-arena.mcp-tokens="),
             "{storage}"
         );
 

@@ -8,9 +8,9 @@ use leptos::task::spawn_local;
 use super::tools_settings::{tool_toggle, TOOL_MODES};
 use crate::mcp::server_tools::McpServer;
 use crate::origin::Origin;
-use crate::settings::{mcp_url_problem, Settings, MAX_MCP_TIMEOUT_SECS};
+use crate::settings::{mcp_url_problem, Settings, MAX_MCP_SERVERS, MAX_MCP_TIMEOUT_SECS};
 use crate::tools::args::expected;
-use crate::web::mcp_tools::{client, page_origin};
+use crate::web::mcp_tools::{self, client, page_origin};
 use crate::web::storage;
 
 /// Where a connection stands, shown under the form or its server.
@@ -54,7 +54,15 @@ pub fn McpServers(settings: RwSignal<Settings>) -> impl IntoView {
             let session = client(&url_given, sent, timeout, true);
             match session.connect().await {
                 Ok(connected) => {
-                    settings.update(|s| s.put_mcp_server(&name_given, &url_given, &connected));
+                    let mut kept = true;
+                    settings
+                        .update(|s| kept = s.put_mcp_server(&name_given, &url_given, &connected));
+                    if !kept {
+                        status.set(Status::Failed(format!(
+                            "At most {MAX_MCP_SERVERS} MCP servers are kept: remove one first."
+                        )));
+                        return;
+                    }
                     let count = settings.with_untracked(|s| {
                         s.mcp_servers
                             .servers()
@@ -78,13 +86,8 @@ pub fn McpServers(settings: RwSignal<Settings>) -> impl IntoView {
         });
     };
 
-    let on_connect = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        let (url_given, name_given, token_given) = (
-            url.get_untracked(),
-            name.get_untracked(),
-            token.get_untracked(),
-        );
+    // A token goes to a host only once the user confirmed it: Connect and Reconnect alike.
+    let ask_connect = move |name_given: String, url_given: String, token_given: String| {
         if let Some(problem) = mcp_url_problem(&url_given) {
             status.set(Status::Failed(problem));
             return;
@@ -102,6 +105,15 @@ pub fn McpServers(settings: RwSignal<Settings>) -> impl IntoView {
             return;
         }
         connect_now(name_given, url_given, token_given);
+    };
+
+    let on_connect = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        ask_connect(
+            name.get_untracked(),
+            url.get_untracked(),
+            token.get_untracked(),
+        );
     };
 
     let confirm = move |_| {
@@ -123,11 +135,12 @@ pub fn McpServers(settings: RwSignal<Settings>) -> impl IntoView {
             .get(&server.url)
             .unwrap_or_default()
             .to_string();
-        connect_now(server.name, server.url, kept);
+        ask_connect(server.name, server.url, kept);
     };
 
     let remove = move |url_gone: String| {
         settings.update(|s| s.remove_mcp_server(&url_gone));
+        mcp_tools::forget(&url_gone);
         let mut tokens = storage::load_mcp_tokens();
         tokens.set(&url_gone, "");
         let remember = settings.with_untracked(|s| s.remember_token);

@@ -57,7 +57,10 @@ pub fn SettingsPanel(
     // the old copy and the old choice.
     let set_remember = move |ev: leptos::ev::Event| {
         let remember = event_target_checked(&ev);
-        match storage::save_token(&token.get_untracked(), remember) {
+        // The MCP servers' tokens are kept where the Hugging Face token is.
+        let saved = storage::save_token(&token.get_untracked(), remember)
+            .and_then(|()| storage::move_mcp_tokens(remember));
+        match saved {
             Ok(()) => settings.update(|s| s.remember_token = remember),
             Err(e) => {
                 alert.set(Some(e));

@@ -151,7 +151,9 @@ fn step_markdown(step: &Step, out: &mut String) {
         if !run.tool.is_empty() {
             out.push_str(&format!("**Action:** `{}`", run.tool));
             if let Some(source) = &run.mcp {
-                out.push_str(&format!(" ({})", source.describe()));
+                // In a code span: a name from a file cannot become Markdown.
+                let described = source.describe().replace('`', "'");
+                out.push_str(&format!(" (`{described}`)"));
             }
             out.push_str("\n\n");
             out.push_str(&fenced(&run.input));

@@ -30,8 +30,19 @@ pub struct RunFile {
     pub records: Vec<RunRecord>,
 }
 
+/// A run's settings as a file carries them: without MCP servers. A file is anyone's to write,
+/// and a run goes on (Continue, a follow-up) only with the servers the user added; the
+/// record names the servers each call went to.
+fn without_mcp_servers(settings: Settings) -> Settings {
+    Settings {
+        mcp_servers: Default::default(),
+        ..settings
+    }
+}
+
 impl RunFile {
     pub fn new(id: String, created: f64, settings: Settings, records: Vec<RunRecord>) -> Self {
+        let settings = without_mcp_servers(settings);
         let title = records
             .first()
             .and_then(|r| r.turns.first())
@@ -84,7 +95,7 @@ impl RunFile {
         }
         run_limits::check(&file.title, &file.records)?;
         Ok(RunFile {
-            settings: file.settings.clamped(),
+            settings: without_mcp_servers(file.settings.clamped()),
             ..file
         })
     }
@@ -128,5 +139,23 @@ mod tests {
             .replace("\"turns\":[", "\"turns\":7,\"x\":[");
         assert!(err(&damaged).contains("damaged"), "{}", err(&damaged));
         assert!(err(&" ".repeat(MAX_IMPORT_BYTES + 1)).contains("MB"));
+    }
+
+    #[test]
+    fn a_file_never_carries_mcp_servers() {
+        use crate::mcp::client::Connected;
+        let mut settings = Settings::default();
+        let connected = Connected {
+            version: "2025-11-25".into(),
+            server_name: "Evil".into(),
+            tools: vec![serde_json::json!({"name": "x"})],
+        };
+        settings.put_mcp_server("", "https://mcp.test/mcp", &connected);
+        let made = RunFile::new("id".into(), 1.0, settings.clone(), file().records);
+        assert!(made.settings.mcp_servers.servers().is_empty());
+        let mut written = serde_json::to_value(&made).unwrap();
+        written["settings"]["mcp_servers"] = serde_json::json!(settings.mcp_servers);
+        let read = RunFile::from_json(&written.to_string()).unwrap();
+        assert!(read.settings.mcp_servers.servers().is_empty());
     }
 }

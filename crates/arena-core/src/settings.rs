@@ -197,7 +197,14 @@ impl Settings {
             .servers()
             .into_iter()
             .flat_map(|server| {
-                let (name, url) = (server.name, server.url);
+                // What a record keeps of the address: no query (it can hold a key).
+                let url = server
+                    .url
+                    .split(['?', '#'])
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
+                let name = server.name;
                 server.tools.into_iter().map(move |tool| McpSource {
                     tool: tool.offered,
                     server: name.clone(),
@@ -211,7 +218,8 @@ impl Settings {
 
     /// Keeps the server at `url` as `connected` described it, in place of an earlier
     /// connection to the same URL; `name` is the user's name for it (empty: the server's own).
-    pub fn put_mcp_server(&mut self, name: &str, url: &str, connected: &Connected) {
+    /// `false` when there is no room for another server.
+    pub fn put_mcp_server(&mut self, name: &str, url: &str, connected: &Connected) -> bool {
         let url = url.trim();
         let name = match name.trim() {
             "" => server_name(&connected.server_name, url),
@@ -221,7 +229,12 @@ impl Settings {
         let mut taken: Vec<String> = TOOL_NAMES.iter().map(|n| n.to_string()).collect();
         let others = servers.iter().filter(|s| s.url != url);
         taken.extend(others.flat_map(|s| s.tools.iter().map(|t| t.offered.clone())));
-        let tools = read_tools(&connected.tools, &name, &mut taken);
+        let previous = servers
+            .iter()
+            .find(|s| s.url == url)
+            .map(|s| s.tools.clone())
+            .unwrap_or_default();
+        let tools = read_tools(&connected.tools, &name, &previous, &mut taken);
         let server = McpServer {
             name,
             url: url.to_string(),
@@ -231,9 +244,10 @@ impl Settings {
         match servers.iter_mut().find(|s| s.url == url) {
             Some(kept) => *kept = server,
             None if room => servers.push(server),
-            None => {}
+            None => return false,
         }
         self.mcp_servers = McpServerList::of(&servers);
+        true
     }
 
     /// Forgets the server at `url`, and its tools' places in the tool choice.
@@ -282,7 +296,7 @@ impl Settings {
 pub struct McpServerList(String);
 
 /// Longest list of servers kept, as JSON text.
-const MAX_SERVER_LIST_BYTES: usize = 512 * 1024;
+const MAX_SERVER_LIST_BYTES: usize = 1024 * 1024;
 
 impl McpServerList {
     pub fn of(servers: &[McpServer]) -> Self {
@@ -310,7 +324,7 @@ impl McpServerList {
         let kept: Vec<McpServer> = serde_json::from_str(&self.0).unwrap_or_default();
         let mut taken: Vec<String> = TOOL_NAMES.iter().map(|n| n.to_string()).collect();
         kept.into_iter()
-            .filter(|s| Origin::of(s.url.trim()).is_some())
+            .filter(|s| mcp_url_problem(&s.url).is_none())
             .take(MAX_MCP_SERVERS)
             .map(|server| {
                 let url = server.url.trim().to_string();

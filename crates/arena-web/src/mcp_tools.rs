@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use arena_core::agent::Mode;
-use arena_core::mcp::server_tools::{runtime_tool, McpServer};
+use arena_core::mcp::server_tools::{runtime_tool, McpServer, Sessions};
 use arena_core::mcp::{McpClient, McpEndpoint};
 use arena_core::settings::Settings;
 use arena_core::tools::Registry;
@@ -63,7 +63,14 @@ pub fn client(url: &str, token: Option<String>, timeout_secs: u32, fresh: bool) 
     })
 }
 
-/// Adds the MCP tools `mode` may call to `registry`, after the built-in ones.
+/// Forgets the sessions of the server at `url` (removed in Settings): no call goes there again.
+pub fn forget(url: &str) {
+    CLIENTS.with(|kept| kept.borrow_mut().retain(|((u, _, _), _)| u != url));
+}
+
+/// Adds the MCP tools `mode` may call to `registry`, after the built-in ones. Only servers the
+/// user has added are called (a run shown from a file carries none), with the token and
+/// session they have when the call is made.
 pub fn add_tools(registry: &mut Registry, settings: &Settings, mode: Mode) {
     let origin = page_origin();
     for server in &settings.mcp_servers.servers() {
@@ -75,18 +82,31 @@ pub fn add_tools(registry: &mut Registry, settings: &Settings, mode: Mode) {
         if enabled.is_empty() {
             continue;
         }
-        let client = server_client(server, settings.mcp_timeout_secs);
+        let sessions = sessions(server, settings.mcp_timeout_secs);
         for tool in enabled {
             registry.push(Box::new(runtime_tool(
                 server,
                 tool,
-                client.clone(),
+                sessions.clone(),
                 &origin,
             )));
         }
     }
 }
 
-fn server_client(server: &McpServer, timeout_secs: u32) -> Rc<McpClient> {
-    client(&server.url, token_for(&server.url), timeout_secs, false)
+fn sessions(server: &McpServer, timeout_secs: u32) -> Sessions {
+    let (url, label) = (server.url.clone(), server.label());
+    Rc::new(move || {
+        let added = storage::load_settings()
+            .mcp_servers
+            .servers()
+            .iter()
+            .any(|s| s.url == url);
+        if !added {
+            return Err(format!(
+                "{label} was removed in Settings: its tools cannot be called."
+            ));
+        }
+        Ok(client(&url, token_for(&url), timeout_secs, false))
+    })
 }

@@ -159,6 +159,20 @@ pub fn save_mcp_tokens(tokens: &McpTokens, remember: bool) -> Result<(), String>
     Ok(())
 }
 
+/// Moves the MCP tokens, as stored, where `remember` chooses (the Remember box), without
+/// reading them: the first screen calls this and need not carry their reader.
+pub fn move_mcp_tokens(remember: bool) -> Result<(), String> {
+    let keep = Area::for_token(remember);
+    let other = Area::for_token(!remember);
+    let Some(text) = other.read(MCP_TOKENS_KEY) else {
+        return Ok(());
+    };
+    keep.write(MCP_TOKENS_KEY, &text)
+        .map_err(|e| format!("The MCP tokens were not moved: {e}."))?;
+    other.remove(MCP_TOKENS_KEY);
+    Ok(())
+}
+
 /// The origins the user confirmed as places to send an MCP token (apart from the model's).
 pub fn load_mcp_token_hosts() -> TokenHosts {
     Area::Local

@@ -8,6 +8,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
+use futures::lock::Mutex;
 use serde_json::Value;
 
 use super::failure::McpFailure;
@@ -67,13 +68,20 @@ pub struct Connected {
     pub tools: Vec<Value>,
 }
 
+/// Most tools kept from one server; listing stops there.
+pub const MAX_TOOLS: usize = 64;
+
 /// Pages of `tools/list` followed at most; a server that hands out cursors forever stops here.
 const MAX_TOOL_PAGES: usize = 20;
 
 pub struct McpClient {
     endpoint: McpEndpoint,
     transport: Rc<dyn McpTransport>,
+    /// Published only once `notifications/initialized` has gone out.
     session: RefCell<Option<Session>>,
+    /// One session is opened at a time: panels that find none (or the same one forgotten)
+    /// wait for the one being opened instead of opening their own.
+    opening: Mutex<()>,
     next_id: Cell<u64>,
 }
 
@@ -83,6 +91,7 @@ impl McpClient {
             endpoint,
             transport,
             session: RefCell::default(),
+            opening: Mutex::new(()),
             next_id: Cell::new(1),
         }
     }
@@ -97,7 +106,7 @@ impl McpClient {
         id
     }
 
-    fn headers(&self) -> Vec<(String, String)> {
+    fn headers(&self, session: Option<&Session>) -> Vec<(String, String)> {
         let mut headers = vec![
             ("Content-Type".to_string(), "application/json".to_string()),
             (
@@ -108,7 +117,7 @@ impl McpClient {
         if let Some(token) = self.endpoint.token.as_deref().filter(|t| !t.is_empty()) {
             headers.push(("Authorization".into(), format!("Bearer {token}")));
         }
-        if let Some(session) = self.session.borrow().as_ref() {
+        if let Some(session) = session {
             if let Some(id) = &session.id {
                 headers.push(("Mcp-Session-Id".into(), id.clone()));
             }
@@ -117,18 +126,49 @@ impl McpClient {
         headers
     }
 
+    /// A request within the current session (if any).
     fn request(&self, body: &Value, answer_id: Option<u64>) -> PostRequest {
+        let session = self.session.borrow().clone();
+        self.request_in(body, answer_id, session.as_ref())
+    }
+
+    fn request_in(
+        &self,
+        body: &Value,
+        answer_id: Option<u64>,
+        session: Option<&Session>,
+    ) -> PostRequest {
         PostRequest {
             url: self.endpoint.url.clone(),
-            headers: self.headers(),
+            headers: self.headers(session),
             body: body.to_string(),
             answer_id,
         }
     }
 
+    /// The current session's id, as requests send it.
+    fn session_id(&self) -> Option<String> {
+        self.session.borrow().as_ref().and_then(|s| s.id.clone())
+    }
+
+    /// Opens a session unless one is open; `forgotten`: the server forgot the session with
+    /// this id, so open another unless someone already has.
+    async fn ensure_session(&self, forgotten: Option<Option<String>>) -> Result<(), McpFailure> {
+        let _turn = self.opening.lock().await;
+        let open = self.session.borrow().as_ref().map(|s| s.id.clone());
+        match (forgotten, open) {
+            (None, Some(_)) => Ok(()),
+            (Some(failed), Some(now)) if failed != now => Ok(()),
+            _ => self.initialize().await.map(|_| ()),
+        }
+    }
+
     /// Opens a new session and lists the server's tools.
     pub async fn connect(&self) -> Result<Connected, McpFailure> {
-        let server_name = self.initialize().await?;
+        let server_name = {
+            let _turn = self.opening.lock().await;
+            self.initialize().await?
+        };
         let tools = self.list_tools().await?;
         let version = self
             .session
@@ -144,13 +184,17 @@ impl McpClient {
     }
 
     /// `initialize` then `notifications/initialized`; returns the server's name for itself.
+    /// The session is kept only once both went through.
     async fn initialize(&self) -> Result<String, McpFailure> {
         *self.session.borrow_mut() = None;
         let id = self.take_id();
         let reply = self
-            .send(self.request(&wire::initialize(id), Some(id)))
+            .send(self.request_in(&wire::initialize(id), Some(id), None))
             .await?;
-        let session_id = reply.session_id.clone();
+        // Session ids are visible ASCII (the transport spec): anything else is not sent back.
+        let session_id = reply.session_id.clone().filter(|s| {
+            (1..=256).contains(&s.len()) && s.bytes().all(|b| (0x21..=0x7e).contains(&b))
+        });
         let result = self.answer(reply, id, false)?;
         let offered = result
             .get("protocolVersion")
@@ -161,15 +205,16 @@ impl McpClient {
             .iter()
             .find(|v| **v == offered)
             .unwrap_or(&PROTOCOL_VERSIONS[PROTOCOL_VERSIONS.len() - 1]);
-        *self.session.borrow_mut() = Some(Session {
+        let session = Session {
             id: session_id,
             version: version.to_string(),
-        });
-        let note = self.request(&wire::initialized(), None);
+        };
+        let note = self.request_in(&wire::initialized(), None, Some(&session));
         let reply = self.send(note).await?;
         if !(200..300).contains(&reply.status) {
             return Err(self.status_failure(reply.status, false));
         }
+        *self.session.borrow_mut() = Some(session);
         let name = result
             .pointer("/serverInfo/name")
             .and_then(Value::as_str)
@@ -186,7 +231,14 @@ impl McpClient {
                 .in_session(|id| wire::list_tools(id, cursor.as_deref()))
                 .await?;
             if let Some(list) = page.get("tools").and_then(Value::as_array) {
-                tools.extend(list.iter().cloned());
+                tools.extend(
+                    list.iter()
+                        .take(MAX_TOOLS - tools.len().min(MAX_TOOLS))
+                        .cloned(),
+                );
+            }
+            if tools.len() >= MAX_TOOLS {
+                break;
             }
             cursor = page
                 .get("nextCursor")
@@ -210,12 +262,11 @@ impl McpClient {
     /// Sends the request `make(id)` within a session: one is opened first if there is none,
     /// and once more if the server has forgotten it (404).
     async fn in_session(&self, make: impl Fn(u64) -> Value) -> Result<Value, McpFailure> {
-        if self.session.borrow().is_none() {
-            self.initialize().await?;
-        }
+        self.ensure_session(None).await?;
+        let used = self.session_id();
         match self.once(&make).await {
             Err(McpFailure::Expired) => {
-                self.initialize().await?;
+                self.ensure_session(Some(used)).await?;
                 self.once(&make).await
             }
             other => other,
@@ -224,20 +275,32 @@ impl McpClient {
 
     async fn once(&self, make: &impl Fn(u64) -> Value) -> Result<Value, McpFailure> {
         let id = self.take_id();
+        let request = self.request(&make(id), Some(id));
+        let had_session = self.session_id().is_some();
+        // Made now, in this request's session, in case it is needed.
+        let cancel = self.request(
+            &wire::cancelled(id, "The user stopped the run, or its time ran out."),
+            None,
+        );
         let mut pending = Pending {
-            client: self,
-            id,
-            answered: false,
+            transport: self.transport.as_ref(),
+            cancel: Some(cancel),
         };
-        let had_session = self
-            .session
-            .borrow()
-            .as_ref()
-            .is_some_and(|s| s.id.is_some());
-        let result = self.send(self.request(&make(id), Some(id))).await;
+        let result = self.send(request).await;
         let result = result.and_then(|reply| self.answer(reply, id, had_session));
-        // Out of time: the server may still be working on it; anything else is an answer.
-        pending.answered = !matches!(result, Err(McpFailure::Timeout { .. }));
+        // The server may still be working on a call whose answer never came (out of time, cut
+        // at the size cap, a stream that ended without it, a connection that broke); any
+        // answer, an error status included, ends it.
+        let unanswered = matches!(
+            result,
+            Err(McpFailure::Timeout { .. }
+                | McpFailure::TooLarge
+                | McpFailure::NoAnswer
+                | McpFailure::Unreachable)
+        );
+        if !unanswered {
+            pending.cancel = None;
+        }
         result
     }
 
@@ -268,9 +331,12 @@ impl McpClient {
         if !(200..300).contains(&reply.status) {
             // The spec answers a forgotten session with 404; some servers (Express wrappers
             // of the reference SDK) with 400 and a message naming the session.
+            let body = reply.body.to_ascii_lowercase();
             let forgotten = reply.status == 400
                 && had_session
-                && reply.body.to_ascii_lowercase().contains("session");
+                && ["session id", "session-id", "sessionid"]
+                    .iter()
+                    .any(|s| body.contains(s));
             if forgotten {
                 return Err(McpFailure::Expired);
             }
@@ -292,19 +358,18 @@ impl McpClient {
     }
 }
 
-/// A request sent and not yet answered: dropped so (Stop) or out of time, it tells the server.
+/// A request sent and not yet answered: dropped so (Stop), or ended without its answer, it
+/// tells the server.
 struct Pending<'a> {
-    client: &'a McpClient,
-    id: u64,
-    answered: bool,
+    transport: &'a dyn McpTransport,
+    /// The cancellation to send, until an answer came.
+    cancel: Option<PostRequest>,
 }
 
 impl Drop for Pending<'_> {
     fn drop(&mut self) {
-        if !self.answered {
-            let note = wire::cancelled(self.id, "The user stopped the run, or its time ran out.");
-            let request = self.client.request(&note, None);
-            self.client.transport.post_detached(request);
+        if let Some(cancel) = self.cancel.take() {
+            self.transport.post_detached(cancel);
         }
     }
 }
@@ -322,6 +387,8 @@ pub mod fake {
         pub detached: RefCell<Vec<PostRequest>>,
         /// With no scripted reply left, never answer (instead of a 500).
         pub hang: Cell<bool>,
+        /// Answer only after giving way once, as a real network does.
+        pub slow: Cell<bool>,
     }
 
     impl FakeTransport {
@@ -389,7 +456,23 @@ pub mod fake {
                     }
                 }
             }
-            Box::pin(async move { reply })
+            let slow = self.slow.get();
+            Box::pin(async move {
+                if slow {
+                    let mut gave_way = false;
+                    futures::future::poll_fn(|cx| {
+                        if gave_way {
+                            std::task::Poll::Ready(())
+                        } else {
+                            gave_way = true;
+                            cx.waker().wake_by_ref();
+                            std::task::Poll::Pending
+                        }
+                    })
+                    .await;
+                }
+                reply
+            })
         }
 
         fn post_detached(&self, request: PostRequest) {
@@ -612,5 +695,74 @@ mod tests {
             .answer(200, None, rpc(0, json!({"content": []})));
         block_on(client(&t, None).call_tool("quick", &json!({}))).unwrap();
         assert!(t.detached.borrow().is_empty());
+    }
+
+    #[test]
+    fn panels_that_find_no_session_share_the_one_being_opened() {
+        let t = Rc::new(FakeTransport::default());
+        t.slow.set(true);
+        t.answer(200, Some("s"), init_result("2025-11-25"))
+            .answer(202, None, Value::Null)
+            .answer(
+                200,
+                None,
+                rpc(0, json!({"content": [{"type": "text", "text": "a"}]})),
+            )
+            .answer(
+                200,
+                None,
+                rpc(0, json!({"content": [{"type": "text", "text": "b"}]})),
+            );
+        let c = client(&t, None);
+        let args = json!({});
+        let (a, b) = block_on(futures::future::join(
+            c.call_tool("x", &args),
+            c.call_tool("y", &args),
+        ));
+        assert!(a.is_ok() && b.is_ok(), "{a:?} {b:?}");
+        let methods: Vec<Value> = t.bodies().iter().map(|b| b["method"].clone()).collect();
+        assert_eq!(
+            methods,
+            [
+                "initialize",
+                "notifications/initialized",
+                "tools/call",
+                "tools/call"
+            ],
+            "one session for both"
+        );
+        // Nothing went out in the session before it was announced as initialized.
+        assert_eq!(t.header(1, "Mcp-Session-Id").as_deref(), Some("s"));
+        assert!(t.detached.borrow().is_empty());
+    }
+
+    #[test]
+    fn a_call_cut_at_the_cap_is_cancelled_and_an_error_answer_is_not() {
+        let t = Rc::new(FakeTransport::default());
+        t.answer(200, Some("s"), init_result("2025-11-25"))
+            .answer(202, None, Value::Null)
+            .fail(FetchError::TooLarge { limit_bytes: 1 })
+            .answer(500, None, Value::Null);
+        let c = client(&t, None);
+        assert_eq!(
+            block_on(c.call_tool("big", &json!({}))),
+            Err(McpFailure::TooLarge)
+        );
+        assert_eq!(t.detached.borrow().len(), 1);
+        assert_eq!(
+            block_on(c.call_tool("x", &json!({}))),
+            Err(McpFailure::Http(500))
+        );
+        assert_eq!(t.detached.borrow().len(), 1, "an error status is an answer");
+    }
+
+    #[test]
+    fn a_session_id_that_is_not_visible_ascii_is_not_sent_back() {
+        let t = Rc::new(FakeTransport::default());
+        t.answer(200, Some("bad id\n"), init_result("2025-11-25"))
+            .answer(202, None, Value::Null)
+            .answer(200, None, rpc(0, json!({"tools": []})));
+        block_on(client(&t, None).connect()).unwrap();
+        assert_eq!(t.header(2, "Mcp-Session-Id"), None);
     }
 }

@@ -90,6 +90,11 @@ pub trait Tool {
     fn spec(&self) -> ToolSpec;
     /// Runs on arguments already read against the spec's schema ([`args::read`]).
     fn call(&self, args: Value) -> LocalBoxFuture<'_, Result<String, String>>;
+    /// Whether a repeated call may be answered from the run's cache: the built-in tools only
+    /// read; a server's tool may change things, so it is called every time unless it says not.
+    fn cacheable(&self) -> bool {
+        true
+    }
 }
 
 /// A [`TypedTool`] as a [`Tool`]: the arguments are deserialised into its type.

@@ -223,7 +223,8 @@ impl Toolbox for Registry {
         // Same tool, same arguments (up to spacing) → same answer within a run. Failures are
         // not cached: they may be transient.
         let key = (spec.name, squash_strings(&args).to_string());
-        if let Some(hit) = self.cache.borrow().get(&key) {
+        let cacheable = tool.cacheable();
+        if let Some(hit) = self.cache.borrow().get(&key).filter(|_| cacheable) {
             return Ok(format!("{hit}\n{CACHED_NOTE}"));
         }
         let result = tool.call(args).await;
@@ -231,7 +232,7 @@ impl Toolbox for Registry {
             Ok(text) => Ok(truncate(&text, MAX_OBSERVATION_CHARS)),
             Err(text) => Err(truncate(&text, MAX_OBSERVATION_CHARS)),
         };
-        if let Ok(text) = &result {
+        if let (Ok(text), true) = (&result, cacheable) {
             self.cache.borrow_mut().insert(key, text.clone());
         }
         result
@@ -421,10 +422,28 @@ mod tests {
             2,
             "arguments that do not fit do not reach the tool"
         );
-        // The cache holds for run-time tools too.
+        // A run-time tool is called every time (it may change things)…
         let again = block_on(r.call("add", &json!({"b": 3, "a": 2}))).unwrap();
-        assert_eq!(again, format!("5\n{CACHED_NOTE}"));
-        assert_eq!(calls.get(), 2);
+        assert_eq!(again, "5");
+        assert_eq!(calls.get(), 3);
+        // …unless it says it only reads.
+        let reads = Rc::new(Cell::new(0));
+        let counted = reads.clone();
+        let lookup = RuntimeTool::new(
+            "lookup",
+            "Reads.",
+            json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+            Rc::new(move |_| {
+                counted.set(counted.get() + 1);
+                Box::pin(async { Ok("found".to_string()) })
+            }),
+        )
+        .cached(true);
+        r.push(Box::new(lookup));
+        block_on(r.call("lookup", &json!("x"))).unwrap();
+        let again = block_on(r.call("lookup", &json!("x"))).unwrap();
+        assert_eq!(again, format!("found\n{CACHED_NOTE}"));
+        assert_eq!(reads.get(), 1);
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub type Handler = Rc<dyn Fn(Value) -> LocalBoxFuture<'static, Result<String, St
 pub struct RuntimeTool {
     spec: ToolSpec,
     handler: Handler,
+    cacheable: bool,
 }
 
 impl RuntimeTool {
@@ -36,7 +37,14 @@ impl RuntimeTool {
                 parameters: schema,
             },
             handler,
+            cacheable: false,
         }
+    }
+
+    /// Lets the run's cache answer a repeated call (a tool that only reads).
+    pub fn cached(mut self, cacheable: bool) -> Self {
+        self.cacheable = cacheable;
+        self
     }
 }
 
@@ -47,5 +55,9 @@ impl Tool for RuntimeTool {
 
     fn call(&self, args: Value) -> LocalBoxFuture<'_, Result<String, String>> {
         (self.handler)(args)
+    }
+
+    fn cacheable(&self) -> bool {
+        self.cacheable
     }
 }

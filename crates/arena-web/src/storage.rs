@@ -1,4 +1,4 @@
-//! Browser storage of settings, the token and the hosts the token may go to. The token lives
+//! Browser storage of settings, the token, the MCP servers' tokens and the hosts each may go to. The token lives
 //! in sessionStorage unless the user asked to remember it on this device. Every write reports
 //! its failure (storage full or disabled) so the UI can say so.
 

@@ -151,8 +151,10 @@ pub fn McpServers(settings: RwSignal<Settings>) -> impl IntoView {
         }
     };
 
+    // Read again only when the servers change, not at every tick of a checkbox.
+    let kept = Memo::new(move |_| settings.with(|s| s.mcp_servers.clone()));
     let servers = move || {
-        settings.with(|s| s.mcp_servers.servers()).into_iter().map(move |server| {
+        kept.with(|k| k.servers()).into_iter().map(move |server| {
             view! { <ServerCard server=server.clone() settings=settings on_reconnect=Callback::new(reconnect) on_remove=Callback::new(remove) /> }
         }).collect_view()
     };

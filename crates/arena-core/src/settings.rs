@@ -265,15 +265,10 @@ impl Settings {
         self.mcp_servers = McpServerList::of(&servers);
     }
 
-    /// Every tool `mode` is offered by the MCP servers, after the built-in ones.
-    pub fn offered_mcp_tools(&self, mode: Mode) -> Vec<String> {
-        self.mcp_tools(mode).into_iter().map(|s| s.tool).collect()
-    }
-
     /// Every tool `mode` is offered, by name: the built-in ones, then the MCP servers'.
     pub fn offered_tools(&self, mode: Mode) -> Vec<String> {
         let mut names = self.offered_built_in_tools(mode);
-        names.extend(self.offered_mcp_tools(mode));
+        names.extend(self.mcp_tools(mode).into_iter().map(|s| s.tool));
         names
     }
 

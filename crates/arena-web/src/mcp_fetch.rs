@@ -5,12 +5,11 @@
 
 use futures::future::{select, Either, LocalBoxFuture};
 use gloo_net::http::Request;
-use js_sys::{Reflect, Uint8Array};
-use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::{spawn_local, JsFuture};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::spawn_local;
 use web_sys::{AbortController, ReadableStreamDefaultReader, RequestRedirect, ResponseType};
 
-use crate::read_body::read_capped;
+use crate::read_body::{next_chunk, read_capped};
 use crate::timer::sleep;
 use arena_core::mcp::wire::StreamedAnswer;
 use arena_core::mcp::{McpTransport, PostReply, PostRequest};
@@ -110,20 +109,9 @@ async fn read_answer(body: Option<web_sys::ReadableStream>, id: u64) -> Result<S
     let mut finder = StreamedAnswer::new(id);
     let mut read = 0usize;
     let answer = loop {
-        let chunk = JsFuture::from(reader.read())
-            .await
-            .map_err(|e| FetchError::Network(crate::read_body::js_error_text(&e)))?;
-        let done = Reflect::get(&chunk, &JsValue::from_str("done"))
-            .ok()
-            .and_then(|d| d.as_bool())
-            .unwrap_or(true);
-        if done {
+        let Some(bytes) = next_chunk(&reader).await.map_err(FetchError::Network)? else {
             break finder.finish();
-        }
-        let Ok(value) = Reflect::get(&chunk, &JsValue::from_str("value")) else {
-            continue;
         };
-        let bytes = Uint8Array::new(&value).to_vec();
         read += bytes.len();
         if read > MAX_RESPONSE_BYTES {
             let _ = reader.cancel();

@@ -19,27 +19,35 @@ pub async fn read_capped(body: Option<ReadableStream>, cap: usize) -> Result<Bod
         return Ok(capped.into_text());
     };
     let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
-    loop {
-        let chunk = JsFuture::from(reader.read())
-            .await
-            .map_err(|e| js_error_text(&e))?;
-        if Reflect::get(&chunk, &JsValue::from_str("done"))
-            .ok()
-            .and_then(|d| d.as_bool())
-            .unwrap_or(true)
-        {
-            break;
-        }
-        let Ok(value) = Reflect::get(&chunk, &JsValue::from_str("value")) else {
-            continue;
-        };
-        if !capped.push(&Uint8Array::new(&value).to_vec()) {
+    while let Some(bytes) = next_chunk(&reader).await? {
+        if !capped.push(&bytes) {
             // The rest is not wanted: stop the download instead of draining it.
             let _ = reader.cancel();
             break;
         }
     }
     Ok(capped.into_text())
+}
+
+/// The next chunk of a body being read; `None` once it has ended. Errs with the browser's
+/// message when the connection breaks or the request is aborted.
+pub async fn next_chunk(reader: &ReadableStreamDefaultReader) -> Result<Option<Vec<u8>>, String> {
+    let chunk = JsFuture::from(reader.read())
+        .await
+        .map_err(|e| js_error_text(&e))?;
+    let done = Reflect::get(&chunk, &JsValue::from_str("done"))
+        .ok()
+        .and_then(|d| d.as_bool())
+        .unwrap_or(true);
+    if done {
+        return Ok(None);
+    }
+    // A chunk without a value carries nothing.
+    Ok(Some(
+        Reflect::get(&chunk, &JsValue::from_str("value"))
+            .map(|value| Uint8Array::new(&value).to_vec())
+            .unwrap_or_default(),
+    ))
 }
 
 /// A thrown JS value as a short message.

@@ -88,29 +88,37 @@ pub fn save_settings(settings: &Settings) -> Result<(), String> {
         .map_err(|e| format!("Settings were not saved: {e}. They last until you reload."))
 }
 
-/// The stored token: session first (this tab), then the remembered one.
-pub fn load_token() -> String {
-    Area::Session
-        .read(TOKEN_KEY)
-        .or_else(|| Area::Local.read(TOKEN_KEY))
-        .unwrap_or_default()
+/// A secret as stored: session first (this tab), then the remembered one.
+fn load_secret(key: &str) -> Option<String> {
+    Area::Session.read(key).or_else(|| Area::Local.read(key))
 }
 
-/// Stores the token in the place `remember` chooses; the copy in the other place is removed
-/// only once the new one is written, so a failed write never loses the only copy.
-pub fn save_token(token: &str, remember: bool) -> Result<(), String> {
+/// Stores a secret in the place `remember` chooses (empty: nowhere); the copy in the other
+/// place is removed only once the new one is written, so a failed write never loses the only
+/// copy.
+fn save_secret(key: &str, text: &str, remember: bool) -> Result<(), String> {
     let keep = Area::for_token(remember);
     let other = Area::for_token(!remember);
-    if token.is_empty() {
-        keep.remove(TOKEN_KEY);
-        other.remove(TOKEN_KEY);
+    if text.is_empty() {
+        keep.remove(key);
+        other.remove(key);
         return Ok(());
     }
-    keep.write(TOKEN_KEY, token).map_err(|e| {
-        format!("The token was not saved: {e}. It is still in the field until you reload.")
-    })?;
-    other.remove(TOKEN_KEY);
+    keep.write(key, text)?;
+    other.remove(key);
     Ok(())
+}
+
+/// The stored token: session first (this tab), then the remembered one.
+pub fn load_token() -> String {
+    load_secret(TOKEN_KEY).unwrap_or_default()
+}
+
+/// Stores the token in the place `remember` chooses.
+pub fn save_token(token: &str, remember: bool) -> Result<(), String> {
+    save_secret(TOKEN_KEY, token, remember).map_err(|e| {
+        format!("The token was not saved: {e}. It is still in the field until you reload.")
+    })
 }
 
 pub fn forget_token() {
@@ -137,40 +145,30 @@ pub fn save_token_hosts(hosts: &TokenHosts) -> Result<(), String> {
 
 /// The MCP servers' tokens: session first (this tab), then the remembered ones.
 pub fn load_mcp_tokens() -> McpTokens {
-    Area::Session
-        .read(MCP_TOKENS_KEY)
-        .or_else(|| Area::Local.read(MCP_TOKENS_KEY))
+    load_secret(MCP_TOKENS_KEY)
         .map(|json| McpTokens::from_json(&json))
         .unwrap_or_default()
 }
 
 /// Stores the MCP tokens where `remember` chooses (as the Hugging Face token is stored).
 pub fn save_mcp_tokens(tokens: &McpTokens, remember: bool) -> Result<(), String> {
-    let keep = Area::for_token(remember);
-    let other = Area::for_token(!remember);
-    if tokens.is_empty() {
-        keep.remove(MCP_TOKENS_KEY);
-        other.remove(MCP_TOKENS_KEY);
-        return Ok(());
-    }
-    keep.write(MCP_TOKENS_KEY, &tokens.to_json())
-        .map_err(|e| format!("The MCP token was not saved: {e}."))?;
-    other.remove(MCP_TOKENS_KEY);
-    Ok(())
+    let text = if tokens.is_empty() {
+        String::new()
+    } else {
+        tokens.to_json()
+    };
+    save_secret(MCP_TOKENS_KEY, &text, remember)
+        .map_err(|e| format!("The MCP token was not saved: {e}."))
 }
 
 /// Moves the MCP tokens, as stored, where `remember` chooses (the Remember box), without
 /// reading them: the first screen calls this and need not carry their reader.
 pub fn move_mcp_tokens(remember: bool) -> Result<(), String> {
-    let keep = Area::for_token(remember);
-    let other = Area::for_token(!remember);
-    let Some(text) = other.read(MCP_TOKENS_KEY) else {
+    let Some(text) = Area::for_token(!remember).read(MCP_TOKENS_KEY) else {
         return Ok(());
     };
-    keep.write(MCP_TOKENS_KEY, &text)
-        .map_err(|e| format!("The MCP tokens were not moved: {e}."))?;
-    other.remove(MCP_TOKENS_KEY);
-    Ok(())
+    save_secret(MCP_TOKENS_KEY, &text, remember)
+        .map_err(|e| format!("The MCP tokens were not moved: {e}."))
 }
 
 /// The origins the user confirmed as places to send an MCP token (apart from the model's).

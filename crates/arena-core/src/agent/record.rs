@@ -145,10 +145,9 @@ pub struct ToolRun {
 impl Step {
     /// The tool calls, as (tool, input).
     pub fn actions(&self) -> Vec<(String, String)> {
-        self.tool_runs
-            .iter()
-            .filter(|r| !r.tool.is_empty())
-            .map(|r| (r.tool.clone(), r.input.clone()))
+        self.called()
+            .into_iter()
+            .map(|(tool, input, _)| (tool, input))
             .collect()
     }
 

@@ -22,7 +22,10 @@ pub fn set_up_turn(
     // servers is not first-screen work.
     if mode.uses_tools() {
         config.mcp_tools = settings.mcp_tools(mode);
-        config.tools = settings.offered_tools(mode);
+        config.tools = settings.offered_built_in_tools(mode);
+        config
+            .tools
+            .extend(config.mcp_tools.iter().map(|s| s.tool.clone()));
     }
     config.context_length = (settings.context_length > 0)
         .then_some(settings.context_length)

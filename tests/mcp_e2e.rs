@@ -597,6 +597,21 @@ for (const [area, s] of [['local', localStorage], ['session', sessionStorage]]) 
 return out.join('\n');
 "#;
 
+/// The MCP token is in web storage once, in `area` ("session" or "local"), under its own key.
+async fn assert_token_kept_once_in(rig: &Rig, area: &str) {
+    let storage = rig.js(DUMP_WEB_STORAGE).await;
+    let storage = storage.as_str().unwrap();
+    let holding: Vec<&str> = storage
+        .lines()
+        .filter(|l| l.contains(OK_MCP_TOKEN))
+        .collect();
+    assert_eq!(holding.len(), 1, "{storage}");
+    assert!(
+        holding[0].starts_with(&format!("{area} react-arena.mcp-tokens=")),
+        "{storage}"
+    );
+}
+
 #[test]
 fn each_token_goes_only_to_its_own_server_and_no_record_keeps_one() {
     browser_test(|rig: Rig| async move {
@@ -671,32 +686,12 @@ fn each_token_goes_only_to_its_own_server_and_no_record_keeps_one() {
         }
 
         // Kept for this tab only, apart from the settings.
-        let storage = rig.js(DUMP_WEB_STORAGE).await;
-        let storage = storage.as_str().unwrap();
-        let holding: Vec<&str> = storage
-            .lines()
-            .filter(|l| l.contains(OK_MCP_TOKEN))
-            .collect();
-        assert_eq!(holding.len(), 1, "{storage}");
-        assert!(
-            holding[0].starts_with("session react-arena.mcp-tokens="),
-            "{storage}"
-        );
+        assert_token_kept_once_in(&rig, "session").await;
 
         // Remember moves it to this device's storage, with the Hugging Face token.
         rig.open_settings().await;
         rig.click("#remember-token").await;
-        let storage = rig.js(DUMP_WEB_STORAGE).await;
-        let storage = storage.as_str().unwrap();
-        let holding: Vec<&str> = storage
-            .lines()
-            .filter(|l| l.contains(OK_MCP_TOKEN))
-            .collect();
-        assert_eq!(holding.len(), 1, "{storage}");
-        assert!(
-            holding[0].starts_with("local react-arena.mcp-tokens="),
-            "{storage}"
-        );
+        assert_token_kept_once_in(&rig, "local").await;
 
         // Exports, the kept run and the run's address hold neither token, but name the server.
         rig.js(support::browser::CAPTURE_DOWNLOADS).await;
@@ -715,17 +710,7 @@ fn each_token_goes_only_to_its_own_server_and_no_record_keeps_one() {
             .await
             .unwrap();
         let kept = kept.as_str().unwrap().to_string();
-        rig.click("#embed-open").await;
-        rig.wait_for(
-            "the embed address",
-            Duration::from_secs(10),
-            "return (document.querySelector('#embed-url').dataset.url || '').includes('#run=')",
-        )
-        .await;
-        let address = rig
-            .js("return document.querySelector('#embed-url').dataset.url")
-            .await;
-        let address = address.as_str().unwrap().to_string();
+        let address = rig.embed_address().await;
         let carried = rig
             .client
             .execute_async(INFLATE_RUN_ADDRESS, vec![json!(address)])

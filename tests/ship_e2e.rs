@@ -315,17 +315,7 @@ fn embed_fits_360_and_1280_pixels() {
         rig.ask("What is 6 times 7?", "all").await;
         rig.wait_until_settled(SETTLE).await;
         // The run, carried in the address, shown embedded at both widths.
-        rig.click("#embed-open").await;
-        rig.wait_for(
-            "the embed address",
-            Duration::from_secs(10),
-            "return (document.querySelector('#embed-url').dataset.url || '').includes('#run=')",
-        )
-        .await;
-        let url = rig
-            .js("return document.querySelector('#embed-url').dataset.url")
-            .await;
-        let url = url.as_str().unwrap().to_string();
+        let url = rig.embed_address().await;
         for (width, name) in [(360u32, "embed-360.png"), (1280, "embed-1280.png")] {
             rig.client.set_window_size(width, 900).await.unwrap();
             rig.client.goto(&url).await.unwrap();
@@ -359,17 +349,7 @@ fn a_run_in_the_address_replays_with_no_token_and_no_request() {
         rig.open_app(3).await;
         rig.ask("What is 6 times 7?", "all").await;
         let ran = rig.wait_until_settled(SETTLE).await;
-        rig.click("#embed-open").await;
-        rig.wait_for(
-            "the embed address",
-            Duration::from_secs(10),
-            "return (document.querySelector('#embed-url').dataset.url || '').includes('#run=')",
-        )
-        .await;
-        let url = rig
-            .js("return document.querySelector('#embed-url').dataset.url")
-            .await;
-        let url = url.as_str().unwrap().to_string();
+        let url = rig.embed_address().await;
         let snippet = rig
             .js("return document.querySelector('#embed-snippet').value")
             .await;

@@ -509,6 +509,21 @@ impl Rig {
         self.panels().await
     }
 
+    /// Opens the Embed dialog and returns the address that carries the shown run (`#run=`).
+    pub async fn embed_address(&self) -> String {
+        self.click("#embed-open").await;
+        self.wait_for(
+            "the embed address",
+            Duration::from_secs(10),
+            "return (document.querySelector('#embed-url').dataset.url || '').includes('#run=')",
+        )
+        .await;
+        let url = self
+            .js("return document.querySelector('#embed-url').dataset.url")
+            .await;
+        url.as_str().unwrap().to_string()
+    }
+
     pub async fn screenshot(&self, name: &str) -> PathBuf {
         let png = self.client.screenshot().await.unwrap();
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/e2e");

@@ -203,6 +203,9 @@ fn metrics_line(record: &RunRecord) -> String {
         m.tokens_out,
         if m.estimated { " (estimated)" } else { "" }
     ));
+    if let Some(rate) = m.tokens_per_sec {
+        parts.push(format!("{rate:.1} tokens/s"));
+    }
     if let Some(cost) = m.cost_usd {
         parts.push(format_usd(cost));
     }

@@ -5,6 +5,7 @@
 //! in its dependency tree (`scripts/test` checks), so all of it is tested on the host.
 
 pub mod agent;
+pub mod browser_model;
 pub mod dates;
 pub mod draw_budget;
 pub mod evaluation;
@@ -26,4 +27,5 @@ pub mod run_limits;
 pub mod settings;
 pub mod shortcuts;
 pub mod tools;
+pub mod turn_queue;
 pub mod turn_request;

@@ -3,6 +3,7 @@
 //! the clock and the download counter.
 
 use crate::agent::record::{RunRecord, Status};
+use crate::browser_model::Backend;
 
 /// Bytes of a download so far, and in all when the server said so.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -13,14 +14,26 @@ pub struct Download {
 }
 
 /// The panel's progress line at `now_ms` (epoch ms); empty when nothing is awaited.
-pub fn wait_line(record: &RunRecord, now_ms: f64, python_download: Option<Download>) -> String {
+/// `model_holder` names the mode whose call the model in this browser is answering, if any.
+pub fn wait_line(
+    record: &RunRecord,
+    now_ms: f64,
+    python_download: Option<Download>,
+    model_holder: Option<&str>,
+) -> String {
     match record.status {
         Status::Waiting => {
-            let since = waiting_since(record);
-            format!(
-                "Waiting for the model’s first token… {}",
-                seconds(now_ms - since)
-            )
+            let waited = seconds(now_ms - waiting_since(record));
+            if record.config.backend != Backend::Browser {
+                return format!("Waiting for the model’s first token… {waited}");
+            }
+            match model_holder {
+                Some(holder) if holder != record.config.mode.label() => format!(
+                    "Waiting for the local model: it is answering {holder} (one call at a time)… {waited}"
+                ),
+                Some(_) => format!("The local model is reading the prompt… {waited}"),
+                None => format!("Waiting for the local model… {waited}"),
+            }
         }
         Status::RunningTool => {
             let Some(step) = record.steps().last() else {
@@ -125,7 +138,7 @@ mod tests {
     fn waiting_counts_from_the_step_start() {
         let r = record_at(&started(10_000.0));
         assert_eq!(
-            wait_line(&r, 13_600.0, None),
+            wait_line(&r, 13_600.0, None, None),
             "Waiting for the model’s first token… 3 s"
         );
     }
@@ -135,7 +148,7 @@ mod tests {
         let mut r = RunRecord::new("r", 1_000.0, RunConfig::default());
         r.status = Status::Waiting;
         assert_eq!(
-            wait_line(&r, 3_100.0, None),
+            wait_line(&r, 3_100.0, None, None),
             "Waiting for the model’s first token… 2 s"
         );
     }
@@ -143,7 +156,7 @@ mod tests {
     #[test]
     fn a_clock_behind_the_record_says_zero() {
         let r = record_at(&started(10_000.0));
-        assert!(wait_line(&r, 9_000.0, None).ends_with("… 0 s"));
+        assert!(wait_line(&r, 9_000.0, None, None).ends_with("… 0 s"));
     }
 
     #[test]
@@ -151,8 +164,8 @@ mod tests {
         let mut events = started(0.0);
         events.push((500.0, AgentEvent::Token("Thought".into())));
         let r = record_at(&events);
-        assert_eq!(wait_line(&r, 9_000.0, None), "");
-        assert_eq!(wait_line(&RunRecord::default(), 9_000.0, None), "");
+        assert_eq!(wait_line(&r, 9_000.0, None, None), "");
+        assert_eq!(wait_line(&RunRecord::default(), 9_000.0, None, None), "");
     }
 
     fn running(tool: &str) -> RunRecord {
@@ -173,7 +186,7 @@ mod tests {
     #[test]
     fn a_running_tool_is_named_with_its_time() {
         let r = running("web_search");
-        assert_eq!(wait_line(&r, 7_500.0, None), "Running web_search… 5 s");
+        assert_eq!(wait_line(&r, 7_500.0, None, None), "Running web_search… 5 s");
     }
 
     #[test]
@@ -185,15 +198,15 @@ mod tests {
             done: false,
         };
         assert_eq!(
-            wait_line(&r, 3_000.0, Some(d)),
+            wait_line(&r, 3_000.0, Some(d), None),
             "Running python… 1 s · loading Python: 1.3 MB of 6.0 MB"
         );
         let done = Download { done: true, ..d };
-        assert_eq!(wait_line(&r, 3_000.0, Some(done)), "Running python… 1 s");
+        assert_eq!(wait_line(&r, 3_000.0, Some(done), None), "Running python… 1 s");
         // Another tool does not mention a download it does not wait for.
         let other = running("calculator");
         assert_eq!(
-            wait_line(&other, 3_000.0, Some(d)),
+            wait_line(&other, 3_000.0, Some(d), None),
             "Running calculator… 1 s"
         );
     }
@@ -216,5 +229,28 @@ mod tests {
             ..unknown
         };
         assert_eq!(downloaded(wrong), "2 kB");
+    }
+
+    #[test]
+    fn a_panel_on_the_model_in_this_browser_says_whose_turn_it_is() {
+        let config = RunConfig {
+            backend: Backend::Browser,
+            mode: crate::agent::Mode::Act,
+            ..RunConfig::default()
+        };
+        let mut r = RunRecord::new("r", 1_000.0, config);
+        r.status = Status::Waiting;
+        assert_eq!(
+            wait_line(&r, 4_000.0, None, Some("ReAct")),
+            "Waiting for the local model: it is answering ReAct (one call at a time)… 3 s"
+        );
+        assert_eq!(
+            wait_line(&r, 4_000.0, None, Some("Act-only")),
+            "The local model is reading the prompt… 3 s"
+        );
+        assert_eq!(
+            wait_line(&r, 4_000.0, None, None),
+            "Waiting for the local model… 3 s"
+        );
     }
 }

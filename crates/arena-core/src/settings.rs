@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::agent::action_protocol::ProtocolChoice;
 use crate::agent::record::McpSource;
 use crate::agent::Mode;
+pub use crate::browser_model::Backend;
 use crate::hidden_text::is_invisible;
 use crate::mcp::client::Connected;
 use crate::mcp::server_tools::{read_tools, repair_tools, server_name, McpServer};
@@ -51,6 +52,11 @@ pub struct Settings {
     /// The model's context window in tokens, for runs to stay within it; 0: as the endpoint's
     /// model list says, or unknown.
     pub context_length: u32,
+    pub backend: Backend,
+    /// The GGUF file the in-browser backend runs (one of `browser_model::OFFERED`, or any).
+    pub browser_model_url: String,
+    /// The in-browser model's context window, in tokens.
+    pub browser_context: u32,
 }
 
 /// Tools switched off in Act-only and in ReAct (Think-only calls none).
@@ -111,6 +117,9 @@ impl Default for Settings {
             stream_max_secs: 600,
             mode_models: ModeModels::default(),
             context_length: 0,
+            backend: Backend::Endpoint,
+            browser_model_url: crate::browser_model::OFFERED[0].url.into(),
+            browser_context: crate::browser_model::DEFAULT_CONTEXT,
         }
     }
 }
@@ -143,6 +152,9 @@ impl Settings {
         // An hour: 32k tokens at ten a second still fit.
         self.stream_max_secs = self.stream_max_secs.clamp(1, 3_600);
         self.context_length = self.context_length.min(10_000_000);
+        self.browser_context = self
+            .browser_context
+            .clamp(512, crate::browser_model::MAX_CONTEXT);
         for m in [
             &mut self.mode_models.think,
             &mut self.mode_models.act,
@@ -163,6 +175,9 @@ impl Settings {
 
     /// The model a mode runs with: its own, or the common one.
     pub fn model_for(&self, mode: Mode) -> &str {
+        if self.backend == Backend::Browser {
+            return crate::browser_model::model_name(&self.browser_model_url);
+        }
         let own = match mode {
             Mode::Think => &self.mode_models.think,
             Mode::Act => &self.mode_models.act,
@@ -277,9 +292,26 @@ impl Settings {
         Registry::enabled_names(|name| self.tool_enabled(mode, name))
     }
 
-    /// True when the endpoint is on this machine, where no token is needed.
+    /// True when the model needs no token: it is on this machine, or in this browser.
     pub fn endpoint_is_local(&self) -> bool {
-        Origin::of(&self.base_url).is_some_and(|o| o.is_local())
+        self.backend == Backend::Browser
+            || Origin::of(&self.base_url).is_some_and(|o| o.is_local())
+    }
+
+    /// Where the token would go: the endpoint; nowhere for the model in this browser.
+    pub fn token_goes_to(&self) -> &str {
+        match self.backend {
+            Backend::Endpoint => self.base_url.trim(),
+            Backend::Browser => "",
+        }
+    }
+
+    /// Where a run's record says its model is: the endpoint, or the model file's address.
+    pub fn model_address(&self) -> &str {
+        match self.backend {
+            Backend::Endpoint => self.base_url.trim(),
+            Backend::Browser => self.browser_model_url.trim(),
+        }
     }
 }
 
@@ -367,6 +399,12 @@ pub fn missing_for_run(settings: &Settings, token: &str, question: &str) -> Opti
 /// Why no request can go to the model endpoint with these settings and this token (Run and
 /// Continue both ask); `None` when it can.
 pub fn cannot_call_model(settings: &Settings, token: &str) -> Option<String> {
+    if settings.backend == Backend::Browser {
+        // Nothing goes to an endpoint; whether the model is in this browser yet is known
+        // only there, and the call says so.
+        return crate::browser_model::url_problem(&settings.browser_model_url)
+            .map(|p| format!("In this browser: {}", p.trim_end_matches('.')));
+    }
     if let Some(problem) = token_problem(token) {
         return Some(problem);
     }

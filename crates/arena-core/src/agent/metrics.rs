@@ -52,6 +52,9 @@ pub struct RunMetrics {
     pub estimated: bool,
     /// `None` when the model's price is not known.
     pub cost_usd: Option<f64>,
+    /// Completion tokens per second of generation (from each step's first token to its
+    /// complete reply), over the steps whose usage the model reported.
+    pub tokens_per_sec: Option<f64>,
     pub answer: Option<String>,
 }
 
@@ -140,6 +143,7 @@ pub fn run_metrics(record: &RunRecord, pricing: Option<Pricing>) -> RunMetrics {
         chars
     };
     let mut prompt_chars = earlier;
+    let (mut generated, mut generating_ms) = (0u64, 0.0);
     let mut m = RunMetrics {
         steps: turn.steps.len(),
         answer: turn.answer.as_ref().map(|a| a.text.clone()),
@@ -157,7 +161,16 @@ pub fn run_metrics(record: &RunRecord, pricing: Option<Pricing>) -> RunMetrics {
         m.tokens_in += s.tokens_in;
         m.tokens_out += s.tokens_out;
         m.estimated |= s.estimated;
+        if let (Some(usage), Some(first), Some(reply)) =
+            (step.usage, step.t_first_token, step.t_reply)
+        {
+            generated += usage.completion_tokens;
+            generating_ms += (reply - first).max(0.0);
+        }
     }
+    // Half a second of generation at least: a reply of a token or two has no rate worth showing.
+    m.tokens_per_sec =
+        (generating_ms >= 500.0).then(|| generated as f64 * 1000.0 / generating_ms);
     let end = turn
         .steps
         .iter()
@@ -375,6 +388,10 @@ mod tests {
         assert_eq!((m.tokens_in, m.tokens_out, m.estimated), (230, 25, false));
         assert_eq!(m.answer.as_deref(), Some("42"));
         assert_eq!(m.cost_usd, None);
+        // 20 + 5 tokens generated in (1800 - 1300) + (3000 - 2700) ms.
+        assert_eq!(m.tokens_per_sec, Some(25.0 * 1000.0 / 800.0));
+        // Without usage there is no count to divide.
+        assert_eq!(run_metrics(&two_steps(false), None).tokens_per_sec, None);
     }
 
     #[test]

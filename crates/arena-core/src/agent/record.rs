@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::action_protocol::Protocol;
 use super::events::AgentEvent;
 use super::mode::Mode;
+use crate::browser_model::Backend;
 use crate::llm::models::Pricing;
 use crate::llm::{ChatMessage, Usage};
 use crate::tools::registry::normalise_tool_name;
@@ -83,6 +84,9 @@ pub struct RunConfig {
     pub pricing: Option<Pricing>,
     /// The model's context window in tokens, when known.
     pub context_length: Option<u32>,
+    /// Where the model ran: at `base_url`, or in the page (`base_url` is then the model
+    /// file's address).
+    pub backend: Backend,
 }
 
 impl Default for RunConfig {
@@ -100,6 +104,7 @@ impl Default for RunConfig {
             system_prompt: String::new(),
             pricing: None,
             context_length: None,
+            backend: Backend::Endpoint,
         }
     }
 }

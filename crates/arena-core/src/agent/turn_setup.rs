@@ -7,7 +7,8 @@ use super::action_protocol::{ProtocolChoice, ProtocolPlan};
 use super::record::RunConfig;
 use super::run::RunOptions;
 use super::Mode;
-use crate::llm::models::ModelFacts;
+use crate::browser_model::Backend;
+use crate::llm::models::{ModelFacts, Pricing};
 use crate::settings::Settings;
 
 /// Completes `config` with `facts` and gives the options of the run's turns.
@@ -18,6 +19,15 @@ pub fn set_up_turn(
     facts: &ModelFacts,
 ) -> RunOptions {
     config.pricing = facts.pricing;
+    config.backend = settings.backend;
+    if settings.backend == Backend::Browser {
+        // The model runs on the visitor's machine: nothing to pay, and its window is the one
+        // the page loads it with.
+        config.pricing = Some(Pricing {
+            input: 0.0,
+            output: 0.0,
+        });
+    }
     // The MCP servers' tools join the built-in ones here, in the engine's chunk: reading the
     // servers is not first-screen work.
     if mode.uses_tools() {
@@ -27,9 +37,12 @@ pub fn set_up_turn(
             .tools
             .extend(config.mcp_tools.iter().map(|s| s.tool.clone()));
     }
-    config.context_length = (settings.context_length > 0)
-        .then_some(settings.context_length)
-        .or(facts.context_length);
+    config.context_length = match settings.backend {
+        Backend::Browser => Some(settings.browser_context),
+        Backend::Endpoint => (settings.context_length > 0)
+            .then_some(settings.context_length)
+            .or(facts.context_length),
+    };
     let supports = if mode.uses_tools() && settings.protocol == ProtocolChoice::Auto {
         facts.supports_tools
     } else {

@@ -39,6 +39,8 @@ pub enum LlmError {
     KeepAliveOnly { seconds: u32 },
     /// The stream was still going after its total time limit.
     TooLong { seconds: u32 },
+    /// The model in this browser could not answer; the message says why and what to do.
+    InBrowser(String),
 }
 
 /// Longest provider message we show; bodies can be whole HTML error pages.
@@ -108,6 +110,7 @@ impl LlmError {
             LlmError::TooLong { seconds } => format!(
                 "The reply was still streaming after {seconds} s, the longest one reply may take, so it was cut there. What arrived is kept above."
             ),
+            LlmError::InBrowser(message) => message.clone(),
         }
     }
 }

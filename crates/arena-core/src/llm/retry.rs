@@ -38,7 +38,8 @@ pub fn is_retryable(e: &LlmError) -> bool {
         | LlmError::Redirected
         | LlmError::NotEventStream { .. }
         | LlmError::KeepAliveOnly { .. }
-        | LlmError::TooLong { .. } => false,
+        | LlmError::TooLong { .. }
+        | LlmError::InBrowser(_) => false,
     }
 }
 

@@ -1,0 +1,202 @@
+//! Fair turns on one shared resource: the model running in the page, which the three panels of
+//! an All run share. Callers are served in the order they asked, so each mode's next call
+//! waits behind the calls the others made first (a mode that just finished a call asks again
+//! behind them); a caller that gives up while waiting (Stop) leaves the line at once.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+#[derive(Default)]
+struct Line {
+    next_ticket: u64,
+    /// Who holds the turn: its ticket and its name.
+    holder: Option<(u64, String)>,
+    /// Who waits, in order, with the waker to call when its turn comes.
+    waiting: VecDeque<(u64, String, Option<Waker>)>,
+}
+
+impl Line {
+    fn wake_first(&mut self) {
+        if let Some((_, _, Some(waker))) = self.waiting.front_mut() {
+            waker.wake_by_ref();
+        }
+    }
+}
+
+/// One line of callers. Clones share the line.
+#[derive(Clone, Default)]
+pub struct TurnQueue {
+    line: Rc<RefCell<Line>>,
+}
+
+impl TurnQueue {
+    /// Waits for the turn; `name` says who holds it while it is held (for the others' panels).
+    pub fn take_turn(&self, name: &str) -> TakeTurn {
+        let mut line = self.line.borrow_mut();
+        let ticket = line.next_ticket;
+        line.next_ticket += 1;
+        line.waiting.push_back((ticket, name.to_string(), None));
+        TakeTurn {
+            line: self.line.clone(),
+            ticket,
+            done: false,
+        }
+    }
+
+    /// Who holds the turn now.
+    pub fn holder(&self) -> Option<String> {
+        self.line.borrow().holder.as_ref().map(|(_, n)| n.clone())
+    }
+
+    /// How many wait for the turn.
+    pub fn waiting(&self) -> usize {
+        self.line.borrow().waiting.len()
+    }
+}
+
+/// A turn being waited for; dropping it leaves the line.
+pub struct TakeTurn {
+    line: Rc<RefCell<Line>>,
+    ticket: u64,
+    done: bool,
+}
+
+impl Future for TakeTurn {
+    type Output = Turn;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Turn> {
+        let ticket = self.ticket;
+        let mut line = self.line.borrow_mut();
+        let first = line.waiting.front().map(|w| w.0) == Some(ticket);
+        if first && line.holder.is_none() {
+            let (_, name, _) = line.waiting.pop_front().expect("the first is there");
+            line.holder = Some((ticket, name));
+            drop(line);
+            self.done = true;
+            return Poll::Ready(Turn {
+                line: self.line.clone(),
+                ticket,
+            });
+        }
+        if let Some(entry) = line.waiting.iter_mut().find(|w| w.0 == ticket) {
+            entry.2 = Some(cx.waker().clone());
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for TakeTurn {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let mut line = self.line.borrow_mut();
+        line.waiting.retain(|w| w.0 != self.ticket);
+        // The one behind may be first now.
+        if line.holder.is_none() {
+            line.wake_first();
+        }
+    }
+}
+
+/// The turn, held until dropped; then the next in line gets it.
+pub struct Turn {
+    line: Rc<RefCell<Line>>,
+    ticket: u64,
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        let mut line = self.line.borrow_mut();
+        if line.holder.as_ref().map(|h| h.0) == Some(self.ticket) {
+            line.holder = None;
+        }
+        line.wake_first();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::executor::LocalPool;
+    use futures::task::LocalSpawnExt;
+    use std::cell::RefCell;
+
+    /// Lets the other tasks run once.
+    async fn yield_now() {
+        let mut yielded = false;
+        futures::future::poll_fn(|cx| {
+            if yielded {
+                Poll::Ready(())
+            } else {
+                yielded = true;
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+        })
+        .await
+    }
+
+    /// Three callers that each take the turn `calls` times, holding it across a yield,
+    /// in the order they were served.
+    fn served(calls: usize, names: &[&str]) -> Vec<String> {
+        let queue = TurnQueue::default();
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let mut pool = LocalPool::new();
+        for name in names {
+            let (queue, log, name) = (queue.clone(), log.clone(), name.to_string());
+            pool.spawner()
+                .spawn_local(async move {
+                    for _ in 0..calls {
+                        let _turn = queue.take_turn(&name).await;
+                        log.borrow_mut().push(name.clone());
+                        assert_eq!(queue.holder().as_deref(), Some(name.as_str()));
+                        // Others run meanwhile: they must not get the turn.
+                        yield_now().await;
+                    }
+                })
+                .unwrap();
+        }
+        pool.run();
+        let served = log.borrow().clone();
+        served
+    }
+
+    #[test]
+    fn calls_take_turns_in_the_order_they_asked() {
+        let order = served(3, &["Think-only", "Act-only", "ReAct"]);
+        assert_eq!(
+            order,
+            ["Think-only", "Act-only", "ReAct"].repeat(3),
+            "each mode's next call waits behind the others' calls"
+        );
+    }
+
+    #[test]
+    fn a_caller_who_gives_up_waiting_leaves_the_line() {
+        let queue = TurnQueue::default();
+        let mut pool = LocalPool::new();
+        let first = pool.run_until(queue.take_turn("Think-only"));
+        let mut second = Box::pin(queue.take_turn("Act-only"));
+        let third = queue.take_turn("ReAct");
+        // The second is polled once (it waits), then given up (Stop).
+        let waker = futures::task::noop_waker();
+        assert!(second
+            .as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending());
+        assert_eq!(queue.waiting(), 2);
+        drop(second);
+        assert_eq!(queue.waiting(), 1);
+        drop(first);
+        let turn = pool.run_until(third);
+        assert_eq!(queue.holder().as_deref(), Some("ReAct"));
+        drop(turn);
+        assert_eq!(queue.holder(), None);
+        assert_eq!(queue.waiting(), 0);
+    }
+}

@@ -7,6 +7,9 @@ endpoint and loopback http: the model and tool endpoints are the user's settings
 after the page is built. Remote images are never allowed (the markdown renderer shows them as
 links).
 
+worker-src allows blob: for the in-browser model's runtime (wllama), which starts its worker
+from a blob of its own code; only script already running in the page can make such a blob.
+
 Other pages (the sandboxed frames) carry their own policy in the source, with placeholders:
 'inline-script-hashes' for the hashes of their inline scripts (they load no script file, so
 their policy never needs 'self') and 'loopback-sources' for the loopback origins above.
@@ -42,7 +45,7 @@ def app_policy(html):
             "img-src 'self' data:",
             f"connect-src 'self' https: {LOOPBACK}",
             "frame-src 'self'",
-            "worker-src 'self'",
+            "worker-src 'self' blob:",
             "object-src 'none'",
             "base-uri 'none'",
             "form-action 'none'",

@@ -62,13 +62,15 @@ ensure_wasm_bindgen() {
 ensure_node_modules() {
   # binaryen's wasm-opt (Debian's older one breaks the page), Pyodide, which the browser
   # tests self-host, axe-core, which the accessibility test injects, terser and csso, which
-  # minify the release build's JavaScript and stylesheets, and the reference MCP server
-  # (server-everything), which the MCP tests start; all pinned in package.json.
+  # minify the release build's JavaScript and stylesheets, the reference MCP server
+  # (server-everything), which the MCP tests start, and wllama, the in-browser model's runtime
+  # the build ships; all pinned in package.json.
   if [ ! -x "$ROOT/node_modules/.bin/wasm-opt" ] || [ ! -f "$ROOT/node_modules/pyodide/pyodide.mjs" ] \
     || [ ! -f "$ROOT/node_modules/axe-core/axe.min.js" ] \
     || [ ! -x "$ROOT/node_modules/.bin/terser" ] || [ ! -f "$ROOT/node_modules/csso/package.json" ] \
-    || [ ! -f "$ROOT/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ]; then
-    say "installing wasm-opt (binaryen), pyodide, axe-core, terser, csso and the reference MCP server with npm ci"
+    || [ ! -f "$ROOT/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ] \
+    || [ ! -f "$ROOT/node_modules/@wllama/wllama/esm/wasm/wllama.wasm" ]; then
+    say "installing wasm-opt (binaryen), pyodide, axe-core, terser, csso, the reference MCP server and wllama with npm ci"
     (cd "$ROOT" && npm ci --no-audit --no-fund)
   fi
 }

@@ -11,8 +11,10 @@ The order matters:
 3. lazy_modules: names the Evaluate module by its content, tells the page its name, and drops
    preloads nothing needs.
 4. minify_css: minifies the stylesheets and renews their integrity hashes.
-5. minify_js: minifies every glue, loader and snippet and renews their integrity hashes. Last,
-   because it changes every JavaScript file the stages above wrote or named.
+5. minify_js: minifies every glue, loader and snippet and renews their integrity hashes. After
+   the stages above, because it changes every JavaScript file they wrote or named.
+6. browser_runtime: copies the in-browser model's runtime (wllama, already minified) into a
+   folder named by its version; after minify_js, which must leave it as published.
 """
 
 import os
@@ -21,6 +23,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import browser_runtime  # noqa: E402
 import csp  # noqa: E402
 import lazy_modules  # noqa: E402
 import minify_css  # noqa: E402
@@ -33,6 +36,7 @@ STAGES = [
     ("lazy_modules", lazy_modules.main),
     ("minify_css", minify_css.main),
     ("minify_js", minify_js.main),
+    ("browser_runtime", browser_runtime.main),
 ]
 
 

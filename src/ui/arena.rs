@@ -331,7 +331,9 @@ impl Arena {
         if self.missing.get_untracked().is_some() {
             return;
         }
-        let base_url = self.settings.with_untracked(|s| s.base_url.clone());
+        let base_url = self
+            .settings
+            .with_untracked(|s| s.endpoint_url().to_string());
         if !self.confirmed(&base_url, AfterConfirm::Run) {
             return;
         }
@@ -372,7 +374,7 @@ impl Arena {
                 .set(Some(format!("Cannot ask a follow-up: {problem}.")));
             return;
         }
-        if !self.confirmed(&first.settings.base_url, AfterConfirm::Run) {
+        if !self.confirmed(first.settings.endpoint_url(), AfterConfirm::Run) {
             return;
         }
         self.stop();
@@ -406,7 +408,7 @@ impl Arena {
             return;
         }
         if !self.confirmed(
-            &panel.settings.base_url,
+            panel.settings.endpoint_url(),
             AfterConfirm::Continue(run_id, mode),
         ) {
             return;

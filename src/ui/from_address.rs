@@ -31,6 +31,9 @@ pub fn page_params() -> PageParams {
 
 /// The models the address names, over `settings` (for this visit: the caller does not save).
 pub fn with_address_models(params: &PageParams, mut settings: Settings) -> Settings {
+    if let Some(backend) = params.backend {
+        settings.backend = backend;
+    }
     if let Some(model) = &params.model {
         settings.model = model.clone();
     }

@@ -3,6 +3,8 @@
 
 mod app;
 mod arena;
+mod backend_settings;
+mod browser_model_settings;
 mod comparison;
 mod copy_button;
 mod embed_code;

@@ -6,6 +6,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::backend_settings::ModelBackend;
 use super::comparison::Comparison;
 use super::embed_code::EmbedCode;
 use super::from_address::show_carried_run;
@@ -58,6 +59,10 @@ pub fn draw(part: Part) -> AnyView {
             <McpServers settings=settings />
         }
         .into_any(),
+        Part::ModelBackend {
+            settings,
+            field_error,
+        } => view! { <ModelBackend settings=settings field_error=field_error /> }.into_any(),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The seam to the page's parts: what is not needed to show the page. The comparison table,
 //! export and import, the embed code, keeping runs and the history list, the host
-//! confirmation, the recordings' cards and Settings' tool section with the MCP servers (`Part`), and reading and playing back a run file
+//! confirmation, the recordings' cards, Settings' tool section with the MCP servers and its choice of backend with the model in this browser (`Part`), and reading and playing back a run file
 //! the page's address carries or names (`Job`), are in the parts chunk; what a panel shows of
 //! a run (`RunBody`) and driving its turns (`Turns`) are in the engine's chunk. The page's
 //! binary cuts them off its module (split points, src/split_points.rs, cut by
@@ -60,6 +60,12 @@ pub enum Part {
     /// Settings' tool section: the protocol, which tools each mode may call, their endpoints
     /// and time limits, and the MCP servers.
     ToolSettings {
+        settings: RwSignal<Settings>,
+        field_error: RwSignal<Option<String>>,
+    },
+    /// Settings' choice of where the model runs, and the model in this browser (its
+    /// download, what is kept, Delete).
+    ModelBackend {
         settings: RwSignal<Settings>,
         field_error: RwSignal<Option<String>>,
     },

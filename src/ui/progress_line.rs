@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::agent::record::{RunRecord, Status};
 use crate::progress::wait_line;
+use crate::web::browser_model;
 use crate::web::clock::wall_ms;
 use crate::web::python_worker::pyodide_download;
 
@@ -31,7 +32,8 @@ pub fn ProgressLine(state: RwSignal<RunRecord>) -> impl IntoView {
     }
     let line = move || {
         let at = now.get().max(wall_ms());
-        state.with(|r| wait_line(r, at, pyodide_download()))
+        let holder = browser_model::holder();
+        state.with(|r| wait_line(r, at, pyodide_download(), holder.as_deref()))
     };
     view! { <p class="progress">{line}</p> }
 }

@@ -82,7 +82,8 @@ pub(crate) fn new_record(run_id: u32, mode: Mode, settings: &Settings) -> RunRec
     let config = RunConfig {
         mode,
         model: settings.model_for(mode).to_string(),
-        base_url: settings.base_url.trim().to_string(),
+        base_url: settings.model_address().to_string(),
+        backend: settings.backend,
         temperature: settings.temperature,
         max_tokens: settings.max_tokens,
         max_steps: if mode.uses_tools() {

@@ -67,7 +67,7 @@ pub fn begin(first: FirstTurns) {
     } = first;
     spawn_local(async move {
         // Price, context window and tool support of each mode's model (read once per page).
-        let list = model_list(&settings.base_url, &token).await;
+        let list = model_list(settings.endpoint_url(), &token).await;
         for (mode, state) in panels {
             let model = settings.model_for(mode).trim().to_string();
             let facts = list

@@ -9,14 +9,40 @@ use crate::origin::Origin;
 
 /// Where the model runs: an OpenAI-compatible endpoint (the Hugging Face router or any other
 /// base URL), or this browser (this module).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Backend {
     #[default]
     Endpoint,
     Browser,
 }
 
+impl Backend {
+    pub fn id(self) -> &'static str {
+        match self {
+            Backend::Endpoint => "endpoint",
+            Backend::Browser => "browser",
+        }
+    }
+}
+
+// By hand, as a string: the first screen reads the settings, and the derived code for an
+// enum costs it a kilobyte. Anything unknown reads as the endpoint.
+impl Serialize for Backend {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.id())
+    }
+}
+
+impl<'de> Deserialize<'de> for Backend {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let id = String::deserialize(deserializer)?;
+        Ok(if id == "browser" {
+            Backend::Browser
+        } else {
+            Backend::Endpoint
+        })
+    }
+}
 
 /// The runtime's version: `package.json` pins the same, and the build copies its files into
 /// `dist/` under [`RUNTIME_DIR`] (scripts/lib/browser_runtime.py checks the two agree).
@@ -44,10 +70,15 @@ pub struct Offered {
 
 const MB: u64 = 1_000_000;
 
+/// The model chosen until the user chooses another: the first offered. A constant of its own
+/// so the settings' defaults (read by the first screen) do not carry the whole list.
+pub const DEFAULT_MODEL_URL: &str =
+    "https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf";
+
 pub const OFFERED: &[Offered] = &[
     Offered {
         name: "Qwen2.5-0.5B-Instruct Q4_K_M",
-        url: "https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf",
+        url: DEFAULT_MODEL_URL,
         bytes: 491 * MB,
         note: "follows the text format well for its size; the default",
     },
@@ -82,11 +113,9 @@ pub fn offered(url: &str) -> Option<&'static Offered> {
     OFFERED.iter().find(|o| o.url == url.trim())
 }
 
-/// What a run calls the model at `url`: the offered name, else the file's name.
+/// What a run calls the model at `url`: its file's name (the list's names stay out of the
+/// first screen, which names the model of a run about to start).
 pub fn model_name(url: &str) -> &str {
-    if let Some(o) = offered(url) {
-        return o.name;
-    }
     let path = url.trim().split(['?', '#']).next().unwrap_or_default();
     let name = path.rsplit('/').next().unwrap_or_default();
     if name.is_empty() {
@@ -109,7 +138,9 @@ pub fn url_problem(url: &str) -> Option<String> {
         ));
     };
     if !origin.is_https() && !origin.is_local() {
-        return Some("Use https for the model file: plain http is allowed only to this machine.".into());
+        return Some(
+            "Use https for the model file: plain http is allowed only to this machine.".into(),
+        );
     }
     None
 }
@@ -137,7 +168,10 @@ pub fn not_gguf(head: &[u8]) -> Option<String> {
     } else if text.is_empty() {
         String::new()
     } else {
-        format!(" (it starts with \"{}\")", text.chars().take(24).collect::<String>())
+        format!(
+            " (it starts with \"{}\")",
+            text.chars().take(24).collect::<String>()
+        )
     };
     Some(format!(
         "This is not a GGUF model file{looks}. Nothing was kept. Give the URL of a .gguf file, e.g. a Hugging Face \"resolve\" link."
@@ -267,14 +301,20 @@ mod tests {
         assert!(json.contains("JSON"), "{json}");
         let other = not_gguf(b"PK\x03\x04zipfile").unwrap();
         assert!(other.contains("starts with \"PK"), "{other}");
-        assert!(not_gguf(b"").unwrap().starts_with("This is not a GGUF model file."));
+        assert!(not_gguf(b"")
+            .unwrap()
+            .starts_with("This is not a GGUF model file."));
         // Only four bytes decide: "GGU" is not enough.
         assert!(not_gguf(b"GGU").is_some());
     }
 
     #[test]
     fn names_come_from_the_list_or_the_file() {
-        assert_eq!(model_name(OFFERED[0].url), "Qwen2.5-0.5B-Instruct Q4_K_M");
+        assert_eq!(
+            model_name(OFFERED[0].url),
+            "qwen2.5-0.5b-instruct-q4_k_m.gguf"
+        );
+        assert_eq!(OFFERED[0].url, DEFAULT_MODEL_URL);
         assert_eq!(
             model_name("http://127.0.0.1:9/m/SmolLM2-135M-Instruct.Q4_1.gguf?download=true"),
             "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -286,8 +326,12 @@ mod tests {
     fn only_https_or_this_machine_may_serve_the_file() {
         assert!(url_problem(OFFERED[0].url).is_none());
         assert!(url_problem("http://127.0.0.1:8080/m.gguf").is_none());
-        assert!(url_problem("http://example.com/m.gguf").unwrap().contains("https"));
-        assert!(url_problem("javascript:alert(1)").unwrap().contains("not an http(s) URL"));
+        assert!(url_problem("http://example.com/m.gguf")
+            .unwrap()
+            .contains("https"));
+        assert!(url_problem("javascript:alert(1)")
+            .unwrap()
+            .contains("not an http(s) URL"));
         assert!(url_problem("  ").is_some());
     }
 
@@ -316,11 +360,15 @@ mod tests {
         let corrupt = Failure::of_kind("corrupt").message("failed to load model");
         assert!(corrupt.contains("removed from this browser"), "{corrupt}");
         assert!(corrupt.ends_with("(failed to load model)"), "{corrupt}");
-        assert!(Failure::of_kind("memory").message("").contains("smaller model"));
+        assert!(Failure::of_kind("memory")
+            .message("")
+            .contains("smaller model"));
         assert!(Failure::of_kind("unsupported")
             .message("JSPI, Memory64")
             .ends_with("(JSPI, Memory64)"));
-        assert!(Failure::of_kind("cache-full").message("").contains("nothing was"));
+        assert!(Failure::of_kind("cache-full")
+            .message("")
+            .contains("nothing was"));
         assert!(Failure::of_kind("not-gguf")
             .message("<html>")
             .contains("web page"));
@@ -337,5 +385,18 @@ mod tests {
             assert!(o.bytes > 100 * MB, "{}", o.name);
         }
         assert!(RUNTIME_DIR.ends_with(RUNTIME_VERSION));
+    }
+
+    #[test]
+    fn the_backend_is_kept_as_its_name_and_anything_else_is_the_endpoint() {
+        for backend in [Backend::Endpoint, Backend::Browser] {
+            let json = serde_json::to_string(&backend).unwrap();
+            assert_eq!(json, format!("\"{}\"", backend.id()));
+            assert_eq!(serde_json::from_str::<Backend>(&json).unwrap(), backend);
+        }
+        assert_eq!(
+            serde_json::from_str::<Backend>("\"<script>\"").unwrap(),
+            Backend::Endpoint
+        );
     }
 }

@@ -6,6 +6,7 @@
 
 use crate::agent::mode::ModeChoice;
 use crate::agent::Mode;
+use crate::browser_model::Backend;
 use crate::hidden_text::is_hidden;
 use crate::recordings::is_plain_file_name;
 
@@ -36,6 +37,9 @@ pub struct PageParams {
     pub model: Option<String>,
     /// `model_think=`, `model_act=`, `model_react=`.
     pub mode_models: Vec<(Mode, String)>,
+    /// `backend=local`: the model in this browser (`backend=endpoint`: the endpoint). Still
+    /// behind the visitor's click: nothing downloads until they press Download.
+    pub backend: Option<Backend>,
     /// `recording=`: a file name of the shipped recordings.
     pub recording: Option<String>,
     /// The run in the fragment, still encoded (base64url).
@@ -88,6 +92,18 @@ pub fn parse(search: &str, hash: &str) -> PageParams {
                     Err(e) => p.problems.push(e),
                 }
             }
+            "backend" => match value.trim() {
+                "local" | "browser" => {
+                    p.backend = Some(Backend::Browser);
+                    // The embedded layout must show where the model is downloaded.
+                    p.show_settings = true;
+                }
+                "endpoint" => p.backend = Some(Backend::Endpoint),
+                other => p.problems.push(format!(
+                    "The address asks for the backend {:?}; there are local (in this browser) and endpoint.",
+                    clip(other, 40)
+                )),
+            },
             "recording" => {
                 if is_plain_file_name(value.trim()) {
                     p.recording = Some(value.trim().to_string());
@@ -289,6 +305,14 @@ mod tests {
         assert_eq!(p.run.as_deref(), Some("abc_-"));
         assert!(p.problems.is_empty(), "{:?}", p.problems);
         assert_eq!(parse("", ""), PageParams::default());
+        // The model in this browser, preselected: an embed shows where to download it.
+        let local = parse("?embed=1&backend=local", "");
+        assert_eq!(local.backend, Some(Backend::Browser));
+        assert!(local.show_settings);
+        assert_eq!(
+            parse("backend=endpoint", "").backend,
+            Some(Backend::Endpoint)
+        );
     }
 
     #[test]
@@ -301,12 +325,14 @@ mod tests {
             "mode=everything",
             "view=%3Cimg%3E",
             "model=a%20b",
+            "backend=%3Cscript%3E",
             &long_q,
         ];
         for case in cases {
             let p = parse(case, "");
             assert_eq!(p.problems.len(), 1, "{case}: {:?}", p.problems);
             assert!(p.recording.is_none() && p.question.is_none() && p.model.is_none());
+            assert!(p.backend.is_none() && !p.show_settings);
         }
         let p = parse("", "#run=<script>");
         assert!(p.run.is_none() && p.problems[0].contains("damaged"));

@@ -186,7 +186,10 @@ mod tests {
     #[test]
     fn a_running_tool_is_named_with_its_time() {
         let r = running("web_search");
-        assert_eq!(wait_line(&r, 7_500.0, None, None), "Running web_search… 5 s");
+        assert_eq!(
+            wait_line(&r, 7_500.0, None, None),
+            "Running web_search… 5 s"
+        );
     }
 
     #[test]
@@ -202,7 +205,10 @@ mod tests {
             "Running python… 1 s · loading Python: 1.3 MB of 6.0 MB"
         );
         let done = Download { done: true, ..d };
-        assert_eq!(wait_line(&r, 3_000.0, Some(done), None), "Running python… 1 s");
+        assert_eq!(
+            wait_line(&r, 3_000.0, Some(done), None),
+            "Running python… 1 s"
+        );
         // Another tool does not mention a download it does not wait for.
         let other = running("calculator");
         assert_eq!(

@@ -118,7 +118,7 @@ impl Default for Settings {
             mode_models: ModeModels::default(),
             context_length: 0,
             backend: Backend::Endpoint,
-            browser_model_url: crate::browser_model::OFFERED[0].url.into(),
+            browser_model_url: crate::browser_model::DEFAULT_MODEL_URL.into(),
             browser_context: crate::browser_model::DEFAULT_CONTEXT,
         }
     }
@@ -294,12 +294,12 @@ impl Settings {
 
     /// True when the model needs no token: it is on this machine, or in this browser.
     pub fn endpoint_is_local(&self) -> bool {
-        self.backend == Backend::Browser
-            || Origin::of(&self.base_url).is_some_and(|o| o.is_local())
+        self.backend == Backend::Browser || Origin::of(&self.base_url).is_some_and(|o| o.is_local())
     }
 
-    /// Where the token would go: the endpoint; nowhere for the model in this browser.
-    pub fn token_goes_to(&self) -> &str {
+    /// The endpoint the model is called at, where the token goes; empty for the model in
+    /// this browser, which calls none.
+    pub fn endpoint_url(&self) -> &str {
         match self.backend {
             Backend::Endpoint => self.base_url.trim(),
             Backend::Browser => "",
@@ -400,10 +400,9 @@ pub fn missing_for_run(settings: &Settings, token: &str, question: &str) -> Opti
 /// Continue both ask); `None` when it can.
 pub fn cannot_call_model(settings: &Settings, token: &str) -> Option<String> {
     if settings.backend == Backend::Browser {
-        // Nothing goes to an endpoint; whether the model is in this browser yet is known
-        // only there, and the call says so.
-        return crate::browser_model::url_problem(&settings.browser_model_url)
-            .map(|p| format!("In this browser: {}", p.trim_end_matches('.')));
+        // Nothing goes to an endpoint. Whether the model is in this browser yet is known only
+        // there, and the call says so (Settings check the file's URL as it is typed).
+        return None;
     }
     if let Some(problem) = token_problem(token) {
         return Some(problem);

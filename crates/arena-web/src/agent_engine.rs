@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use web_sys::AbortSignal;
 
-use crate::fetch::BrowserChatModel;
+use crate::fetch::{BrowserChatModel, InBrowser};
 use crate::jsonp::FrameJsonp;
 use crate::mcp_tools;
 use crate::python_worker::WorkerPython;
@@ -17,7 +17,7 @@ use crate::tool_fetch::BrowserHttp;
 use arena_core::agent::run::run_turn;
 use arena_core::agent::{AgentEvent, Mode};
 use arena_core::llm::ChatParams;
-use arena_core::settings::Settings;
+use arena_core::settings::{Backend, Settings};
 use arena_core::tools::registry::ToolEnv;
 use arena_core::tools::Registry;
 use arena_core::turn_request::TurnRequest;
@@ -34,19 +34,40 @@ thread_local! {
     static TOOLS: RefCell<VecDeque<(String, Rc<Registry>)>> = RefCell::default();
 }
 
+/// How long the model in this browser may be silent: its first token waits for the whole
+/// prompt to be read, at tens of tokens a second on a slow machine.
+const IN_BROWSER_IDLE_SECS: u32 = 600;
+
+/// The model `mode` calls: the endpoint in the settings, or the one in this browser.
 pub fn chat_model(
     settings: &Settings,
     token: &str,
     params: &ChatParams,
     signal: AbortSignal,
+    mode: Mode,
 ) -> BrowserChatModel {
+    let in_browser = (settings.backend == Backend::Browser).then(|| InBrowser {
+        url: settings.browser_model_url.trim().to_string(),
+        context: settings.browser_context,
+        caller: mode.label().to_string(),
+    });
     BrowserChatModel {
         base_url: settings.base_url.clone(),
-        token: token.to_string(),
+        // Nothing goes to an endpoint from a model in the page.
+        token: if in_browser.is_some() {
+            String::new()
+        } else {
+            token.to_string()
+        },
         params: params.clone(),
         signal,
-        idle_timeout_secs: settings.stream_idle_timeout_secs,
+        idle_timeout_secs: if in_browser.is_some() {
+            settings.stream_idle_timeout_secs.max(IN_BROWSER_IDLE_SECS)
+        } else {
+            settings.stream_idle_timeout_secs
+        },
         max_stream_secs: settings.stream_max_secs,
+        in_browser,
     }
 }
 
@@ -109,7 +130,13 @@ pub async fn run_request(
         tools_key,
     } = request;
     let params = chat_params(&settings, &record.config.model);
-    let model = chat_model(&settings, &token, &params, signal.clone());
+    let model = chat_model(
+        &settings,
+        &token,
+        &params,
+        signal.clone(),
+        record.config.mode,
+    );
     let registry = panel_tools(&tools_key, &settings, record.config.mode);
     let tools = StoppableTools {
         tools: registry.as_ref(),

@@ -11,6 +11,7 @@ use web_sys::{
 };
 
 use super::read_body::{js_error_text, read_capped};
+use crate::browser_model;
 use crate::timer::sleep;
 use arena_core::agent::ChatModel;
 use arena_core::llm::body::ERROR_BODY_MAX_BYTES;
@@ -33,6 +34,17 @@ pub struct BrowserChatModel {
     pub idle_timeout_secs: u32,
     /// Longest time one reply may stream, however steadily it sends.
     pub max_stream_secs: u32,
+    /// The model runs in this page instead of at `base_url`.
+    pub in_browser: Option<InBrowser>,
+}
+
+/// The model in this browser, as a run calls it.
+pub struct InBrowser {
+    /// The GGUF file's address (it is read from the browser's cache).
+    pub url: String,
+    pub context: u32,
+    /// Who calls (the mode), shown to the panels that wait for their turn.
+    pub caller: String,
 }
 
 /// Longest stretch of stream reading before the page gets to draw.
@@ -83,6 +95,9 @@ impl ChatModel for BrowserChatModel {
         call: &ChatCall<'_>,
         on_delta: &mut dyn FnMut(ChatDelta),
     ) -> Result<(), LlmError> {
+        if let Some(local) = &self.in_browser {
+            return self.stream_in_browser(local, call, on_delta).await;
+        }
         // This request's own controller, so a time limit ends this request and no other
         // panel's; Stop (the run's signal) still ends it too.
         let attempt = AbortController::new().map_err(|e| LlmError::Network(js_error_text(&e)))?;
@@ -141,6 +156,42 @@ impl ChatModel for BrowserChatModel {
 }
 
 impl BrowserChatModel {
+    /// The same call answered by the model in this page: after this panel's turn comes (the
+    /// panels share it), its event stream is read as an endpoint's.
+    async fn stream_in_browser(
+        &self,
+        local: &InBrowser,
+        call: &ChatCall<'_>,
+        on_delta: &mut dyn FnMut(ChatDelta),
+    ) -> Result<(), LlmError> {
+        let turn = browser_model::take_turn(&local.caller);
+        let _turn = match select(
+            Box::pin(turn),
+            Box::pin(browser_model::aborted(&self.signal)),
+        )
+        .await
+        {
+            Either::Left((turn, _)) => turn,
+            Either::Right(_) => return Err(LlmError::Aborted),
+        };
+        browser_model::load(&local.url, local.context)
+            .await
+            .map_err(LlmError::InBrowser)?;
+        if self.signal.aborted() {
+            return Err(LlmError::Aborted);
+        }
+        let response = browser_model::respond(&request_body(&self.params, call), &self.signal)
+            .await
+            .map_err(|message| {
+                if self.signal.aborted() {
+                    LlmError::Aborted
+                } else {
+                    LlmError::InBrowser(message)
+                }
+            })?;
+        self.read_stream(&Response::from(response), on_delta).await
+    }
+
     fn pause_for(&self, ms: u32) -> LocalBoxFuture<'_, ()> {
         Box::pin(sleep(ms))
     }

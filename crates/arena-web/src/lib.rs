@@ -12,6 +12,7 @@
 #![cfg(target_arch = "wasm32")]
 
 pub mod agent_engine;
+pub mod browser_model;
 pub mod clipboard;
 pub mod clock;
 pub mod counted_fetch;

@@ -26,9 +26,13 @@ thread_local! {
     static MODELS: RefCell<HashMap<String, Option<Rc<ModelList>>>> = RefCell::new(HashMap::new());
 }
 
-/// The endpoint's model list; `None` when it could not be read.
+/// The endpoint's model list; `None` when it could not be read, or there is no endpoint (the
+/// model in this browser).
 pub async fn model_list(base_url: &str, token: &str) -> Option<Rc<ModelList>> {
     let base = base_url.trim().trim_end_matches('/').to_string();
+    if base.is_empty() {
+        return None;
+    }
     if let Some(cached) = MODELS.with(|m| m.borrow().get(&base).cloned()) {
         return cached;
     }

@@ -107,7 +107,9 @@ fn EvaluateView() -> impl IntoView {
             Err(e) => return state.alert.set(Some(e)),
         };
         let hosts = storage::load_token_hosts();
-        if let Some(origin) = host_to_confirm(&context.settings.base_url, &context.token, &hosts) {
+        if let Some(origin) =
+            host_to_confirm(context.settings.endpoint_url(), &context.token, &hosts)
+        {
             return confirm.set(Some((origin, spec)));
         }
         state.alert.set(None);

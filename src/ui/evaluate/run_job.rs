@@ -41,9 +41,15 @@ pub async fn run_job(
     let mut record = new_record(job.question as u32, job.mode, &settings);
     record.id = format!("{}-{}", spec.id, job.key());
     let params = chat_params(&settings, &settings.model);
-    let model = chat_model(&settings, &context.token, &params, controller.signal());
+    let model = chat_model(
+        &settings,
+        &context.token,
+        &params,
+        controller.signal(),
+        job.mode,
+    );
     // Price, context window and tool support, read once per page and endpoint.
-    let facts = model_list(&settings.base_url, &context.token)
+    let facts = model_list(settings.endpoint_url(), &context.token)
         .await
         .as_ref()
         .and_then(|l| l.facts(&params.model))

@@ -169,8 +169,7 @@ pub fn run_metrics(record: &RunRecord, pricing: Option<Pricing>) -> RunMetrics {
         }
     }
     // Half a second of generation at least: a reply of a token or two has no rate worth showing.
-    m.tokens_per_sec =
-        (generating_ms >= 500.0).then(|| generated as f64 * 1000.0 / generating_ms);
+    m.tokens_per_sec = (generating_ms >= 500.0).then(|| generated as f64 * 1000.0 / generating_ms);
     let end = turn
         .steps
         .iter()

@@ -1,0 +1,253 @@
+//! The model in this browser, as the page calls it: a thin layer over `public/browser-model.js`
+//! (the runtime, wllama, and the GGUF file kept in Cache Storage). That script is added to the
+//! page the first time this backend is used, so a visit that never uses it loads none of it.
+//! What the failures mean and say is in `arena_core::browser_model`; the fair turns of the
+//! panels that share the one model are `arena_core::turn_queue`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Function, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::AbortSignal;
+
+use crate::read_body::js_error_text;
+use arena_core::browser_model::{Failure, RUNTIME_DIR};
+use arena_core::turn_queue::{TakeTurn, TurnQueue};
+
+/// Where the glue puts its functions.
+const GLUE_GLOBAL: &str = "reactArenaBrowserModel";
+/// The glue, relative to the page (copied into `dist/` by Trunk).
+const GLUE_FILE: &str = "browser-model.js";
+
+thread_local! {
+    static TURNS: TurnQueue = TurnQueue::default();
+    /// The glue being added to the page, shared by everyone who waits for it.
+    static ADDING: RefCell<Option<Promise>> = const { RefCell::new(None) };
+}
+
+/// Waits for the model's turn: the panels of a run share one model, one call at a time, in
+/// the order they asked. `name` (the mode) is shown to the panels that wait.
+pub fn take_turn(name: &str) -> TakeTurn {
+    TURNS.with(|t| t.take_turn(name))
+}
+
+/// Whose call the model is answering now.
+pub fn holder() -> Option<String> {
+    TURNS.with(|t| t.holder())
+}
+
+/// A failure of the glue, said for the user.
+fn said(error: &JsValue) -> String {
+    let field = |name: &str| Reflect::get(error, &JsValue::from_str(name)).ok();
+    let number = |name: &str| field(name).and_then(|v| v.as_f64()).unwrap_or(0.0) as u64;
+    let Some(kind) = field("kind").and_then(|k| k.as_string()) else {
+        return Failure::Other.message(&js_error_text(error));
+    };
+    let detail = field("detail")
+        .and_then(|d| d.as_string())
+        .unwrap_or_default();
+    let failure = match kind.as_str() {
+        "truncated" => Failure::Truncated {
+            got: number("got"),
+            expected: number("expected"),
+        },
+        "http" => Failure::Http(number("status") as u16),
+        other => Failure::of_kind(other),
+    };
+    failure.message(&detail)
+}
+
+/// The glue's functions, adding its script to the page the first time.
+async fn glue() -> Result<JsValue, String> {
+    let global = js_sys::global();
+    let key = JsValue::from_str(GLUE_GLOBAL);
+    if let Ok(api) = Reflect::get(&global, &key) {
+        if api.is_object() {
+            return Ok(api);
+        }
+    }
+    let adding = ADDING.with(|a| a.borrow().clone()).unwrap_or_else(|| {
+        let promise = add_script();
+        ADDING.with(|a| *a.borrow_mut() = Some(promise.clone()));
+        promise
+    });
+    let added = JsFuture::from(adding).await;
+    let api = Reflect::get(&global, &key).ok().filter(JsValue::is_object);
+    match (added, api) {
+        (Ok(_), Some(api)) => Ok(api),
+        _ => {
+            // Another try may add it again (the connection may be back).
+            ADDING.with(|a| *a.borrow_mut() = None);
+            Err(Failure::RuntimeMissing.message(&format!("{GLUE_FILE} could not be loaded")))
+        }
+    }
+}
+
+/// A module script for the glue, and a promise of its having run (or failed to load).
+fn add_script() -> Promise {
+    Promise::new(&mut |resolve, reject| {
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+            let _ = reject.call0(&JsValue::NULL);
+            return;
+        };
+        let Ok(script) = document.create_element("script") else {
+            let _ = reject.call0(&JsValue::NULL);
+            return;
+        };
+        let _ = script.set_attribute("type", "module");
+        let _ = script.set_attribute("src", GLUE_FILE);
+        let _ = script.add_event_listener_with_callback("load", &resolve);
+        let _ = script.add_event_listener_with_callback("error", &reject);
+        let parent = document
+            .head()
+            .map(web_sys::Node::from)
+            .or_else(|| document.body().map(web_sys::Node::from));
+        match parent {
+            Some(parent) => {
+                let _ = parent.append_child(&script);
+            }
+            None => {
+                let _ = reject.call0(&JsValue::NULL);
+            }
+        }
+    })
+}
+
+/// Calls the glue's function `name` with `args` and waits for its promise.
+async fn call(name: &str, args: &[JsValue]) -> Result<JsValue, String> {
+    let api = glue().await?;
+    let function: Function = Reflect::get(&api, &JsValue::from_str(name))
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or_else(|| Failure::RuntimeMissing.message(&format!("no {name} in {GLUE_FILE}")))?;
+    let args: js_sys::Array = args.iter().collect();
+    let result = function.apply(&api, &args).map_err(|e| said(&e))?;
+    JsFuture::from(Promise::resolve(&result))
+        .await
+        .map_err(|e| said(&e))
+}
+
+/// The WebAssembly features the runtime needs that this browser lacks (empty: none).
+pub async fn missing_features() -> Result<Vec<String>, String> {
+    let missing = call("missingFeatures", &[]).await?;
+    Ok(js_sys::Array::from(&missing)
+        .iter()
+        .filter_map(|f| f.as_string())
+        .collect())
+}
+
+/// Downloads the model at `url` into the browser's cache, whole or not at all, reporting
+/// (bytes so far, bytes in all or 0). Stopped by `signal` (Cancel).
+pub async fn download(
+    url: &str,
+    on_progress: Rc<dyn Fn(u64, u64)>,
+    signal: &AbortSignal,
+) -> Result<u64, String> {
+    let progress = Closure::<dyn Fn(f64, f64)>::new(move |loaded: f64, total: f64| {
+        on_progress(loaded as u64, total as u64)
+    });
+    let result = call(
+        "download",
+        &[
+            JsValue::from_str(url),
+            progress.as_ref().clone(),
+            signal.into(),
+        ],
+    )
+    .await;
+    // The closure lives until the download has ended; the glue calls it no more after that.
+    drop(progress);
+    result.map(|bytes| bytes.as_f64().unwrap_or(0.0) as u64)
+}
+
+/// Bytes kept in this browser for the model at `url`, if it is kept.
+pub async fn kept(url: &str) -> Option<u64> {
+    let bytes = call("kept", &[JsValue::from_str(url)])
+        .await
+        .ok()?
+        .as_f64()?;
+    (bytes >= 0.0).then_some(bytes as u64)
+}
+
+/// The models kept (address, bytes), and the site's storage use and quota as the browser
+/// estimates them.
+pub struct Kept {
+    pub models: Vec<(String, u64)>,
+    pub usage: u64,
+    pub quota: u64,
+}
+
+pub async fn kept_models() -> Kept {
+    let Ok(storage) = call("storage", &[]).await else {
+        return Kept {
+            models: Vec::new(),
+            usage: 0,
+            quota: 0,
+        };
+    };
+    let number = |v: &JsValue, name: &str| {
+        Reflect::get(v, &JsValue::from_str(name))
+            .ok()
+            .and_then(|n| n.as_f64())
+            .unwrap_or(0.0) as u64
+    };
+    let list = Reflect::get(&storage, &JsValue::from_str("models")).unwrap_or_default();
+    let models = js_sys::Array::from(&list)
+        .iter()
+        .filter_map(|m| {
+            let url = Reflect::get(&m, &JsValue::from_str("url"))
+                .ok()?
+                .as_string()?;
+            Some((url, number(&m, "bytes")))
+        })
+        .collect();
+    Kept {
+        models,
+        usage: number(&storage, "usage"),
+        quota: number(&storage, "quota"),
+    }
+}
+
+/// Deletes the kept model at `url` (unloading it if it is loaded).
+pub async fn remove(url: &str) -> Result<(), String> {
+    call("remove", &[JsValue::from_str(url)]).await.map(|_| ())
+}
+
+/// Loads the model at `url` (kept in this browser) with a context of `context` tokens, unless
+/// it is loaded already.
+pub async fn load(url: &str, context: u32) -> Result<(), String> {
+    call(
+        "load",
+        &[
+            JsValue::from_str(RUNTIME_DIR),
+            JsValue::from_str(url),
+            JsValue::from(context),
+        ],
+    )
+    .await
+    .map(|_| ())
+}
+
+/// The model's answer to an OpenAI chat-completions `body`, as an endpoint's response: an
+/// event stream. Stopped by `signal`.
+pub async fn respond(body: &str, signal: &AbortSignal) -> Result<web_sys::Response, String> {
+    let response = call("chat", &[JsValue::from_str(body), signal.into()]).await?;
+    response
+        .dyn_into::<web_sys::Response>()
+        .map_err(|_| Failure::Other.message("the runtime gave no response"))
+}
+
+/// Resolves when `signal` aborts (at once if it has).
+pub async fn aborted(signal: &AbortSignal) {
+    let promise = Promise::new(&mut |resolve, _| {
+        if signal.aborted() {
+            let _ = resolve.call0(&JsValue::NULL);
+        } else {
+            let _ = signal.add_event_listener_with_callback("abort", &resolve);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
+}

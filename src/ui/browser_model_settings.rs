@@ -1,0 +1,284 @@
+//! Settings' model in this browser: which GGUF file,
+//! its size before anything downloads, the download (progress, Cancel), what is kept and how
+//! much room it takes (Delete). Drawn from the parts chunk: none of it is first-screen work.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use std::rc::Rc;
+use web_sys::AbortController;
+
+use crate::browser_model::{
+    format_bytes, offered, progress_text, url_problem, DEFAULT_CONTEXT, MAX_CONTEXT, OFFERED,
+};
+use crate::settings::Settings;
+use crate::web::browser_model::{self, Kept};
+
+/// Where a download is.
+#[derive(Clone, PartialEq)]
+enum Download {
+    Idle,
+    Going { loaded: u64, total: u64 },
+}
+
+#[component]
+pub fn BrowserModel(
+    settings: RwSignal<Settings>,
+    field_error: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let url = Memo::new(move |_| settings.with(|s| s.browser_model_url.trim().to_string()));
+    let download = RwSignal::new(Download::Idle);
+    let error = RwSignal::new(None::<String>);
+    let status = RwSignal::new(None::<String>);
+    // What this browser keeps: refreshed after every download and delete.
+    let kept = RwSignal::new(None::<Kept>);
+    let unsupported = RwSignal::new(None::<String>);
+    let controller = StoredValue::new_local(None::<AbortController>);
+
+    let refresh = move || {
+        spawn_local(async move {
+            let list = browser_model::kept_models().await;
+            kept.set(Some(list));
+        })
+    };
+    // The glue (not the runtime) is loaded to look at the browser's features and its cache.
+    spawn_local(async move {
+        match browser_model::missing_features().await {
+            Ok(missing) if !missing.is_empty() => unsupported.set(Some(
+                crate::browser_model::Failure::Unsupported
+                    .message(&format!("missing: {}", missing.join(", "))),
+            )),
+            Ok(_) => {}
+            Err(message) => unsupported.set(Some(message)),
+        }
+    });
+    refresh();
+
+    let kept_bytes = move || {
+        let url = url.get();
+        kept.with(|k| {
+            k.as_ref()
+                .and_then(|k| k.models.iter().find(|(u, _)| *u == url).map(|m| m.1))
+        })
+    };
+    let start = move |_| {
+        let url = url.get_untracked();
+        if let Some(problem) = url_problem(&url) {
+            error.set(Some(problem));
+            return;
+        }
+        let Ok(abort) = AbortController::new() else {
+            return;
+        };
+        let signal = abort.signal();
+        controller.set_value(Some(abort));
+        error.set(None);
+        status.set(None);
+        download.set(Download::Going {
+            loaded: 0,
+            total: 0,
+        });
+        let on_progress: Rc<dyn Fn(u64, u64)> = Rc::new(move |loaded, total| {
+            download.set(Download::Going { loaded, total });
+        });
+        spawn_local(async move {
+            let result = browser_model::download(&url, on_progress, &signal).await;
+            controller.set_value(None);
+            download.set(Download::Idle);
+            match result {
+                Ok(bytes) => status.set(Some(format!(
+                    "Downloaded {}: kept in this browser, ready to run.",
+                    format_bytes(bytes)
+                ))),
+                Err(message) => error.set(Some(message)),
+            }
+            refresh();
+        });
+    };
+    let cancel = move |_| {
+        if let Some(abort) = controller.get_value() {
+            abort.abort();
+        }
+    };
+    let delete = move |target: String| {
+        spawn_local(async move {
+            match browser_model::remove(&target).await {
+                Ok(()) => status.set(Some(format!(
+                    "Deleted {} from this browser.",
+                    crate::browser_model::model_name(&target)
+                ))),
+                Err(message) => error.set(Some(message)),
+            }
+            refresh();
+        });
+    };
+
+    let options = OFFERED
+        .iter()
+        .map(|o| {
+            view! {
+                <option value=o.url>{format!("{} — about {} ({})", o.name, format_bytes(o.bytes), o.note)}</option>
+            }
+        })
+        .collect_view();
+    let size_line = move || {
+        let url = url.get();
+        match (kept_bytes(), offered(&url)) {
+            (Some(bytes), _) => format!("Kept in this browser: {}.", format_bytes(bytes)),
+            (None, Some(o)) => format!(
+                "Download size: about {}. Nothing downloads until you press Download.",
+                format_bytes(o.bytes)
+            ),
+            (None, None) => {
+                "Its size shows when the download starts. Nothing downloads until you press Download."
+                    .into()
+            }
+        }
+    };
+    let storage_line = move || {
+        kept.with(|k| {
+            k.as_ref().map(|k| {
+                let models: u64 = k.models.iter().map(|m| m.1).sum();
+                let mut line = format!(
+                    "Models kept in this browser: {} ({}).",
+                    k.models.len(),
+                    format_bytes(models)
+                );
+                if k.quota > 0 {
+                    line.push_str(&format!(
+                        " This site uses {} of the {} the browser allows it.",
+                        format_bytes(k.usage),
+                        format_bytes(k.quota)
+                    ));
+                }
+                line
+            })
+        })
+    };
+    let kept_rows = move || {
+        kept.with(|k| {
+            k.as_ref()
+                .map(|k| k.models.clone())
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(model_url, bytes)| {
+                    let name = crate::browser_model::model_name(&model_url).to_string();
+                    let label = format!("Delete {name} from this browser");
+                    let target = model_url.clone();
+                    view! {
+                        <li class="kept-model">
+                            <span title=model_url>{format!("{name}: {}", format_bytes(bytes))}</span>
+                            " "
+                            <button class="kept-delete" aria-label=label on:click=move |_| delete(target.clone())>
+                                "Delete"
+                            </button>
+                        </li>
+                    }
+                })
+                .collect_view()
+        })
+    };
+
+    view! {
+        <label for="browser-model">"Model in this browser"</label>
+        <select
+            id="browser-model"
+            prop:value=move || {
+                let url = url.get();
+                if offered(&url).is_some() { url } else { String::new() }
+            }
+            on:change=move |ev| {
+                let chosen = event_target_value(&ev);
+                if !chosen.is_empty() {
+                    settings.update(|s| s.browser_model_url = chosen);
+                }
+            }
+        >
+            {options}
+            <option value="">"Another GGUF file (its URL below)"</option>
+        </select>
+        <label for="browser-model-url">"Model file URL"</label>
+        <input
+            id="browser-model-url"
+            type="url"
+            spellcheck="false"
+            prop:value=move || url.get()
+            on:change=move |ev| {
+                let raw = event_target_value(&ev).trim().to_string();
+                match url_problem(&raw) {
+                    None => {
+                        settings.update(|s| s.browser_model_url = raw);
+                        field_error.set(None);
+                    }
+                    Some(problem) => {
+                        field_error.set(Some(format!("Model file URL: {problem} Kept the previous value.")));
+                        settings.update(|_| {});
+                    }
+                }
+            }
+        />
+        <div class="browser-model wide">
+            <p id="browser-model-size">{size_line}</p>
+            {move || match download.get() {
+                Download::Going { loaded, total } => view! {
+                    <div class="download-row">
+                        <progress
+                            id="browser-model-progress"
+                            aria-label="Model download"
+                            max=total.max(1) as f64
+                            value=loaded.min(total) as f64
+                        ></progress>
+                        <span id="browser-model-progress-text">{progress_text(loaded, (total > 0).then_some(total))}</span>
+                        <button id="browser-model-cancel" on:click=cancel>"Cancel"</button>
+                    </div>
+                }.into_any(),
+                Download::Idle => view! {
+                    <div class="download-row">
+                        <button
+                            id="browser-model-download"
+                            prop:disabled=move || unsupported.with(Option::is_some) || kept_bytes().is_some()
+                            on:click=start
+                        >
+                            "Download"
+                        </button>
+                    </div>
+                }.into_any(),
+            }}
+            <Show when=move || unsupported.with(Option::is_some)>
+                <p id="browser-model-unsupported" class="field-error" role="alert">
+                    {move || unsupported.get().unwrap_or_default()}
+                </p>
+            </Show>
+            <Show when=move || error.with(Option::is_some)>
+                <p id="browser-model-error" class="field-error" role="alert">
+                    {move || error.get().unwrap_or_default()}
+                </p>
+            </Show>
+            <p id="browser-model-status" role="status">{move || status.get().unwrap_or_default()}</p>
+            <p id="browser-model-storage">{storage_line}</p>
+            <ul class="kept-models">{kept_rows}</ul>
+            <p class="hint">
+                "The file is kept in this browser's Cache Storage for this site, so later visits start without downloading. Delete removes it. The runtime (llama.cpp in WebAssembly, about 10 MB) loads only when a run uses this backend; it runs on one thread, so small models answer best."
+            </p>
+        </div>
+        <label for="browser-context">"Context window (in this browser)"</label>
+        <input
+            id="browser-context"
+            type="number"
+            title=format!("a whole number from 512 to {MAX_CONTEXT}; {DEFAULT_CONTEXT} by default")
+            prop:value=move || settings.with(|s| s.browser_context.to_string())
+            on:change=move |ev| {
+                let raw = event_target_value(&ev);
+                match raw.trim().parse::<u32>() {
+                    Ok(v) if (512..=MAX_CONTEXT).contains(&v) => {
+                        settings.update(|s| s.browser_context = v);
+                        field_error.set(None);
+                    }
+                    _ => {
+                        field_error.set(Some(format!("Context window (in this browser): \"{raw}\" is not a whole number from 512 to {MAX_CONTEXT}. Kept the previous value.")));
+                        settings.update(|_| {});
+                    }
+                }
+            }
+        />
+    }
+}

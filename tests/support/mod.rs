@@ -12,3 +12,4 @@ pub mod https_endpoint;
 pub mod llama;
 pub mod mcp;
 pub mod mock;
+pub mod model_files;

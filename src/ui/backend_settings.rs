@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::browser_model_settings::BrowserModel;
 use crate::agent::Mode;
-use crate::browser_model::Backend;
+use crate::browser_model::{Backend, DEFAULT_CONTEXT, MAX_CONTEXT};
 use crate::settings::{Settings, MAX_STEPS_LIMIT};
 use crate::web::model_info::known_model_ids;
 
@@ -73,33 +73,36 @@ pub fn ModelBackend(
     };
 
     view! {
-        <span class="settings-label" id="backend-label">"Model runs"</span>
-        <div class="backend-choice" role="radiogroup" aria-labelledby="backend-label">
-            <label class="inline">
-                <input
-                    type="radio"
-                    name="backend"
-                    id="backend-endpoint"
-                    prop:checked=move || !in_browser.get()
-                    on:change=move |_| choose(Backend::Endpoint)
-                />
-                "At an endpoint (Hugging Face router, or any OpenAI-compatible server)"
-            </label>
-            <label class="inline">
-                <input
-                    type="radio"
-                    name="backend"
-                    id="backend-browser"
-                    prop:checked=move || in_browser.get()
-                    on:change=move |_| choose(Backend::Browser)
-                />
-                "In this browser (no token: a small model runs on this device)"
-            </label>
-        </div>
-        <Show when=move || in_browser.get()>
-            <BrowserModel settings=settings field_error=field_error />
-        </Show>
-        <Show when=move || !in_browser.get()>
+            <span class="settings-label" id="backend-label">"Model runs"</span>
+            <div class="backend-choice" role="radiogroup" aria-labelledby="backend-label">
+                <label class="inline">
+                    <input
+                        type="radio"
+                        name="backend"
+                        id="backend-endpoint"
+                        prop:checked=move || !in_browser.get()
+                        on:change=move |_| choose(Backend::Endpoint)
+                    />
+                    "At an endpoint (Hugging Face router, or any OpenAI-compatible server)"
+                </label>
+                <label class="inline">
+                    <input
+                        type="radio"
+                        name="backend"
+                        id="backend-browser"
+                        prop:checked=move || in_browser.get()
+                        on:change=move |_| choose(Backend::Browser)
+                    />
+                    "In this browser (no token: a small model runs on this device)"
+                </label>
+            </div>
+            <Show when=move || in_browser.get()>
+                <BrowserModel settings=settings />
+                {number_field("browser-context", "Context window (tokens)", format!("a whole number from 512 to {MAX_CONTEXT}; {DEFAULT_CONTEXT} by default"),
+                    |s| s.browser_context.to_string(),
+                    |s, v| { s.browser_context = v as u32; v.fract() == 0.0 && (512.0..=MAX_CONTEXT as f64).contains(&v) })}
+            </Show>
+            <Show when=move || !in_browser.get()>
                 <label for="model">"Model id"</label>
                 <input
                     id="model"
@@ -153,19 +156,18 @@ pub fn ModelBackend(
                 <p class="hint wide">
                     "Any OpenAI-compatible endpoint works, e.g. a local llama.cpp server at http://127.0.0.1:8080/v1 (no token needed for localhost)."
                 </p>
-
-        </Show>
-                {number_field("temperature", "Temperature", "a number from 0 to 2".into(),
-                    |s| s.temperature.to_string(),
-                    |s, v| { s.temperature = v as f32; (0.0..=2.0).contains(&v) })}
-                {number_field("max-tokens", "Max tokens", "a whole number from 16 to 32768".into(),
-                    |s| s.max_tokens.to_string(),
-                    |s, v| { s.max_tokens = v as u32; v.fract() == 0.0 && (16.0..=32768.0).contains(&v) })}
-                {number_field("context-length", "Context window (tokens)", "0 for what the endpoint says, or a whole number up to 10,000,000".into(),
+    {number_field("context-length", "Context window (tokens)", "0 for what the endpoint says, or a whole number up to 10,000,000".into(),
                     |s| s.context_length.to_string(),
                     |s, v| { s.context_length = v as u32; v.fract() == 0.0 && (0.0..=10_000_000.0).contains(&v) })}
-                {number_field("max-steps", "Max steps", format!("a whole number from 1 to {MAX_STEPS_LIMIT}"),
-                    |s| s.max_steps.to_string(),
-                    |s, v| { s.max_steps = v as u32; v.fract() == 0.0 && (1.0..=MAX_STEPS_LIMIT as f64).contains(&v) })}
-    }
+            </Show>
+    {number_field("temperature", "Temperature", "a number from 0 to 2".into(),
+                |s| s.temperature.to_string(),
+                |s, v| { s.temperature = v as f32; (0.0..=2.0).contains(&v) })}
+    {number_field("max-tokens", "Max tokens", "a whole number from 16 to 32768".into(),
+                |s| s.max_tokens.to_string(),
+                |s, v| { s.max_tokens = v as u32; v.fract() == 0.0 && (16.0..=32768.0).contains(&v) })}
+    {number_field("max-steps", "Max steps", format!("a whole number from 1 to {MAX_STEPS_LIMIT}"),
+                |s| s.max_steps.to_string(),
+                |s, v| { s.max_steps = v as u32; v.fract() == 0.0 && (1.0..=MAX_STEPS_LIMIT as f64).contains(&v) })}
+        }
 }

@@ -7,9 +7,7 @@ use leptos::task::spawn_local;
 use std::rc::Rc;
 use web_sys::AbortController;
 
-use crate::browser_model::{
-    format_bytes, offered, progress_text, url_problem, DEFAULT_CONTEXT, MAX_CONTEXT, OFFERED,
-};
+use crate::browser_model::{format_bytes, offered, progress_text, url_problem, OFFERED};
 use crate::settings::Settings;
 use crate::web::browser_model::{self, Kept};
 
@@ -21,10 +19,7 @@ enum Download {
 }
 
 #[component]
-pub fn BrowserModel(
-    settings: RwSignal<Settings>,
-    field_error: RwSignal<Option<String>>,
-) -> impl IntoView {
+pub fn BrowserModel(settings: RwSignal<Settings>) -> impl IntoView {
     let url = Memo::new(move |_| settings.with(|s| s.browser_model_url.trim().to_string()));
     let download = RwSignal::new(Download::Idle);
     let error = RwSignal::new(None::<String>);
@@ -207,10 +202,10 @@ pub fn BrowserModel(
                 match url_problem(&raw) {
                     None => {
                         settings.update(|s| s.browser_model_url = raw);
-                        field_error.set(None);
+                        error.set(None);
                     }
                     Some(problem) => {
-                        field_error.set(Some(format!("Model file URL: {problem} Kept the previous value.")));
+                        error.set(Some(format!("Model file URL: {problem} Kept the previous value.")));
                         settings.update(|_| {});
                     }
                 }
@@ -260,25 +255,5 @@ pub fn BrowserModel(
                 "The file is kept in this browser's Cache Storage for this site, so later visits start without downloading. Delete removes it. The runtime (llama.cpp in WebAssembly, about 10 MB) loads only when a run uses this backend; it runs on one thread, so small models answer best."
             </p>
         </div>
-        <label for="browser-context">"Context window (in this browser)"</label>
-        <input
-            id="browser-context"
-            type="number"
-            title=format!("a whole number from 512 to {MAX_CONTEXT}; {DEFAULT_CONTEXT} by default")
-            prop:value=move || settings.with(|s| s.browser_context.to_string())
-            on:change=move |ev| {
-                let raw = event_target_value(&ev);
-                match raw.trim().parse::<u32>() {
-                    Ok(v) if (512..=MAX_CONTEXT).contains(&v) => {
-                        settings.update(|s| s.browser_context = v);
-                        field_error.set(None);
-                    }
-                    _ => {
-                        field_error.set(Some(format!("Context window (in this browser): \"{raw}\" is not a whole number from 512 to {MAX_CONTEXT}. Kept the previous value.")));
-                        settings.update(|_| {});
-                    }
-                }
-            }
-        />
     }
 }

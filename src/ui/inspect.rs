@@ -12,6 +12,7 @@ use web_sys::{Document, Element};
 
 use crate::agent::calls::{model_calls, ModelCall};
 use crate::agent::record::RunRecord;
+use crate::browser_model::{Backend, RUNTIME_VERSION};
 use crate::llm::{ChatMessage, Role};
 
 fn role_id(role: Role) -> &'static str {
@@ -155,7 +156,13 @@ fn setup_line(r: &RunRecord) -> String {
     let c = &r.config;
     let mut parts = vec![
         format!("model {}", c.model),
-        format!("at {}", c.base_url),
+        match c.backend {
+            Backend::Endpoint => format!("at {}", c.base_url),
+            Backend::Browser => format!(
+                "in this browser (wllama {RUNTIME_VERSION}), from {}",
+                c.base_url
+            ),
+        },
         format!("temperature {}", c.temperature),
         format!("max tokens {}", c.max_tokens),
     ];

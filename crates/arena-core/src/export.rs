@@ -4,6 +4,7 @@
 
 use crate::agent::metrics::{format_ms, format_usd, run_metrics, RunMetrics};
 use crate::agent::record::{RunRecord, Status, Step, Turn};
+use crate::browser_model::{Backend, RUNTIME_VERSION};
 use crate::dates::{date, date_time};
 use crate::run_file::RunFile;
 
@@ -238,10 +239,13 @@ fn comparison(records: &[RunRecord], out: &mut String) {
 pub fn markdown(file: &RunFile) -> String {
     let mut out = format!("# ReAct Arena run: {}\n\n", cell(&file.title));
     out.push_str(&format!("- Run: {}\n", date_time(file.created)));
-    out.push_str(&format!(
-        "- Endpoint: `{}`\n",
-        file.settings.base_url.trim()
-    ));
+    out.push_str(&match file.settings.backend {
+        Backend::Endpoint => format!("- Endpoint: `{}`\n", file.settings.base_url.trim()),
+        Backend::Browser => format!(
+            "- Model: in the browser (wllama {RUNTIME_VERSION}), from `{}`\n",
+            file.settings.browser_model_url.trim()
+        ),
+    });
     let modes: Vec<&str> = file.records.iter().map(|r| r.config.mode.label()).collect();
     out.push_str(&format!("- Modes: {}\n\n", modes.join(", ")));
     if file.records.len() > 1 {
@@ -420,6 +424,28 @@ mod tests {
         }
         // Modes in panel order.
         assert!(md.find("## Think-only").unwrap() < md.find("## ReAct").unwrap());
+    }
+
+    #[test]
+    fn a_run_on_the_model_in_this_browser_says_so_and_costs_nothing() {
+        let mut react = scripted_react();
+        react.config.backend = Backend::Browser;
+        react.config.pricing = Some(crate::llm::models::Pricing {
+            input: 0.0,
+            output: 0.0,
+        });
+        let settings = Settings {
+            backend: Backend::Browser,
+            browser_model_url: "http://127.0.0.1:9/m/SmolLM2-135M-Instruct.Q4_1.gguf".into(),
+            ..Settings::default()
+        };
+        let md = markdown(&RunFile::new("run-1".into(), T0, settings, vec![react]));
+        assert!(
+            md.contains("- Model: in the browser (wllama 3.13.0), from `http://127.0.0.1:9/m/SmolLM2-135M-Instruct.Q4_1.gguf`"),
+            "{md}"
+        );
+        assert!(!md.contains("- Endpoint:"), "{md}");
+        assert!(md.contains("cost $0.0000"), "{md}");
     }
 
     #[test]

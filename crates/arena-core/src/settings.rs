@@ -152,6 +152,10 @@ impl Settings {
         // An hour: 32k tokens at ten a second still fit.
         self.stream_max_secs = self.stream_max_secs.clamp(1, 3_600);
         self.context_length = self.context_length.min(10_000_000);
+        // An address longer than any real one is not kept (settings may come from a file).
+        if self.browser_model_url.len() > 2048 {
+            self.browser_model_url = crate::browser_model::DEFAULT_MODEL_URL.into();
+        }
         self.browser_context = self
             .browser_context
             .clamp(512, crate::browser_model::MAX_CONTEXT);
@@ -535,6 +539,40 @@ mod tests {
         assert_eq!(partial.max_steps, MAX_STEPS_LIMIT);
         assert_eq!(partial.temperature, 0.0);
         assert_eq!(partial.base_url, DEFAULT_BASE_URL);
+    }
+
+    #[test]
+    fn the_model_in_this_browser_needs_no_token_and_no_host_and_names_its_file() {
+        let stored = json!({
+            "backend": "browser",
+            "browser_model_url": "http://127.0.0.1:9/m/SmolLM2-135M-Instruct.Q4_1.gguf",
+            "browser_context": 99_999_999,
+            "mode_models": {"act": "org/other"},
+        });
+        let s = Settings::from_json(&stored.to_string());
+        assert_eq!(s.backend, Backend::Browser);
+        assert_eq!(s.browser_context, crate::browser_model::MAX_CONTEXT);
+        // No token, no question of where it goes, and every mode runs the one file.
+        assert_eq!(cannot_call_model(&s, ""), None);
+        assert!(s.endpoint_is_local());
+        assert_eq!(s.endpoint_url(), "");
+        assert_eq!(
+            host_to_confirm(s.endpoint_url(), "hf_x", &TokenHosts::default()),
+            None
+        );
+        assert_eq!(s.model_for(Mode::Act), "SmolLM2-135M-Instruct.Q4_1.gguf");
+        assert_eq!(
+            s.model_address(),
+            "http://127.0.0.1:9/m/SmolLM2-135M-Instruct.Q4_1.gguf"
+        );
+        // An address longer than any real one, from a file, is not kept.
+        let long = json!({"browser_model_url": format!("https://x.example/{}", "a".repeat(5000))});
+        assert_eq!(
+            Settings::from_json(&long.to_string()).browser_model_url,
+            crate::browser_model::DEFAULT_MODEL_URL
+        );
+        // Older settings have no backend: the endpoint, as before.
+        assert_eq!(Settings::from_json("{}").backend, Backend::Endpoint);
     }
 
     #[test]

@@ -164,6 +164,12 @@ impl BrowserChatModel {
         call: &ChatCall<'_>,
         on_delta: &mut dyn FnMut(ChatDelta),
     ) -> Result<(), LlmError> {
+        // Settings may come from a file or an old store: only an http(s) file is ever read.
+        if let Some(problem) = arena_core::browser_model::url_problem(&local.url) {
+            return Err(LlmError::InBrowser(format!(
+                "{problem} Set the model file in Settings."
+            )));
+        }
         let turn = browser_model::take_turn(&local.caller);
         let _turn = match select(
             Box::pin(turn),

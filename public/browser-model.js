@@ -72,9 +72,29 @@ function storeFailure(e) {
   return failure("cache-refused", wordsOf(e));
 }
 
+// Downloads under way, by URL: a second Download of the same file (Settings drawn again
+// meanwhile) follows the first instead of fetching it twice.
+const downloads = new Map();
+
 // Downloads `url` into the cache, reporting (bytes so far, bytes in all or 0). Whole or not at
-// all: Cache Storage keeps an entry only once its body has arrived, and any failure deletes it.
-async function download(url, onProgress, signal) {
+// all: Cache Storage keeps an entry only once its whole body has arrived (a failed put stores
+// nothing, and leaves an older copy as it was).
+function download(url, onProgress, signal) {
+  const key = new URL(url, document.baseURI).href;
+  const going = downloads.get(key);
+  if (going) {
+    going.listeners.add(onProgress);
+    return going.done;
+  }
+  const listeners = new Set([onProgress]);
+  const done = fetchInto(key, (loaded, total) => listeners.forEach((l) => l(loaded, total)), signal).finally(() =>
+    downloads.delete(key)
+  );
+  downloads.set(key, { listeners, done });
+  return done;
+}
+
+async function fetchInto(url, onProgress, signal) {
   const cache = await openCache();
   let response;
   try {
@@ -105,7 +125,8 @@ async function download(url, onProgress, signal) {
       }
       if (read.done) {
         if (!isGguf(head)) return fail(controller, failure("not-gguf", latin1(head)));
-        if (total && loaded !== total) return fail(controller, failure("truncated", "", { got: loaded, expected: total }));
+        // Fewer bytes than announced (more is a compressed transfer, whose length is its own).
+        if (total && loaded < total) return fail(controller, failure("truncated", "", { got: loaded, expected: total }));
         controller.close();
         return;
       }
@@ -125,12 +146,9 @@ async function download(url, onProgress, signal) {
       reader.cancel().catch(() => {});
     },
   });
-  const headers = { "content-type": "application/octet-stream" };
-  if (total) headers["content-length"] = String(total);
   try {
-    await cache.put(url, new Response(body, { headers }));
+    await cache.put(url, new Response(body, { headers: { "content-type": "application/octet-stream" } }));
   } catch (e) {
-    await cache.delete(url).catch(() => {});
     throw failed || (signal.aborted ? failure("cancelled") : storeFailure(e));
   }
   return loaded;
@@ -174,10 +192,15 @@ let runtime = null;
 let current = null;
 let loading = null;
 let generation = Promise.resolve();
+// The running generation's own controller (Delete stops it).
+let running = null;
 const state = { busy: false, startedAt: 0, endedAt: 0 };
 
 async function remove(url) {
+  url = new URL(url, document.baseURI).href;
+  while (loading) await loading.catch(() => {});
   if (current && current.url === url) {
+    if (running) running.abort();
     const old = current;
     current = null;
     await old.wllama.exit().catch(() => {});
@@ -196,19 +219,27 @@ function importRuntime(dir) {
   return runtime;
 }
 
+// What a failed load means. Only a file llama.cpp could not read is "corrupt" (and deleted);
+// a runtime that could not start (its files not fetched, a version mismatch, WebGPU) is not
+// the file's fault, and the file stays.
 function loadFailure(e) {
   const words = wordsOf(e);
   if (/out of memory|\bOOM\b|memory access out of bounds|Cannot enlarge memory|Array buffer allocation failed|could not allocate|failed to allocate|create context/i.test(words)) {
     return failure("memory", words);
   }
   if (e instanceof WebAssembly.CompileError || e instanceof WebAssembly.LinkError) return failure("unsupported", words);
-  return failure("corrupt", words);
+  if (e && e.fileIsBad) return failure("corrupt", words);
+  if (/failed to load model|gguf|tensor|vocab|unknown model architecture|magic/i.test(words) && !/fetch|network|version|webgpu|unloaded/i.test(words)) {
+    return failure("corrupt", words);
+  }
+  return failure("other", words);
 }
 
 const quiet = { debug() {}, log() {}, warn() {}, error() {} };
 
 // Makes `url` (kept in the cache) the loaded model, with a context of `context` tokens.
 async function load(dir, url, context) {
+  url = new URL(url, document.baseURI).href;
   while (loading) await loading.catch(() => {});
   if (current && current.url === url && current.context === context) return;
   loading = (async () => {
@@ -241,7 +272,9 @@ async function load(dir, url, context) {
       // wllama 3.13 can report a file llama.cpp failed to read as loaded, with no vocabulary
       // and no layers.
       const { hparams } = wllama.getModelMetadata();
-      if (!hparams.nVocab || !hparams.nLayer) throw new Error("llama.cpp found no vocabulary or layers in the file");
+      if (!hparams.nVocab || !hparams.nLayer) {
+        throw Object.assign(new Error("llama.cpp found no vocabulary or layers in the file"), { fileIsBad: true });
+      }
     } catch (e) {
       await wllama.exit().catch(() => {});
       const reason = loadFailure(e);
@@ -262,11 +295,9 @@ async function load(dir, url, context) {
 // event stream (`data: {chunk}` … `data: [DONE]`), so the page reads it as any endpoint's.
 // One generation at a time: a call starts once the one before has really ended.
 async function chat(body, signal) {
-  if (!current) throw failure("not-kept");
   const before = generation;
   let ended;
   generation = new Promise((resolve) => (ended = resolve));
-  await before;
   const own = new AbortController();
   const stop = () => own.abort();
   signal.addEventListener("abort", stop, { once: true });
@@ -275,31 +306,43 @@ async function chat(body, signal) {
     if (finished) return;
     finished = true;
     signal.removeEventListener("abort", stop);
+    if (running === own) running = null;
     state.busy = false;
     state.endedAt = performance.now();
     ended();
   };
-  if (signal.aborted) {
-    end();
-    throw new DOMException("Stopped", "AbortError");
-  }
-  const params = JSON.parse(body);
-  delete params.model;
-  params.stream = true;
-  params.abortSignal = own.signal;
-  state.busy = true;
-  state.startedAt = performance.now();
-  const model = current.wllama;
-  let chunks;
   try {
-    chunks = (await model.createChatCompletion(params))[Symbol.asyncIterator]();
+    // Stop is heard while the one before ends, too.
+    await Promise.race([before, new Promise((resolve) => own.signal.addEventListener("abort", resolve, { once: true }))]);
+    if (own.signal.aborted) throw new DOMException("Stopped", "AbortError");
+    // Delete or another model's load may have come meanwhile.
+    if (!current) throw failure("not-kept");
+    const model = current.wllama;
+    const params = JSON.parse(body);
+    delete params.model;
+    params.stream = true;
+    params.abortSignal = own.signal;
+    running = own;
+    state.busy = true;
+    state.startedAt = performance.now();
+    let chunks;
+    try {
+      chunks = (await model.createChatCompletion(params))[Symbol.asyncIterator]();
+    } catch (e) {
+      throw own.signal.aborted ? new DOMException("Stopped", "AbortError") : failure("other", wordsOf(e));
+    }
+    return new Response(eventStream(chunks, model, own, end), { headers: { "content-type": "text/event-stream" } });
   } catch (e) {
     end();
-    throw failure("other", wordsOf(e));
+    throw e;
   }
+}
+
+// The runtime's chunks as an endpoint's event stream (`data: {chunk}` … `data: [DONE]`).
+function eventStream(chunks, model, own, end) {
   const encoder = new TextEncoder();
   const event = (data) => encoder.encode("data: " + data + "\n\n");
-  const stream = new ReadableStream({
+  return new ReadableStream({
     async pull(controller) {
       try {
         const next = await chunks.next();
@@ -341,7 +384,6 @@ async function chat(body, signal) {
       })();
     },
   });
-  return new Response(stream, { headers: { "content-type": "text/event-stream" } });
 }
 
 globalThis.reactArenaBrowserModel = {

@@ -49,7 +49,7 @@ pub fn BrowserModel(settings: RwSignal<Settings>) -> impl IntoView {
     refresh();
 
     let kept_bytes = move || {
-        let url = url.get();
+        let url = browser_model::normalised(&url.get());
         kept.with(|k| {
             k.as_ref()
                 .and_then(|k| k.models.iter().find(|(u, _)| *u == url).map(|m| m.1))

@@ -33,7 +33,7 @@ pub fn ProgressLine(state: RwSignal<RunRecord>) -> impl IntoView {
     let line = move || {
         let at = now.get().max(wall_ms());
         let holder = browser_model::holder();
-        state.with(|r| wait_line(r, at, pyodide_download(), holder.as_deref()))
+        state.with(|r| wait_line(r, at, pyodide_download(), holder.as_ref()))
     };
     view! { <p class="progress">{line}</p> }
 }

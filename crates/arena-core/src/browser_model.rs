@@ -275,7 +275,7 @@ impl Failure {
                 format_bytes(*expected)
             ),
             Self::Corrupt => said("The model file is damaged or not one llama.cpp can read, so it was removed from this browser. Download it again, or choose another model."),
-            Self::CacheRefused => said("This browser refused to keep the model (Cache Storage is off or denied here, as in some private windows). The model still runs until the page is closed; it will be downloaded again next time."),
+            Self::CacheRefused => said("This browser refused to keep the model (Cache Storage is off or denied here, as in some private windows), and the page runs only a model it keeps. Open the page in a normal window, or choose another backend."),
             Self::CacheFull => said("This browser's storage for the page is full, so the model could not be kept and nothing was. Delete a kept model in Settings or free space, then download again."),
             Self::Http(status) => format!("The model's server answered {status}, so nothing was downloaded. Check the URL in Settings."),
             Self::Network => said("The download could not be made or broke off, so nothing was kept. Check the connection and the URL (its server must allow this page by CORS), then press Download again."),

@@ -13,13 +13,21 @@ pub struct Download {
     pub done: bool,
 }
 
+/// Whose call the model in this browser is answering: the run (its record's id) and its mode,
+/// and whether the model is still being loaded for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelHolder {
+    pub run_id: String,
+    pub mode: String,
+    pub loading: bool,
+}
+
 /// The panel's progress line at `now_ms` (epoch ms); empty when nothing is awaited.
-/// `model_holder` names the mode whose call the model in this browser is answering, if any.
 pub fn wait_line(
     record: &RunRecord,
     now_ms: f64,
     python_download: Option<Download>,
-    model_holder: Option<&str>,
+    model_holder: Option<&ModelHolder>,
 ) -> String {
     match record.status {
         Status::Waiting => {
@@ -28,9 +36,13 @@ pub fn wait_line(
                 return format!("Waiting for the model’s first token… {waited}");
             }
             match model_holder {
-                Some(holder) if holder != record.config.mode.label() => format!(
-                    "Waiting for the local model: it is answering {holder} (one call at a time)… {waited}"
+                Some(holder) if holder.run_id != record.id => format!(
+                    "Waiting for the local model: it is answering {} (one call at a time)… {waited}",
+                    holder.mode
                 ),
+                Some(holder) if holder.loading => {
+                    format!("Loading the local model into memory… {waited}")
+                }
                 Some(_) => format!("The local model is reading the prompt… {waited}"),
                 None => format!("Waiting for the local model… {waited}"),
             }
@@ -246,12 +258,26 @@ mod tests {
         };
         let mut r = RunRecord::new("r", 1_000.0, config);
         r.status = Status::Waiting;
+        let holder = |run_id: &str, mode: &str, loading: bool| ModelHolder {
+            run_id: run_id.into(),
+            mode: mode.into(),
+            loading,
+        };
         assert_eq!(
-            wait_line(&r, 4_000.0, None, Some("ReAct")),
+            wait_line(&r, 4_000.0, None, Some(&holder("other", "ReAct", false))),
             "Waiting for the local model: it is answering ReAct (one call at a time)… 3 s"
         );
+        // Another run of the same mode (Evaluate runs several) holds it: still a wait.
         assert_eq!(
-            wait_line(&r, 4_000.0, None, Some("Act-only")),
+            wait_line(&r, 4_000.0, None, Some(&holder("other", "Act-only", false))),
+            "Waiting for the local model: it is answering Act-only (one call at a time)… 3 s"
+        );
+        assert_eq!(
+            wait_line(&r, 4_000.0, None, Some(&holder("r", "Act-only", true))),
+            "Loading the local model into memory… 3 s"
+        );
+        assert_eq!(
+            wait_line(&r, 4_000.0, None, Some(&holder("r", "Act-only", false))),
             "The local model is reading the prompt… 3 s"
         );
         assert_eq!(

@@ -10,16 +10,25 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-#[derive(Default)]
-struct Line {
+struct Line<T> {
     next_ticket: u64,
-    /// Who holds the turn: its ticket and its name.
-    holder: Option<(u64, String)>,
+    /// Who holds the turn: its ticket and who it is.
+    holder: Option<(u64, T)>,
     /// Who waits, in order, with the waker to call when its turn comes.
-    waiting: VecDeque<(u64, String, Option<Waker>)>,
+    waiting: VecDeque<(u64, T, Option<Waker>)>,
 }
 
-impl Line {
+impl<T> Default for Line<T> {
+    fn default() -> Self {
+        Line {
+            next_ticket: 0,
+            holder: None,
+            waiting: VecDeque::new(),
+        }
+    }
+}
+
+impl<T> Line<T> {
     fn wake_first(&mut self) {
         if let Some((_, _, Some(waker))) = self.waiting.front_mut() {
             waker.wake_by_ref();
@@ -27,19 +36,35 @@ impl Line {
     }
 }
 
-/// One line of callers. Clones share the line.
-#[derive(Clone, Default)]
-pub struct TurnQueue {
-    line: Rc<RefCell<Line>>,
+/// One line of callers, each known as a `T` (who holds the turn is shown to the others).
+/// Clones share the line.
+pub struct TurnQueue<T> {
+    line: Rc<RefCell<Line<T>>>,
 }
 
-impl TurnQueue {
-    /// Waits for the turn; `name` says who holds it while it is held (for the others' panels).
-    pub fn take_turn(&self, name: &str) -> TakeTurn {
+impl<T> Clone for TurnQueue<T> {
+    fn clone(&self) -> Self {
+        TurnQueue {
+            line: self.line.clone(),
+        }
+    }
+}
+
+impl<T> Default for TurnQueue<T> {
+    fn default() -> Self {
+        TurnQueue {
+            line: Rc::default(),
+        }
+    }
+}
+
+impl<T: Clone> TurnQueue<T> {
+    /// Waits for the turn of `caller`.
+    pub fn take_turn(&self, caller: T) -> TakeTurn<T> {
         let mut line = self.line.borrow_mut();
         let ticket = line.next_ticket;
         line.next_ticket += 1;
-        line.waiting.push_back((ticket, name.to_string(), None));
+        line.waiting.push_back((ticket, caller, None));
         TakeTurn {
             line: self.line.clone(),
             ticket,
@@ -48,8 +73,8 @@ impl TurnQueue {
     }
 
     /// Who holds the turn now.
-    pub fn holder(&self) -> Option<String> {
-        self.line.borrow().holder.as_ref().map(|(_, n)| n.clone())
+    pub fn holder(&self) -> Option<T> {
+        self.line.borrow().holder.as_ref().map(|(_, c)| c.clone())
     }
 
     /// How many wait for the turn.
@@ -59,22 +84,22 @@ impl TurnQueue {
 }
 
 /// A turn being waited for; dropping it leaves the line.
-pub struct TakeTurn {
-    line: Rc<RefCell<Line>>,
+pub struct TakeTurn<T> {
+    line: Rc<RefCell<Line<T>>>,
     ticket: u64,
     done: bool,
 }
 
-impl Future for TakeTurn {
-    type Output = Turn;
+impl<T> Future for TakeTurn<T> {
+    type Output = Turn<T>;
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Turn> {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Turn<T>> {
         let ticket = self.ticket;
         let mut line = self.line.borrow_mut();
         let first = line.waiting.front().map(|w| w.0) == Some(ticket);
         if first && line.holder.is_none() {
-            let (_, name, _) = line.waiting.pop_front().expect("the first is there");
-            line.holder = Some((ticket, name));
+            let (_, caller, _) = line.waiting.pop_front().expect("the first is there");
+            line.holder = Some((ticket, caller));
             drop(line);
             self.done = true;
             return Poll::Ready(Turn {
@@ -89,7 +114,7 @@ impl Future for TakeTurn {
     }
 }
 
-impl Drop for TakeTurn {
+impl<T> Drop for TakeTurn<T> {
     fn drop(&mut self) {
         if self.done {
             return;
@@ -104,12 +129,12 @@ impl Drop for TakeTurn {
 }
 
 /// The turn, held until dropped; then the next in line gets it.
-pub struct Turn {
-    line: Rc<RefCell<Line>>,
+pub struct Turn<T> {
+    line: Rc<RefCell<Line<T>>>,
     ticket: u64,
 }
 
-impl Drop for Turn {
+impl<T> Drop for Turn<T> {
     fn drop(&mut self) {
         let mut line = self.line.borrow_mut();
         if line.holder.as_ref().map(|h| h.0) == Some(self.ticket) {
@@ -144,7 +169,7 @@ mod tests {
     /// Three callers that each take the turn `calls` times, holding it across a yield,
     /// in the order they were served.
     fn served(calls: usize, names: &[&str]) -> Vec<String> {
-        let queue = TurnQueue::default();
+        let queue = TurnQueue::<String>::default();
         let log = Rc::new(RefCell::new(Vec::new()));
         let mut pool = LocalPool::new();
         for name in names {
@@ -152,7 +177,7 @@ mod tests {
             pool.spawner()
                 .spawn_local(async move {
                     for _ in 0..calls {
-                        let _turn = queue.take_turn(&name).await;
+                        let _turn = queue.take_turn(name.clone()).await;
                         log.borrow_mut().push(name.clone());
                         assert_eq!(queue.holder().as_deref(), Some(name.as_str()));
                         // Others run meanwhile: they must not get the turn.
@@ -178,7 +203,7 @@ mod tests {
 
     #[test]
     fn a_caller_who_gives_up_waiting_leaves_the_line() {
-        let queue = TurnQueue::default();
+        let queue = TurnQueue::<&str>::default();
         let mut pool = LocalPool::new();
         let first = pool.run_until(queue.take_turn("Think-only"));
         let mut second = Box::pin(queue.take_turn("Act-only"));
@@ -194,7 +219,7 @@ mod tests {
         assert_eq!(queue.waiting(), 1);
         drop(first);
         let turn = pool.run_until(third);
-        assert_eq!(queue.holder().as_deref(), Some("ReAct"));
+        assert_eq!(queue.holder(), Some("ReAct"));
         drop(turn);
         assert_eq!(queue.holder(), None);
         assert_eq!(queue.waiting(), 0);

@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use web_sys::AbortSignal;
 
+use crate::browser_model::Caller;
 use crate::fetch::{BrowserChatModel, InBrowser};
 use crate::jsonp::FrameJsonp;
 use crate::mcp_tools;
@@ -38,18 +39,22 @@ thread_local! {
 /// prompt to be read, at tens of tokens a second on a slow machine.
 const IN_BROWSER_IDLE_SECS: u32 = 600;
 
-/// The model `mode` calls: the endpoint in the settings, or the one in this browser.
+/// The model the run `run_id` of `mode` calls: the endpoint in the settings, or the one in
+/// this browser.
 pub fn chat_model(
     settings: &Settings,
     token: &str,
     params: &ChatParams,
     signal: AbortSignal,
-    mode: Mode,
+    (run_id, mode): (&str, Mode),
 ) -> BrowserChatModel {
     let in_browser = (settings.backend == Backend::Browser).then(|| InBrowser {
         url: settings.browser_model_url.trim().to_string(),
         context: settings.browser_context,
-        caller: mode.label().to_string(),
+        caller: Caller {
+            run_id: run_id.to_string(),
+            mode: mode.label().to_string(),
+        },
     });
     BrowserChatModel {
         base_url: settings.base_url.clone(),
@@ -135,7 +140,7 @@ pub async fn run_request(
         &token,
         &params,
         signal.clone(),
-        record.config.mode,
+        (&record.id, record.config.mode),
     );
     let registry = panel_tools(&tools_key, &settings, record.config.mode);
     let tools = StoppableTools {

@@ -4,7 +4,7 @@
 //! What the failures mean and say is in `arena_core::browser_model`; the fair turns of the
 //! panels that share the one model are `arena_core::turn_queue`.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use js_sys::{Function, Promise, Reflect};
@@ -15,6 +15,7 @@ use web_sys::AbortSignal;
 
 use crate::read_body::js_error_text;
 use arena_core::browser_model::{Failure, RUNTIME_DIR};
+use arena_core::progress::ModelHolder;
 use arena_core::turn_queue::{TakeTurn, TurnQueue};
 
 /// Where the glue puts its functions.
@@ -22,21 +23,36 @@ const GLUE_GLOBAL: &str = "reactArenaBrowserModel";
 /// The glue, relative to the page (copied into `dist/` by Trunk).
 const GLUE_FILE: &str = "browser-model.js";
 
+/// A caller of the model: its run (record id) and mode.
+#[derive(Clone)]
+pub struct Caller {
+    pub run_id: String,
+    pub mode: String,
+}
+
 thread_local! {
-    static TURNS: TurnQueue = TurnQueue::default();
+    static TURNS: TurnQueue<Caller> = TurnQueue::default();
+    /// The model is being loaded for the caller holding the turn.
+    static LOADING: Cell<bool> = const { Cell::new(false) };
+    /// How often the glue failed to load: a retry asks for it afresh.
+    static GLUE_TRIES: Cell<u32> = const { Cell::new(0) };
     /// The glue being added to the page, shared by everyone who waits for it.
     static ADDING: RefCell<Option<Promise>> = const { RefCell::new(None) };
 }
 
 /// Waits for the model's turn: the panels of a run share one model, one call at a time, in
-/// the order they asked. `name` (the mode) is shown to the panels that wait.
-pub fn take_turn(name: &str) -> TakeTurn {
-    TURNS.with(|t| t.take_turn(name))
+/// the order they asked. The caller is shown to the panels that wait.
+pub fn take_turn(caller: Caller) -> TakeTurn<Caller> {
+    TURNS.with(|t| t.take_turn(caller))
 }
 
-/// Whose call the model is answering now.
-pub fn holder() -> Option<String> {
-    TURNS.with(|t| t.holder())
+/// Whose call the model is answering now, and whether it is still loading for it.
+pub fn holder() -> Option<ModelHolder> {
+    TURNS.with(|t| t.holder()).map(|c| ModelHolder {
+        run_id: c.run_id,
+        mode: c.mode,
+        loading: LOADING.get(),
+    })
 }
 
 /// A failure of the glue, said for the user.
@@ -79,8 +95,10 @@ async fn glue() -> Result<JsValue, String> {
     match (added, api) {
         (Ok(_), Some(api)) => Ok(api),
         _ => {
-            // Another try may add it again (the connection may be back).
+            // Another try adds it again (the connection may be back), by another address: the
+            // browser keeps a failed module's address as failed.
             ADDING.with(|a| *a.borrow_mut() = None);
+            GLUE_TRIES.set(GLUE_TRIES.get() + 1);
             Err(Failure::RuntimeMissing.message(&format!("{GLUE_FILE} could not be loaded")))
         }
     }
@@ -98,7 +116,11 @@ fn add_script() -> Promise {
             return;
         };
         let _ = script.set_attribute("type", "module");
-        let _ = script.set_attribute("src", GLUE_FILE);
+        let src = match GLUE_TRIES.get() {
+            0 => GLUE_FILE.to_string(),
+            n => format!("{GLUE_FILE}?try={n}"),
+        };
+        let _ = script.set_attribute("src", &src);
         let _ = script.add_event_listener_with_callback("load", &resolve);
         let _ = script.add_event_listener_with_callback("error", &reject);
         let parent = document
@@ -219,6 +241,15 @@ pub async fn remove(url: &str) -> Result<(), String> {
 /// Loads the model at `url` (kept in this browser) with a context of `context` tokens, unless
 /// it is loaded already.
 pub async fn load(url: &str, context: u32) -> Result<(), String> {
+    /// Clears the flag however the load ends, Stop (a dropped future) included.
+    struct Loading;
+    impl Drop for Loading {
+        fn drop(&mut self) {
+            LOADING.set(false);
+        }
+    }
+    LOADING.set(true);
+    let _loading = Loading;
     call(
         "load",
         &[
@@ -229,6 +260,13 @@ pub async fn load(url: &str, context: u32) -> Result<(), String> {
     )
     .await
     .map(|_| ())
+}
+
+/// `url` as the browser writes it (and Cache Storage keys it): what a kept model is matched by.
+pub fn normalised(url: &str) -> String {
+    web_sys::Url::new(url.trim())
+        .map(|u| u.href())
+        .unwrap_or_else(|_| url.trim().to_string())
 }
 
 /// The model's answer to an OpenAI chat-completions `body`, as an endpoint's response: an
@@ -246,7 +284,12 @@ pub async fn aborted(signal: &AbortSignal) {
         if signal.aborted() {
             let _ = resolve.call0(&JsValue::NULL);
         } else {
-            let _ = signal.add_event_listener_with_callback("abort", &resolve);
+            // Once: the run's signal outlives many calls, which must not pile listeners on it.
+            let once = web_sys::AddEventListenerOptions::new();
+            once.set_once(true);
+            let _ = signal.add_event_listener_with_callback_and_add_event_listener_options(
+                "abort", &resolve, &once,
+            );
         }
     });
     let _ = JsFuture::from(promise).await;

@@ -43,8 +43,8 @@ pub struct InBrowser {
     /// The GGUF file's address (it is read from the browser's cache).
     pub url: String,
     pub context: u32,
-    /// Who calls (the mode), shown to the panels that wait for their turn.
-    pub caller: String,
+    /// Who calls, shown to the panels that wait for their turn.
+    pub caller: browser_model::Caller,
 }
 
 /// Longest stretch of stream reading before the page gets to draw.
@@ -170,7 +170,7 @@ impl BrowserChatModel {
                 "{problem} Set the model file in Settings."
             )));
         }
-        let turn = browser_model::take_turn(&local.caller);
+        let turn = browser_model::take_turn(local.caller.clone());
         let _turn = match select(
             Box::pin(turn),
             Box::pin(browser_model::aborted(&self.signal)),
@@ -180,11 +180,17 @@ impl BrowserChatModel {
             Either::Left((turn, _)) => turn,
             Either::Right(_) => return Err(LlmError::Aborted),
         };
-        browser_model::load(&local.url, local.context)
-            .await
-            .map_err(LlmError::InBrowser)?;
-        if self.signal.aborted() {
-            return Err(LlmError::Aborted);
+        // Stop is heard while the model loads too; the glue makes the next call wait for that
+        // load to end.
+        let load = browser_model::load(&local.url, local.context);
+        match select(
+            Box::pin(load),
+            Box::pin(browser_model::aborted(&self.signal)),
+        )
+        .await
+        {
+            Either::Left((loaded, _)) => loaded.map_err(LlmError::InBrowser)?,
+            Either::Right(_) => return Err(LlmError::Aborted),
         }
         let response = browser_model::respond(&request_body(&self.params, call), &self.signal)
             .await

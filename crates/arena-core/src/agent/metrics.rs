@@ -161,11 +161,15 @@ pub fn run_metrics(record: &RunRecord, pricing: Option<Pricing>) -> RunMetrics {
         m.tokens_in += s.tokens_in;
         m.tokens_out += s.tokens_out;
         m.estimated |= s.estimated;
+        // Only a step whose reply came after its first token (a forced final step can be
+        // stamped otherwise) has a time to divide by.
         if let (Some(usage), Some(first), Some(reply)) =
             (step.usage, step.t_first_token, step.t_reply)
         {
-            generated += usage.completion_tokens;
-            generating_ms += (reply - first).max(0.0);
+            if reply > first {
+                generated += usage.completion_tokens;
+                generating_ms += reply - first;
+            }
         }
     }
     // Half a second of generation at least: a reply of a token or two has no rate worth showing.
@@ -391,6 +395,12 @@ mod tests {
         assert_eq!(m.tokens_per_sec, Some(25.0 * 1000.0 / 800.0));
         // Without usage there is no count to divide.
         assert_eq!(run_metrics(&two_steps(false), None).tokens_per_sec, None);
+        // A step stamped with its reply before its first token adds no tokens without time.
+        let mut odd = two_steps(true);
+        let step = &mut odd.turns[0].steps[1];
+        step.t_reply = step.t_first_token.map(|t| t - 100.0);
+        let m = run_metrics(&odd, None);
+        assert_eq!(m.tokens_per_sec, Some(20.0 * 1000.0 / 500.0));
     }
 
     #[test]

@@ -161,12 +161,13 @@ pub fn run_metrics(record: &RunRecord, pricing: Option<Pricing>) -> RunMetrics {
         m.tokens_in += s.tokens_in;
         m.tokens_out += s.tokens_out;
         m.estimated |= s.estimated;
-        // Only a step whose reply came after its first token (a forced final step can be
-        // stamped otherwise) has a time to divide by.
+        // Only a step of one call (a retried call sums the usage of both, not their times)
+        // whose reply came after its first token (a forced final step can be stamped
+        // otherwise) has a time to divide by.
         if let (Some(usage), Some(first), Some(reply)) =
             (step.usage, step.t_first_token, step.t_reply)
         {
-            if reply > first {
+            if reply > first && step.notices.is_empty() {
                 generated += usage.completion_tokens;
                 generating_ms += reply - first;
             }
@@ -401,6 +402,13 @@ mod tests {
         step.t_reply = step.t_first_token.map(|t| t - 100.0);
         let m = run_metrics(&odd, None);
         assert_eq!(m.tokens_per_sec, Some(20.0 * 1000.0 / 500.0));
+        // Nor does a step whose call was made twice (a format reminder).
+        let mut retried = two_steps(true);
+        retried.turns[0].steps[0]
+            .notices
+            .push("format reminder".into());
+        // (What is left, step 2's 300 ms, is too short to give a rate.)
+        assert_eq!(run_metrics(&retried, None).tokens_per_sec, None);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::events::AgentEvent;
 use super::mode::Mode;
 use crate::browser_model::Backend;
 use crate::llm::models::Pricing;
-use crate::llm::{ChatMessage, Usage};
+use crate::llm::{ChatMessage, Role, Usage};
 use crate::tools::registry::normalise_tool_name;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -348,7 +348,10 @@ impl RunRecord {
             }
             AgentEvent::Appended(message) => {
                 let step = self.step();
-                step.t_reply.get_or_insert(at);
+                // The reply is the model's message: a forced step appends its request first.
+                if message.role == Role::Assistant {
+                    step.t_reply.get_or_insert(at);
+                }
                 step.messages.push(message.clone());
             }
             AgentEvent::Thought(t) => {
@@ -595,6 +598,38 @@ impl RunRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_forced_steps_reply_is_the_models_message_not_its_request() {
+        let mut r = RunRecord::new("r", 0.0, RunConfig::default());
+        r.apply(
+            0.0,
+            &AgentEvent::TurnStarted {
+                question: "q".into(),
+            },
+        );
+        r.apply(
+            1000.0,
+            &AgentEvent::StepStarted {
+                step: 2,
+                forced: true,
+            },
+        );
+        r.apply(
+            1000.0,
+            &AgentEvent::Appended(ChatMessage::user("Give your best answer.")),
+        );
+        r.apply(1500.0, &AgentEvent::Token("Answer: 42".into()));
+        r.apply(
+            2000.0,
+            &AgentEvent::Appended(ChatMessage::assistant("Answer: 42")),
+        );
+        let step = &r.turns[0].steps[0];
+        assert_eq!(
+            (step.t_first_token, step.t_reply),
+            (Some(1500.0), Some(2000.0))
+        );
+    }
 
     fn usage(p: u64, c: u64) -> Usage {
         Usage {

@@ -154,18 +154,6 @@ async function fetchInto(url, onProgress, signal) {
   return loaded;
 }
 
-// Bytes kept for `url`, or -1.
-async function kept(url) {
-  try {
-    const cache = await openCache();
-    const response = await cache.match(url);
-    if (!response) return -1;
-    return (await response.blob()).size;
-  } catch {
-    return -1;
-  }
-}
-
 // Every kept model, and what the browser says this site uses and may use.
 async function storage() {
   const models = [];
@@ -389,7 +377,6 @@ function eventStream(chunks, model, own, end) {
 globalThis.reactArenaBrowserModel = {
   missingFeatures,
   download,
-  kept,
   storage,
   remove,
   load,

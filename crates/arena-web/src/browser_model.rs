@@ -185,15 +185,6 @@ pub async fn download(
     result.map(|bytes| bytes.as_f64().unwrap_or(0.0) as u64)
 }
 
-/// Bytes kept in this browser for the model at `url`, if it is kept.
-pub async fn kept(url: &str) -> Option<u64> {
-    let bytes = call("kept", &[JsValue::from_str(url)])
-        .await
-        .ok()?
-        .as_f64()?;
-    (bytes >= 0.0).then_some(bytes as u64)
-}
-
 /// The models kept (address, bytes), and the site's storage use and quota as the browser
 /// estimates them.
 pub struct Kept {

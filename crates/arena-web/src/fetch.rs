@@ -170,28 +170,14 @@ impl BrowserChatModel {
                 "{problem} Set the model file in Settings."
             )));
         }
-        let turn = browser_model::take_turn(local.caller.clone());
-        let _turn = match select(
-            Box::pin(turn),
-            Box::pin(browser_model::aborted(&self.signal)),
-        )
-        .await
-        {
-            Either::Left((turn, _)) => turn,
-            Either::Right(_) => return Err(LlmError::Aborted),
-        };
+        let _turn = self
+            .until_stopped(browser_model::take_turn(local.caller.clone()))
+            .await?;
         // Stop is heard while the model loads too; the glue makes the next call wait for that
         // load to end.
-        let load = browser_model::load(&local.url, local.context);
-        match select(
-            Box::pin(load),
-            Box::pin(browser_model::aborted(&self.signal)),
-        )
-        .await
-        {
-            Either::Left((loaded, _)) => loaded.map_err(LlmError::InBrowser)?,
-            Either::Right(_) => return Err(LlmError::Aborted),
-        }
+        self.until_stopped(browser_model::load(&local.url, local.context))
+            .await?
+            .map_err(LlmError::InBrowser)?;
         let response = browser_model::respond(&request_body(&self.params, call), &self.signal)
             .await
             .map_err(|message| {
@@ -202,6 +188,22 @@ impl BrowserChatModel {
                 }
             })?;
         self.read_stream(&Response::from(response), on_delta).await
+    }
+
+    /// `work`'s outcome, or `Aborted` as soon as the user presses Stop.
+    async fn until_stopped<T>(
+        &self,
+        work: impl std::future::Future<Output = T>,
+    ) -> Result<T, LlmError> {
+        match select(
+            Box::pin(work),
+            Box::pin(browser_model::aborted(&self.signal)),
+        )
+        .await
+        {
+            Either::Left((done, _)) => Ok(done),
+            Either::Right(_) => Err(LlmError::Aborted),
+        }
     }
 
     fn pause_for(&self, ms: u32) -> LocalBoxFuture<'_, ()> {

@@ -56,9 +56,18 @@ async fn open_model_settings(rig: &Rig) {
     .await;
 }
 
+/// What the storage line says when this browser keeps no model.
+const KEPT_NONE: &str = "return document.querySelector('#browser-model-storage').innerText.startsWith('Models kept in this browser: 0 ')";
+
 /// Presses Download and waits for the download's end; what the status line then says.
 async fn download(rig: &Rig) -> String {
     rig.click("#browser-model-download").await;
+    download_ends(rig).await
+}
+
+/// Waits for a download under way to end, which it must without an error; what the status
+/// line then says.
+async fn download_ends(rig: &Rig) -> String {
     rig.wait_for(
         "the download's end",
         Duration::from_secs(120),
@@ -70,16 +79,16 @@ async fn download(rig: &Rig) -> String {
     text_of(rig, "#browser-model-status").await
 }
 
-/// Sets the model file URL field as a user would.
-async fn set_model_url(rig: &Rig, url: &str) {
+/// Sets a field's value as a user would (the change is what Settings read).
+async fn set_field(rig: &Rig, css: &str, value: &str) {
     rig.js(&format!(
-        "const f = document.querySelector('#browser-model-url'); f.value = {url:?}; f.dispatchEvent(new Event('change'));"
+        "const f = document.querySelector({css:?}); f.value = {value:?}; f.dispatchEvent(new Event('change'));"
     ))
     .await;
     rig.wait_for(
-        "the URL to be taken",
+        "the value to be taken",
         Duration::from_secs(5),
-        &format!("return document.querySelector('#browser-model-url').value === {url:?}"),
+        &format!("return document.querySelector({css:?}).value === {value:?}"),
     )
     .await;
 }
@@ -113,13 +122,7 @@ fn all_modes_run_to_the_end_on_the_model_in_this_browser_and_a_reload_starts_fro
             "const t = document.querySelector('#browser-model-progress-text'); return !!t && t.innerText.includes('of 98.4 MB');",
         )
         .await;
-        rig.wait_for(
-            "the download's end",
-            Duration::from_secs(120),
-            "return document.querySelector('#browser-model-status').innerText.length > 0",
-        )
-        .await;
-        let status = text_of(&rig, "#browser-model-status").await;
+        let status = download_ends(&rig).await;
         assert_eq!(
             status,
             "Downloaded 98.4 MB: kept in this browser, ready to run."
@@ -208,7 +211,7 @@ fn all_modes_run_to_the_end_on_the_model_in_this_browser_and_a_reload_starts_fro
         rig.wait_for(
             "the model to be deleted",
             Duration::from_secs(20),
-            "return document.querySelector('#browser-model-storage').innerText.startsWith('Models kept in this browser: 0 ')",
+            KEPT_NONE,
         )
         .await;
         let size = text_of(&rig, "#browser-model-size").await;
@@ -275,7 +278,6 @@ fn files_that_are_not_a_whole_gguf_are_named_and_not_kept() {
         )
         .await;
         open_model_settings(&rig).await;
-        let kept_none = "return document.querySelector('#browser-model-storage').innerText.startsWith('Models kept in this browser: 0 ')";
 
         // A web page instead of the file.
         rig.click("#browser-model-download").await;
@@ -290,11 +292,16 @@ fn files_that_are_not_a_whole_gguf_are_named_and_not_kept() {
             error.starts_with("This is not a GGUF model file (it is a web page"),
             "{error}"
         );
-        rig.wait_for("nothing kept", Duration::from_secs(10), kept_none)
+        rig.wait_for("nothing kept", Duration::from_secs(10), KEPT_NONE)
             .await;
 
         // A download that breaks off halfway.
-        set_model_url(&rig, &format!("{files}/broken-off.gguf")).await;
+        set_field(
+            &rig,
+            "#browser-model-url",
+            &format!("{files}/broken-off.gguf"),
+        )
+        .await;
         rig.click("#browser-model-download").await;
         rig.wait_for(
             "the broken-off message",
@@ -310,12 +317,12 @@ fn files_that_are_not_a_whole_gguf_are_named_and_not_kept() {
             .and_then(|mb| mb.parse::<f64>().ok())
             .unwrap_or_else(|| panic!("{error}"));
         assert!(got > 0.0 && got <= 49.2, "{error}");
-        rig.wait_for("nothing kept", Duration::from_secs(10), kept_none)
+        rig.wait_for("nothing kept", Duration::from_secs(10), KEPT_NONE)
             .await;
 
         // A damaged file downloads (it starts as a GGUF does), and the run says the runtime
         // cannot read it; it is then removed.
-        set_model_url(&rig, &format!("{files}/damaged.gguf")).await;
+        set_field(&rig, "#browser-model-url", &format!("{files}/damaged.gguf")).await;
         let status = download(&rig).await;
         assert!(status.starts_with("Downloaded 2.0 MB"), "{status}");
         rig.ask("What is 6 times 7?", "think").await;
@@ -330,7 +337,7 @@ fn files_that_are_not_a_whole_gguf_are_named_and_not_kept() {
         // The settings read the cache again when opened.
         rig.client.refresh().await.unwrap();
         open_model_settings(&rig).await;
-        rig.wait_for("nothing kept", Duration::from_secs(10), kept_none)
+        rig.wait_for("nothing kept", Duration::from_secs(10), KEPT_NONE)
             .await;
 
         // The question and the choice of another backend are still there: the endpoint
@@ -338,11 +345,7 @@ fn files_that_are_not_a_whole_gguf_are_named_and_not_kept() {
         rig.mock
             .script("6 times 7", vec![support::mock::Reply::text("Answer: 42")]);
         rig.click("#backend-endpoint").await;
-        rig.js(&format!(
-            "const f = document.querySelector('#base-url'); f.value = {:?}; f.dispatchEvent(new Event('change'));",
-            rig.mock.base_url()
-        ))
-        .await;
+        set_field(&rig, "#base-url", &rig.mock.base_url()).await;
         rig.ask("What is 6 times 7?", "think").await;
         let panels = rig.wait_until_settled(Duration::from_secs(30)).await;
         assert_eq!(panels[0].status, "done", "{panels:#?}");

@@ -242,17 +242,40 @@ fn stop_ends_a_generation_within_a_second() {
             "return (document.querySelector('section.panel .live') || {innerText: ''}).innerText.length > 20",
         )
         .await;
+        // The panel's own "stopped" is stamped by an observer, so a busy
+        // machine polling late does not count against the page.
         let stopped_at = rig
-            .js("window.__stopAt = performance.now(); document.querySelector('#stop').click(); return window.__stopAt;")
+            .js(
+                "const panel = document.querySelector('section.panel[data-mode=think]');
+                 new MutationObserver(() => {
+                     if (panel.dataset.status === 'stopped' && !window.__panelStoppedAt) {
+                         window.__panelStoppedAt = performance.now();
+                     }
+                 }).observe(panel, {attributes: true, attributeFilter: ['data-status']});
+                 window.__stopAt = performance.now();
+                 document.querySelector('#stop').click();
+                 return window.__stopAt;",
+            )
             .await
             .as_f64()
             .unwrap();
         rig.wait_for(
-            "the generation to end",
+            "the generation to end and the panel to say so",
             Duration::from_secs(10),
-            "return !reactArenaBrowserModel.state().busy",
+            "return !reactArenaBrowserModel.state().busy && !!window.__panelStoppedAt",
         )
         .await;
+        let panel_after_ms = rig
+            .js("return window.__panelStoppedAt")
+            .await
+            .as_f64()
+            .unwrap()
+            - stopped_at;
+        eprintln!("the panel read \"stopped\" {panel_after_ms:.0} ms after Stop");
+        assert!(
+            panel_after_ms < 1000.0,
+            "the panel read \"stopped\" {panel_after_ms:.0} ms after Stop"
+        );
         let state = rig.js("return reactArenaBrowserModel.state()").await;
         let ended_after_ms = state["endedAt"].as_f64().unwrap() - stopped_at;
         eprintln!("the generation ended {ended_after_ms:.0} ms after Stop");

@@ -975,3 +975,206 @@ fn a_text_object_of_one_string_field_is_unwrapped_before_the_registry() {
         }]
     );
 }
+
+/// Runs `next` on `panel` as the page does: every event into the panel's own copy.
+fn go_on(
+    panel: &mut RunRecord,
+    next: Next,
+    model: &ScriptedModel,
+    max_steps: u32,
+) -> Vec<AgentEvent> {
+    let mut events = Vec::new();
+    block_on(run_turn(
+        panel.clone(),
+        next,
+        model,
+        &FakeTools::new(),
+        &RunOptions::text(max_steps),
+        &mut |e| {
+            panel.apply(0.0, &e);
+            events.push(e);
+        },
+    ));
+    events
+}
+
+#[test]
+fn retry_asks_the_same_question_again_and_keeps_the_first_attempt() {
+    let model = ScriptedModel::new([
+        says("Action: calculator\nAction Input: 6*7"),
+        says("Answer: 41"),
+    ]);
+    let (_, mut panel) = run(Mode::ReAct, &model, &FakeTools::new(), 5);
+    assert_eq!(panel.answer().unwrap().text, "41");
+    let first_prompt = panel.config.system_prompt.clone();
+
+    let again = ScriptedModel::new([says("Answer: 42")]);
+    go_on(&mut panel, Next::Retry, &again, 5);
+    assert_eq!(panel.answer().unwrap().text, "42");
+    assert_eq!(panel.status, Status::Done);
+    assert_eq!(
+        panel.turns.len(),
+        1,
+        "a retry is the same turn, not a follow-up"
+    );
+    let turn = &panel.turns[0];
+    assert_eq!(turn.steps.len(), 1);
+    assert_eq!(turn.earlier.len(), 1);
+    assert_eq!(turn.earlier[0].answer.as_ref().unwrap().text, "41");
+    assert_eq!(turn.earlier[0].steps.len(), 2);
+    // The retried call sent the same prompt and question, and nothing of the first attempt.
+    let sent = again.messages_of_call(0);
+    let contents: Vec<&str> = sent.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(contents, [first_prompt.as_str(), "What is 6 times 7?"]);
+
+    // A second retry keeps both earlier attempts, oldest first, and a record with them
+    // survives JSON (exports, kept runs).
+    let third = ScriptedModel::new([says("Answer: 43")]);
+    go_on(&mut panel, Next::Retry, &third, 5);
+    let texts: Vec<&str> = panel.turns[0]
+        .earlier
+        .iter()
+        .map(|t| t.answer.as_ref().unwrap().text.as_str())
+        .collect();
+    assert_eq!(texts, ["41", "42"]);
+    let back: RunRecord = serde_json::from_str(&serde_json::to_string(&panel).unwrap()).unwrap();
+    assert_eq!(back, panel);
+}
+
+#[test]
+fn retry_of_a_follow_up_keeps_the_first_turn_in_the_conversation() {
+    let model = ScriptedModel::new([says("Answer: 42"), says("Answer: 127")]);
+    let (_, mut panel) = run(Mode::Act, &model, &FakeTools::new(), 5);
+    go_on(&mut panel, Next::Question("And times 3?".into()), &model, 5);
+    let again = ScriptedModel::new([says("Answer: 126")]);
+    go_on(&mut panel, Next::Retry, &again, 5);
+    assert_eq!(panel.turns.len(), 2);
+    assert_eq!(panel.turns[0].answer.as_ref().unwrap().text, "42");
+    assert_eq!(
+        panel.turns[1].earlier[0].answer.as_ref().unwrap().text,
+        "127"
+    );
+    let contents: Vec<String> = again
+        .messages_of_call(0)
+        .into_iter()
+        .skip(1)
+        .map(|m| m.content)
+        .collect();
+    assert_eq!(
+        contents,
+        ["What is 6 times 7?", "Answer: 42", "And times 3?"]
+    );
+}
+
+#[test]
+fn continue_past_the_step_limit_goes_on_from_the_next_step() {
+    let model = ScriptedModel::new([
+        says("Action: calculator\nAction Input: 1+1"),
+        says("Action: calculator\nAction Input: 2+2"),
+        says("Answer: 4, I think"),
+    ]);
+    let (_, mut panel) = run(Mode::ReAct, &model, &FakeTools::new(), 2);
+    assert!(panel.last_turn().unwrap().forced());
+
+    let more = ScriptedModel::new([
+        says("Action: calculator\nAction Input: 4+4"),
+        says("Answer: 8"),
+    ]);
+    let events = go_on(&mut panel, Next::MoreSteps { steps: 2 }, &more, 2);
+    assert!(events.contains(&AgentEvent::StepStarted {
+        step: 3,
+        forced: false
+    }));
+    assert_eq!(answer_of(&events), Some(("8".into(), false, 4)));
+    assert_eq!(panel.config.max_steps, 4);
+    let turn = panel.last_turn().unwrap();
+    let numbers: Vec<(u32, bool)> = turn.steps.iter().map(|s| (s.number, s.forced)).collect();
+    assert_eq!(numbers, [(1, false), (2, false), (3, false), (4, false)]);
+    // The forced answer is kept as an earlier attempt, and left out of what the model saw.
+    assert_eq!(turn.earlier.len(), 1);
+    assert_eq!(turn.earlier[0].answer.as_ref().unwrap().text, "4, I think");
+    let sent = more.messages_of_call(0);
+    assert!(sent.iter().all(|m| m.content != FORCE_ANSWER_PROMPT));
+    assert_eq!(sent.last().unwrap().content, "Observation: 4");
+
+    // Reaching the new limit forces an answer again, at the step after it.
+    let (_, mut panel) = run(Mode::ReAct, &model_of_three(), &FakeTools::new(), 2);
+    let stubborn = ScriptedModel::new([
+        says("Action: calculator\nAction Input: 3+3"),
+        says("Answer: 6, maybe"),
+    ]);
+    let events = go_on(&mut panel, Next::MoreSteps { steps: 1 }, &stubborn, 2);
+    assert_eq!(answer_of(&events), Some(("6, maybe".into(), true, 4)));
+}
+
+fn model_of_three() -> ScriptedModel {
+    ScriptedModel::new([
+        says("Action: calculator\nAction Input: 1+1"),
+        says("Action: calculator\nAction Input: 2+2"),
+        says("Answer: 4, I think"),
+    ])
+}
+
+#[test]
+fn an_edited_prompt_is_sent_exactly_as_written_in_every_protocol() {
+    let edited = "Answer like a pirate.\nAction: <tool>\nAction Input: <input>";
+    for (protocol, reply) in [
+        (Protocol::Text, "Answer: 42, arr"),
+        (Protocol::Native, "Answer: 42, arr"),
+        (
+            Protocol::Json,
+            r#"[{"action": "answer", "arguments": ["42, arr"], "explanation": "done"}]"#,
+        ),
+    ] {
+        let model = ScriptedModel::new([says(reply)]);
+        let config = RunConfig {
+            mode: Mode::ReAct,
+            max_steps: 3,
+            edited_prompt: Some(edited.into()),
+            ..RunConfig::default()
+        };
+        let mut panel = RunRecord::new("", 0.0, config);
+        let options = RunOptions {
+            max_steps: 3,
+            plan: ProtocolPlan {
+                protocol,
+                fall_back_to_text: false,
+            },
+        };
+        block_on(run_turn(
+            panel.clone(),
+            Next::Question("q".into()),
+            &model,
+            &FakeTools::new(),
+            &options,
+            &mut |e| panel.apply(0.0, &e),
+        ));
+        assert_eq!(model.messages_of_call(0)[0].content, edited, "{protocol:?}");
+        assert_eq!(panel.config.system_prompt, edited);
+    }
+    // A protocol switch keeps the edited prompt too.
+    let model = ScriptedModel::new([refuses(400), says("Answer: 42")]);
+    let config = RunConfig {
+        mode: Mode::Act,
+        edited_prompt: Some(edited.into()),
+        ..RunConfig::default()
+    };
+    let mut panel = RunRecord::new("", 0.0, config);
+    let options = RunOptions {
+        max_steps: 3,
+        plan: ProtocolPlan {
+            protocol: Protocol::Native,
+            fall_back_to_text: true,
+        },
+    };
+    block_on(run_turn(
+        panel.clone(),
+        Next::Question("q".into()),
+        &model,
+        &FakeTools::new(),
+        &options,
+        &mut |e| panel.apply(0.0, &e),
+    ));
+    assert_eq!(model.messages_of_call(1)[0].content, edited);
+    assert_eq!(panel.config.protocol, Protocol::Text);
+}

@@ -477,3 +477,44 @@ fn a_failure_before_any_token_replays_as_the_error_it_was() {
         Some((_, AgentEvent::Error(e))) if e.contains("401")
     ));
 }
+
+#[test]
+fn retried_and_continued_attempts_replay_and_export_beside_the_last() {
+    let mut s = Session::with(
+        Mode::ReAct,
+        RunOptions::text(1),
+        None,
+        [
+            says("Thought: add.\nAction: calculator\nAction Input: 1+1"),
+            says("Answer: 2, I guess"),
+            says("Thought: add again.\nAction: calculator\nAction Input: 2+2"),
+            says("Thought: done.\nAnswer: 4"),
+            says("Thought: once more.\nAnswer: four"),
+        ],
+    );
+    s.ask("What is 2+2?")
+        .go(Next::MoreSteps { steps: 1 })
+        .go(Next::Retry);
+    let r = &s.record;
+    let turn = &r.turns[0];
+    assert_eq!(turn.earlier.len(), 2);
+    assert!(turn.earlier[0].answer.as_ref().unwrap().forced);
+    assert_eq!(turn.earlier[1].answer.as_ref().unwrap().text, "4");
+    assert_eq!(r.answer().unwrap().text, "four");
+    assert_replays(r);
+
+    let file = RunFile::new("f".into(), START, Settings::default(), vec![r.clone()]);
+    let md = markdown(&file);
+    for expected in [
+        "#### Attempt 1 of 3 (not sent to the model again)",
+        "#### Attempt 2 of 3 (not sent to the model again)",
+        "#### Attempt 3 of 3",
+        "2, I guess",
+        "> 4\n",
+        "> four\n",
+    ] {
+        assert!(md.contains(expected), "{expected:?} missing from:\n{md}");
+    }
+    let back: RunFile = serde_json::from_str(&serde_json::to_string(&file).unwrap()).unwrap();
+    assert_eq!(back.records[0].turns[0].earlier, turn.earlier);
+}

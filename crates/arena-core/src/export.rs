@@ -185,6 +185,29 @@ fn turn_markdown(record: &RunRecord, index: usize, turn: &Turn, out: &mut String
     out.push_str(&heading);
     out.push_str(&quoted(&turn.question));
     out.push('\n');
+    for (n, attempt) in turn.earlier.iter().enumerate() {
+        out.push_str(&format!(
+            "#### Attempt {} of {} (not sent to the model again)\n\n",
+            n + 1,
+            turn.earlier.len() + 1
+        ));
+        attempt_markdown(attempt, out);
+    }
+    if !turn.earlier.is_empty() {
+        out.push_str(&format!(
+            "#### Attempt {0} of {0}\n\n",
+            turn.earlier.len() + 1
+        ));
+    }
+    attempt_markdown(turn, out);
+    out.push_str(&format!(
+        "*Figures:* {}\n\n",
+        figures(&metrics_of_turn(record, index))
+    ));
+}
+
+/// A turn's steps and how it ended.
+fn attempt_markdown(turn: &Turn, out: &mut String) {
     for step in &turn.steps {
         step_markdown(step, out);
     }
@@ -203,10 +226,6 @@ fn turn_markdown(record: &RunRecord, index: usize, turn: &Turn, out: &mut String
         (None, None) if turn.stopped => out.push_str("**Stopped** by the user.\n\n"),
         (None, None) => out.push_str("*(no answer)*\n\n"),
     }
-    out.push_str(&format!(
-        "*Figures:* {}\n\n",
-        figures(&metrics_of_turn(record, index))
-    ));
 }
 
 fn comparison(records: &[RunRecord], out: &mut String) {
@@ -264,6 +283,11 @@ pub fn markdown(file: &RunFile) -> String {
         }
         setup.push(format!("temperature {}", c.temperature));
         out.push_str(&format!("*Setup:* {}\n\n", setup.join(" · ")));
+        if let Some(prompt) = &c.edited_prompt {
+            out.push_str("*System prompt (edited in Settings, sent as written):*\n\n");
+            out.push_str(&fenced(prompt));
+            out.push('\n');
+        }
         for (i, turn) in record.turns.iter().enumerate() {
             turn_markdown(record, i, turn, &mut out);
         }

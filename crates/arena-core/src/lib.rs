@@ -8,6 +8,7 @@ pub mod agent;
 pub mod browser_model;
 pub mod dates;
 pub mod draw_budget;
+pub mod edited_prompts;
 pub mod evaluation;
 pub mod export;
 pub mod follow;

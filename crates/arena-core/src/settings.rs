@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 use crate::agent::action_protocol::ProtocolChoice;
 use crate::agent::record::McpSource;
 use crate::agent::Mode;
-pub use crate::browser_model::Backend;
+use crate::browser_model::Backend;
+pub use crate::edited_prompts::EditedPrompts;
 use crate::hidden_text::is_invisible;
 use crate::mcp::client::Connected;
 use crate::mcp::server_tools::{read_tools, repair_tools, server_name, McpServer};
@@ -57,6 +58,8 @@ pub struct Settings {
     pub browser_model_url: String,
     /// The in-browser model's context window, in tokens.
     pub browser_context: u32,
+    /// System prompts the user edited, by mode; a mode without one sends its own.
+    pub prompts: EditedPrompts,
 }
 
 /// Tools switched off in Act-only and in ReAct (Think-only calls none).
@@ -120,6 +123,7 @@ impl Default for Settings {
             backend: Backend::Endpoint,
             browser_model_url: crate::browser_model::DEFAULT_MODEL_URL.into(),
             browser_context: crate::browser_model::DEFAULT_CONTEXT,
+            prompts: EditedPrompts::default(),
         }
     }
 }
@@ -174,6 +178,7 @@ impl Settings {
             }
         }
         self.mcp_servers = self.mcp_servers.clone().capped();
+        self.prompts = self.prompts.clamped();
         self
     }
 

@@ -80,6 +80,9 @@ pub struct RunConfig {
     pub mcp_tools: Vec<McpSource>,
     /// The system prompt in use, the first message of every call.
     pub system_prompt: String,
+    /// The system prompt as the user edited it in Settings, sent in place of the mode's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edited_prompt: Option<String>,
     /// The model's price, when the endpoint's model list gives it.
     pub pricing: Option<Pricing>,
     /// The model's context window in tokens, when known.
@@ -102,6 +105,7 @@ impl Default for RunConfig {
             tools: Vec::new(),
             mcp_tools: Vec::new(),
             system_prompt: String::new(),
+            edited_prompt: None,
             pricing: None,
             context_length: None,
             backend: Backend::Endpoint,
@@ -225,6 +229,25 @@ pub struct Turn {
     pub stopped: bool,
     /// When the run was cut mid-reply: the step to run again, in the protocol it spoke.
     pub resumable: Option<(u32, Protocol)>,
+    /// Earlier attempts at this question (Retry, or a forced answer before Continue), oldest
+    /// first. They are not part of the conversation sent to the model.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub earlier: Vec<Turn>,
+}
+
+impl Turn {
+    /// This turn as an earlier attempt: everything but its own earlier attempts.
+    fn as_attempt(&self) -> Turn {
+        Turn {
+            earlier: Vec::new(),
+            ..self.clone()
+        }
+    }
+
+    /// Whether the turn ended on an answer forced by the step limit.
+    pub fn forced(&self) -> bool {
+        self.answer.as_ref().is_some_and(|a| a.forced)
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -435,6 +458,50 @@ impl RunRecord {
             }
             AgentEvent::Resumable { step, protocol } => {
                 self.turn().resumable = Some((*step, *protocol));
+            }
+            AgentEvent::Retrying => {
+                let Some(last) = self.turns.pop() else {
+                    return;
+                };
+                let index = self.turns.len();
+                let mut earlier = last.earlier.clone();
+                earlier.push(last.as_attempt());
+                self.turns.push(Turn {
+                    question: last.question,
+                    t_start: at,
+                    earlier,
+                    ..Turn::default()
+                });
+                // The new attempt sends, from its first call, the prompt in effect now.
+                self.prompts.retain(|p| p.turn < index);
+                if !self.config.system_prompt.is_empty() {
+                    self.prompts.push(PromptFrom {
+                        turn: index,
+                        step: 0,
+                        text: self.config.system_prompt.clone(),
+                    });
+                }
+                self.status = Status::Waiting;
+            }
+            AgentEvent::MoreSteps { max_steps } => {
+                self.config.max_steps = *max_steps;
+                self.status = Status::Waiting;
+                let Some(turn) = self.turns.last_mut() else {
+                    return;
+                };
+                let attempt = turn.as_attempt();
+                turn.earlier.push(attempt);
+                // The forced call and its answer leave the conversation: the loop goes on
+                // from the step after the last one it ran.
+                turn.steps.retain(|s| !s.forced);
+                turn.answer = None;
+                turn.stopped = false;
+                turn.error = None;
+            }
+            AgentEvent::Attempts(earlier) => {
+                if let Some(turn) = self.turns.last_mut() {
+                    turn.earlier = earlier.clone();
+                }
             }
             AgentEvent::Interrupted => {
                 // Only a run that was still going was cut; a finished one stays as it ended.

@@ -84,6 +84,9 @@ fn turn_events(index: usize, turn: &Turn, out: &mut Vec<(f64, AgentEvent)>) {
             question: turn.question.clone(),
         },
     ));
+    if !turn.earlier.is_empty() {
+        out.push((turn.t_start, AgentEvent::Attempts(turn.earlier.clone())));
+    }
     for (step_index, step) in turn.steps.iter().enumerate() {
         step_events(index, step_index, step, out);
     }

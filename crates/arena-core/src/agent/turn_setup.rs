@@ -20,6 +20,7 @@ pub fn set_up_turn(
 ) -> RunOptions {
     config.pricing = facts.pricing;
     config.backend = settings.backend;
+    config.edited_prompt = settings.prompts.get(mode).map(str::to_string);
     if settings.backend == Backend::Browser {
         // The model runs on the visitor's machine: nothing to pay, and its window is the one
         // the page loads it with.
@@ -94,6 +95,19 @@ mod tests {
             let options = set_up_turn(&mut RunConfig::default(), mode, &settings, &facts(said));
             assert_eq!(options.plan.protocol, Protocol::Text, "{mode:?} {said:?}");
         }
+    }
+
+    #[test]
+    fn a_mode_s_edited_prompt_goes_into_its_run_and_only_its_own() {
+        let mut settings = Settings::default();
+        settings.prompts.set(Mode::Act, "Only tools.", "").unwrap();
+        let settings = Settings::from_json(&settings.to_json());
+        let mut act = RunConfig::default();
+        set_up_turn(&mut act, Mode::Act, &settings, &ModelFacts::default());
+        assert_eq!(act.edited_prompt.as_deref(), Some("Only tools."));
+        let mut react = RunConfig::default();
+        set_up_turn(&mut react, Mode::ReAct, &settings, &ModelFacts::default());
+        assert_eq!(react.edited_prompt, None);
     }
 
     #[test]

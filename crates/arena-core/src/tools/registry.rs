@@ -78,6 +78,8 @@ impl FromEnv for Python {
 /// One built-in tool: its declared name and how a run makes it.
 struct BuiltIn {
     name: &'static str,
+    description: &'static str,
+    input_hint: &'static str,
     build: fn(&ToolEnv) -> Box<dyn Tool>,
 }
 
@@ -88,6 +90,8 @@ fn build<T: FromEnv>(env: &ToolEnv) -> Box<dyn Tool> {
 const fn built_in<T: FromEnv>() -> BuiltIn {
     BuiltIn {
         name: T::NAME,
+        description: T::DESCRIPTION,
+        input_hint: T::INPUT_HINT,
         build: build::<T>,
     }
 }
@@ -141,6 +145,22 @@ impl Registry {
             .iter()
             .filter(|name| is_enabled(name))
             .map(|name| name.to_string())
+            .collect()
+    }
+
+    /// What the text protocol's prompt lists of the enabled built-in tools (their names,
+    /// descriptions and input hints), without building them: Settings show the default
+    /// prompt before any run.
+    pub fn listed_specs(is_enabled: impl Fn(&str) -> bool) -> Vec<ToolSpec> {
+        BUILT_IN
+            .iter()
+            .filter(|b| is_enabled(b.name))
+            .map(|b| ToolSpec {
+                name: b.name.into(),
+                description: b.description.into(),
+                input_hint: b.input_hint.into(),
+                parameters: Value::Null,
+            })
             .collect()
     }
 

@@ -78,6 +78,10 @@ pub enum Next {
     /// The stream of this step broke mid-reply: run the step again, in the protocol it spoke,
     /// with what is known, then go on as the run would have.
     Resume { step: u32, protocol: Protocol },
+    /// The latest turn again, from its question (Retry); the attempt it replaces is kept.
+    Retry,
+    /// The latest turn, ended by the step limit, goes on for `steps` more steps.
+    MoreSteps { steps: u32 },
 }
 
 /// Runs one turn (or the rest of a cut one) on top of `record`, reporting every change as an
@@ -94,6 +98,7 @@ pub async fn run_turn<M: ChatModel, T: Toolbox>(
     let mode = record.config.mode;
     let specs = offered_specs(mode, tools);
     let mut sink = Sink { record, out: emit };
+    let more_steps = matches!(next, Next::MoreSteps { .. });
     let (first_step, protocol) = match next {
         Next::Question(question) => {
             let protocol = if !mode.uses_tools() {
@@ -106,10 +111,8 @@ pub async fn run_turn<M: ChatModel, T: Toolbox>(
             if sink.record.config.system_prompt.is_empty()
                 || protocol != sink.record.config.protocol
             {
-                sink.emit(AgentEvent::SystemPrompt {
-                    text: mode.system_prompt(&specs, protocol),
-                    protocol,
-                });
+                let text = prompt_for(&sink.record.config, &specs, protocol);
+                sink.emit(AgentEvent::SystemPrompt { text, protocol });
             }
             sink.emit(AgentEvent::TurnStarted {
                 question: question.trim().to_string(),
@@ -117,6 +120,30 @@ pub async fn run_turn<M: ChatModel, T: Toolbox>(
             (1, protocol)
         }
         Next::Resume { step, protocol } => (step.max(1), protocol),
+        Next::Retry => {
+            sink.emit(AgentEvent::Retrying);
+            (1, sink.record.config.protocol)
+        }
+        Next::MoreSteps { steps } => {
+            let ran = sink
+                .record
+                .steps()
+                .iter()
+                .filter(|s| !s.forced)
+                .map(|s| s.number)
+                .max()
+                .unwrap_or(0);
+            sink.emit(AgentEvent::MoreSteps {
+                max_steps: ran + steps.max(1),
+            });
+            (ran + 1, sink.record.config.protocol)
+        }
+    };
+    // Going on past the limit raised it in the record; otherwise the options set it.
+    let max_steps = if more_steps {
+        sink.record.config.max_steps
+    } else {
+        options.max_steps.max(1)
     };
     let mut run = Run {
         mode,
@@ -134,7 +161,6 @@ pub async fn run_turn<M: ChatModel, T: Toolbox>(
         run.think().await;
         return run.sink.record;
     }
-    let max_steps = options.max_steps.max(1);
     for step in first_step..=max_steps {
         run.sink.emit(AgentEvent::StepStarted {
             step,
@@ -146,6 +172,15 @@ pub async fn run_turn<M: ChatModel, T: Toolbox>(
     }
     run.force_answer(max_steps + 1).await;
     run.sink.record
+}
+
+/// The system prompt a run sends in `protocol`: the user's own, when they edited it (sent
+/// exactly as written, in any protocol), or the mode's.
+fn prompt_for(config: &RunConfig, specs: &[crate::tools::ToolSpec], protocol: Protocol) -> String {
+    match &config.edited_prompt {
+        Some(text) => text.clone(),
+        None => config.mode.system_prompt(specs, protocol),
+    }
 }
 
 /// Where the loop's events go: into its own copy of the record (the conversation it sends is
@@ -394,8 +429,9 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
     fn switch_to_text(&mut self, status: u16) {
         self.protocol = Protocol::Text;
         self.can_fall_back = false;
+        let text = prompt_for(&self.sink.record.config, &self.specs, Protocol::Text);
         self.sink.emit(AgentEvent::SystemPrompt {
-            text: self.mode.system_prompt(&self.specs, Protocol::Text),
+            text,
             protocol: Protocol::Text,
         });
         self.sink.emit(AgentEvent::Notice(format!(

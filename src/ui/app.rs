@@ -2,6 +2,7 @@ use leptos::prelude::*;
 
 use super::arena::Arena;
 use super::panel::Panel;
+use super::panel_run::PanelAction;
 use super::parts::{show, Part};
 use super::question_bar::QuestionBar;
 use super::settings_panel::SettingsPanel;
@@ -12,8 +13,9 @@ use crate::agent::Mode;
 pub fn App() -> impl IntoView {
     let arena = Arena::start();
     let stop = Callback::new(move |()| arena.stop());
-    let continue_panel =
-        Callback::new(move |(run_id, mode): (u32, Mode)| arena.continue_panel(run_id, mode));
+    let panel_action = Callback::new(move |(run_id, mode, action): (u32, Mode, PanelAction)| {
+        arena.panel_action(run_id, mode, action)
+    });
     let on_confirm = Callback::new(move |()| arena.confirm_host());
     let on_cancel = Callback::new(move |()| arena.cancel_host());
     let Arena {
@@ -78,7 +80,7 @@ pub fn App() -> impl IntoView {
         <AppAlert alert=alert />
         <main id="panels" class=move || arena.layout() data-runs=move || arena.runs_started.get()>
             <For each=move || panels.get() key=|p| (p.run_id, p.mode) let:p>
-                <Panel run=p.clone() on_continue=continue_panel recording=replay.shows(p.run_id) />
+                <Panel run=p.clone() on_action=panel_action recording=replay.shows(p.run_id) />
             </For>
         </main>
         {show(Part::Comparison(panels))}

@@ -8,9 +8,9 @@ use web_sys::AbortController;
 
 use super::from_address::{self, page_params, with_address_models};
 use super::keep::KeepWiring;
-use super::panel_run::PanelRun;
+use super::panel_run::{PanelAction, PanelRun};
 use super::replay_player::ReplayControl;
-use super::runner::{continue_run, follow_up, start_runs};
+use super::runner::{continue_run, follow_up, go_on_past_limit, retry, start_runs};
 use super::show_file::FileShow;
 use crate::agent::mode::ModeChoice;
 use crate::agent::record::Status;
@@ -27,6 +27,8 @@ use crate::web::storage;
 pub enum AfterConfirm {
     Run,
     Continue(u32, Mode),
+    Retry(u32, Mode),
+    MoreSteps(u32, Mode),
 }
 
 /// The page's state. Every field is a handle (a signal or a stored value), so it is `Copy`.
@@ -64,7 +66,9 @@ pub struct Arena {
     pub running: Signal<bool>,
     /// Models named in the page's address are used on this visit only: settings are not saved.
     address_models: bool,
-    abort: StoredValue<Option<AbortController>, LocalStorage>,
+    /// One controller per panel that calls the model: Stop ends them all, a panel's own Stop
+    /// its own.
+    stops: Stops,
     run_counter: StoredValue<u32>,
     /// The app's owner: runs own their panels' signals there, so a run started from a dialog
     /// that closes as it starts does not have them disposed with the dialog.
@@ -86,15 +90,44 @@ fn mark_root(class: &str) {
     mark_root_if(class, true);
 }
 
-/// Stops whatever the panels are doing: a run (its requests are aborted) or a replay.
-fn stop_panels(
-    abort: StoredValue<Option<AbortController>, LocalStorage>,
-    replay: ReplayControl,
-    panels: RwSignal<Vec<PanelRun>>,
-) {
-    if let Some(c) = abort.get_value() {
-        c.abort();
+/// The abort controllers of the panels' runs, by run id and mode.
+#[derive(Clone, Copy)]
+struct Stops(StoredValue<Vec<(u32, Mode, AbortController)>, LocalStorage>);
+
+impl Stops {
+    fn new() -> Self {
+        Stops(StoredValue::new_local(Vec::new()))
     }
+
+    /// A fresh controller for one panel, in place of the one it had.
+    fn fresh(self, run_id: u32, mode: Mode) -> Option<AbortController> {
+        let controller = AbortController::new().ok()?;
+        self.0.update_value(|all| {
+            all.retain(|(id, m, _)| (*id, *m) != (run_id, mode));
+            all.push((run_id, mode, controller.clone()));
+        });
+        Some(controller)
+    }
+
+    fn stop_one(self, run_id: u32, mode: Mode) {
+        self.0.with_value(|all| {
+            for (_, _, c) in all.iter().filter(|(id, m, _)| (*id, *m) == (run_id, mode)) {
+                c.abort();
+            }
+        });
+    }
+
+    fn stop_all(self) {
+        for (_, _, c) in self.0.get_value() {
+            c.abort();
+        }
+        self.0.set_value(Vec::new());
+    }
+}
+
+/// Stops whatever the panels are doing: a run (its requests are aborted) or a replay.
+fn stop_panels(stops: Stops, replay: ReplayControl, panels: RwSignal<Vec<PanelRun>>) {
+    stops.stop_all();
     replay.stop(panels.with_untracked(|ps| ps.iter().map(|p| p.state).collect::<Vec<_>>()));
 }
 
@@ -125,7 +158,7 @@ impl Arena {
         }));
         let owner = Owner::current().expect("the app is mounted under an owner");
         let owner = StoredValue::new_local(owner);
-        let abort = StoredValue::new_local(None::<AbortController>);
+        let stops = Stops::new();
         let run_counter = StoredValue::new(0u32);
         let replay = ReplayControl::new();
         let shower = FileShow {
@@ -133,7 +166,7 @@ impl Arena {
             replay,
             run_counter,
             owner,
-            on_stop: Callback::new(move |()| stop_panels(abort, replay, panels)),
+            on_stop: Callback::new(move |()| stop_panels(stops, replay, panels)),
         };
         let missing = Memo::new(move |_| {
             settings.with(|s| token.with(|t| question.with(|q| missing_for_run(s, t, q))))
@@ -179,7 +212,7 @@ impl Arena {
             turns,
             running,
             address_models,
-            abort,
+            stops,
             run_counter,
             owner,
         }
@@ -286,7 +319,7 @@ impl Arena {
     }
 
     pub fn stop(self) {
-        stop_panels(self.abort, self.replay, self.panels);
+        stop_panels(self.stops, self.replay, self.panels);
     }
 
     /// Puts `fresh` in the panels, and lets the old panels' records go.
@@ -344,23 +377,28 @@ impl Arena {
             return;
         }
         self.stop();
-        let Ok(fresh) = AbortController::new() else {
+        self.run_counter.update_value(|n| *n += 1);
+        let run_id = self.run_counter.get_value();
+        let modes = self.mode_choice.get_untracked().modes();
+        let Some(controllers) = modes
+            .iter()
+            .map(|&m| self.stops.fresh(run_id, m))
+            .collect::<Option<Vec<_>>>()
+        else {
             return;
         };
-        self.run_counter.update_value(|n| *n += 1);
         let new_panels = self.owner.get_value().with(|| {
             self.settings.with_untracked(|s| {
                 start_runs(
-                    self.run_counter.get_value(),
+                    run_id,
                     s,
                     &self.token.get_untracked(),
                     &self.question.get_untracked(),
-                    &self.mode_choice.get_untracked().modes(),
-                    &fresh,
+                    &modes,
+                    &controllers,
                 )
             })
         });
-        self.abort.set_value(Some(fresh));
         self.runs_started.update(|n| *n += 1);
         self.replace_panels(new_panels);
     }
@@ -378,24 +416,28 @@ impl Arena {
             return;
         }
         self.stop();
-        let Ok(fresh) = AbortController::new() else {
-            return;
-        };
         for panel in conversation {
+            let Some(controller) = self.stops.fresh(panel.run_id, panel.mode) else {
+                return;
+            };
             follow_up(
                 &self.token.get_untracked(),
                 panel,
                 &self.question.get_untracked(),
-                &fresh,
+                &controller,
             );
         }
-        self.abort.set_value(Some(fresh));
         self.runs_started.update(|n| *n += 1);
     }
 
-    /// A panel whose stream broke mid-reply offers Continue: that step runs again, with the
-    /// run's own settings, after the same checks as Run.
-    pub fn continue_panel(self, run_id: u32, mode: Mode) {
+    /// A panel's own button: Stop that panel; Retry its question; go on past the step limit;
+    /// or Continue a run a broken stream cut (that step runs again). Each runs with the run's
+    /// own settings, after the same checks as Run, and leaves the other panels as they are.
+    pub fn panel_action(self, run_id: u32, mode: Mode, action: PanelAction) {
+        if action == PanelAction::Stop {
+            self.stops.stop_one(run_id, mode);
+            return;
+        }
         let Some(panel) = self.panels.with_untracked(|ps| {
             ps.iter()
                 .find(|p| p.run_id == run_id && p.mode == mode)
@@ -403,32 +445,35 @@ impl Arena {
         }) else {
             return;
         };
+        let (verb, then) = match action {
+            PanelAction::Retry => ("retry", AfterConfirm::Retry(run_id, mode)),
+            PanelAction::MoreSteps => ("go on", AfterConfirm::MoreSteps(run_id, mode)),
+            _ => ("continue", AfterConfirm::Continue(run_id, mode)),
+        };
         if let Some(problem) = cannot_call_model(&panel.settings, &self.token.get_untracked()) {
-            self.alert.set(Some(format!("Cannot continue: {problem}.")));
+            self.alert.set(Some(format!("Cannot {verb}: {problem}.")));
             return;
         }
-        if !self.confirmed(
-            panel.settings.endpoint_url(),
-            AfterConfirm::Continue(run_id, mode),
-        ) {
+        if !self.confirmed(panel.settings.endpoint_url(), then) {
             return;
         }
-        let resumable = panel
-            .state
-            .with_untracked(|r| r.last_turn().is_some_and(|t| t.resumable.is_some()));
-        if !resumable {
+        let possible = panel.state.with_untracked(|r| match action {
+            PanelAction::Continue => r.last_turn().is_some_and(|t| t.resumable.is_some()),
+            PanelAction::Retry => !r.status.is_active() && !r.turns.is_empty(),
+            _ => r.status == Status::Done && r.last_turn().is_some_and(|t| t.forced()),
+        });
+        if !possible || self.replay.shows(run_id) {
             return;
         }
-        let live = self
-            .abort
-            .get_value()
-            .filter(|c| !c.signal().aborted())
-            .or_else(|| AbortController::new().ok());
-        let Some(live) = live else {
+        let Some(controller) = self.stops.fresh(run_id, mode) else {
             return;
         };
-        self.abort.set_value(Some(live.clone()));
-        continue_run(&self.token.get_untracked(), &panel, &live);
+        let token = self.token.get_untracked();
+        match action {
+            PanelAction::Retry => retry(&token, &panel, &controller),
+            PanelAction::MoreSteps => go_on_past_limit(&token, &panel, &controller),
+            _ => continue_run(&token, &panel, &controller),
+        }
     }
 
     /// The user trusts the host: remembered, and what waited for it goes on.
@@ -444,7 +489,15 @@ impl Arena {
         }
         match then {
             AfterConfirm::Run => self.run(),
-            AfterConfirm::Continue(run_id, mode) => self.continue_panel(run_id, mode),
+            AfterConfirm::Continue(run_id, mode) => {
+                self.panel_action(run_id, mode, PanelAction::Continue)
+            }
+            AfterConfirm::Retry(run_id, mode) => {
+                self.panel_action(run_id, mode, PanelAction::Retry)
+            }
+            AfterConfirm::MoreSteps(run_id, mode) => {
+                self.panel_action(run_id, mode, PanelAction::MoreSteps)
+            }
         }
     }
 

@@ -175,6 +175,9 @@ fn setup_line(r: &RunRecord) -> String {
             parts.push(format!("{}: {}", source.tool, source.describe()));
         }
     }
+    if c.edited_prompt.is_some() {
+        parts.push("system prompt edited in Settings (sent as written)".into());
+    }
     parts.join(" · ")
 }
 

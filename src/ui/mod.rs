@@ -23,6 +23,7 @@ mod panel_run;
 pub mod part_views;
 pub mod parts;
 mod progress_line;
+mod prompt_settings;
 mod question_bar;
 mod recording_cards;
 mod replay_player;

@@ -4,11 +4,11 @@ use super::copy_button::CopyButton;
 use super::follow_scroll::FollowScroll;
 use super::inspect::Inspect;
 use super::markdown_view::Markdown;
-use super::panel_run::{PanelRun, RunBody};
+use super::panel_run::{PanelAction, PanelRun, RunBody};
 use super::parts::show_run;
 use super::progress_line::ProgressLine;
 use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line};
-use crate::agent::record::{RunRecord, Status, Step as StepRecord};
+use crate::agent::record::{RunRecord, Status, Step as StepRecord, Turn};
 use crate::agent::Mode;
 use crate::live_lines::block_cuts;
 
@@ -23,7 +23,7 @@ fn blurb(mode: Mode) -> &'static str {
 #[component]
 pub fn Panel(
     run: PanelRun,
-    on_continue: Callback<(u32, Mode)>,
+    on_action: Callback<(u32, Mode, PanelAction)>,
     /// The panel plays back a run from a file: nothing in it calls the model.
     #[prop(optional)]
     recording: bool,
@@ -31,9 +31,14 @@ pub fn Panel(
     let run_id = run.run_id;
     let state = run.state;
     let mode = run.mode;
-    let max_steps = if mode.uses_tools() { run.max_steps } else { 1 };
     let status = Memo::new(move |_| state.with(|s| s.status));
     let counter = move || {
+        // The run's own limit: going on past it raises it.
+        let max_steps = match (mode.uses_tools(), state.with(|r| r.config.max_steps)) {
+            (false, _) => 1,
+            (true, 0) => run.max_steps,
+            (true, n) => n,
+        };
         let n = state.with(RunRecord::step_number);
         if n == 0 {
             String::new()
@@ -67,7 +72,8 @@ pub fn Panel(
                             mode,
                             run_id,
                             recording,
-                            on_continue,
+                            on_action,
+                            more_steps: run.max_steps.max(1),
                         })
                         .into_any()
                 } else {
@@ -93,7 +99,8 @@ pub(super) fn run_body(body: RunBody) -> AnyView {
         mode,
         run_id,
         recording,
-        on_continue,
+        on_action,
+        more_steps,
     } = body;
     let step_count = Memo::new(move |_| state.with(|s| s.steps().len()));
     // Earlier turns of the conversation, folded: (question, answer).
@@ -123,8 +130,36 @@ pub(super) fn run_body(body: RunBody) -> AnyView {
     let answer = Memo::new(move |_| state.with(|s| s.last_turn().and_then(|t| t.answer.clone())));
     let error = Memo::new(move |_| state.with(|s| s.last_turn().and_then(|t| t.error.clone())));
 
+    let act = move |action: PanelAction| move |_| on_action.run((run_id, mode, action));
+    let active = Memo::new(move |_| state.with(|s| s.status.is_active()));
+    let forced = Memo::new(move |_| {
+        state.with(|s| s.status == Status::Done && s.last_turn().is_some_and(|t| t.forced()))
+    });
+    let attempts = Memo::new(move |_| {
+        state.with(|r| r.last_turn().map(|t| t.earlier.clone()).unwrap_or_default())
+    });
+
     view! {
             <ProgressLine state=state />
+            {(!recording).then(|| view! {
+                <div class="panel-actions">
+                    <Show when=move || active.get()>
+                        <button class="panel-stop" on:click=act(PanelAction::Stop) title="Stop this panel only; the others go on">
+                            "Stop"
+                        </button>
+                    </Show>
+                    <Show when=move || !active.get()>
+                        <button class="panel-retry" on:click=act(PanelAction::Retry) title="Ask this panel the same question again, with the same settings and prompt; this attempt is kept">
+                            "Retry"
+                        </button>
+                    </Show>
+                    <Show when=move || forced.get()>
+                        <button class="panel-more" on:click=act(PanelAction::MoreSteps) title="The step limit cut this run short: let it go on">
+                            {format!("Go on for {more_steps} more step{}", if more_steps == 1 { "" } else { "s" })}
+                        </button>
+                    </Show>
+                </div>
+            })}
             <FollowScroll state=state label=format!("{} output", mode.label())>
             {move || {
                 earlier
@@ -141,6 +176,20 @@ pub(super) fn run_body(body: RunBody) -> AnyView {
                     .collect_view()
             }}
             {move || current_question.get().map(|q| view! { <p class="turn-question">{q}</p> })}
+            {move || {
+                let earlier = attempts.get();
+                let total = earlier.len() + 1;
+                let shown = earlier
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, t)| view! { <EarlierAttempt turn=t number=i + 1 total=total /> })
+                    .collect_view();
+                (total > 1)
+                    .then(|| view! {
+                        {shown}
+                        <p class="attempt-now">{format!("Attempt {total} of {total}")}</p>
+                    })
+            }}
             <ol class="steps">
                 <For each=move || 0..step_count.get() key=|i| *i let:i>
                     <Step state=state index=i />
@@ -168,7 +217,7 @@ pub(super) fn run_body(body: RunBody) -> AnyView {
             }}
             {move || error.get().map(|e| view! { <div class="panel-error" role="alert">{e}</div> })}
             <Show when=move || !recording && state.with(|s| s.status == Status::Error && s.last_turn().is_some_and(|t| t.resumable.is_some()))>
-                <button class="continue" on:click=move |_| on_continue.run((run_id, mode))>
+                <button class="continue" on:click=act(PanelAction::Continue)>
                     "Continue from the cut"
                 </button>
             </Show>
@@ -177,6 +226,55 @@ pub(super) fn run_body(body: RunBody) -> AnyView {
             <Inspect state=state />
     }
     .into_any()
+}
+
+/// An earlier attempt at the panel's question (retried, or forced before going on), folded:
+/// how it ended, and its steps as plain text.
+#[component]
+fn EarlierAttempt(turn: Turn, number: usize, total: usize) -> impl IntoView {
+    let ended = match (&turn.answer, &turn.error) {
+        (Some(a), _) if a.forced => format!("forced answer: {}", a.text),
+        (Some(a), _) => format!("answer: {}", a.text),
+        (None, Some(e)) => format!("error: {e}"),
+        (None, None) if turn.stopped => "stopped".to_string(),
+        (None, None) => "no answer".to_string(),
+    };
+    let steps = turn
+        .steps
+        .iter()
+        .map(|step| {
+            let mut lines = Vec::new();
+            if let Some(t) = &step.thought {
+                lines.push(format!("Thought: {t}"));
+            }
+            for (tool, input) in step.actions() {
+                lines.push(format!("Action: {tool} ({input})"));
+            }
+            for (text, _) in step.observations() {
+                lines.push(format!("Observation: {text}"));
+            }
+            if lines.is_empty() && !step.live.is_empty() {
+                lines.push(step.live.clone());
+            }
+            let title = if step.forced {
+                "Final answer (step limit reached)".to_string()
+            } else {
+                format!("Step {}", step.number)
+            };
+            view! {
+                <li>
+                    <span class="step-title">{title}</span>
+                    <div class="attempt-text">{lines.join("\n")}</div>
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <details class="earlier-attempt">
+            <summary>{format!("Attempt {number} of {total}: {ended}")}</summary>
+            <ol class="attempt-steps">{steps}</ol>
+        </details>
+    }
 }
 
 /// The panel's figures once its run has started: time, tokens, cost.

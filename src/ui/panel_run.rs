@@ -10,6 +10,17 @@ use crate::agent::record::RunRecord;
 use crate::agent::Mode;
 use crate::settings::Settings;
 
+/// What a panel's own buttons ask for, each of one panel (run id and mode).
+#[derive(Clone, Copy, PartialEq)]
+pub enum PanelAction {
+    /// Continue a run a broken stream cut.
+    Continue,
+    Stop,
+    Retry,
+    /// Go on past the step limit.
+    MoreSteps,
+}
+
 /// One panel of one run.
 #[derive(Clone)]
 pub struct PanelRun {
@@ -43,5 +54,7 @@ pub struct RunBody {
     pub mode: Mode,
     pub run_id: u32,
     pub recording: bool,
-    pub on_continue: Callback<(u32, Mode)>,
+    pub on_action: Callback<(u32, Mode, PanelAction)>,
+    /// How many steps "Go on" adds: the run's step limit in Settings.
+    pub more_steps: u32,
 }

@@ -17,6 +17,7 @@ use super::mcp_servers::McpServers;
 use super::panel::run_body;
 use super::panel_run::RunBody;
 use super::parts::{Job, Part, Turns};
+use super::prompt_settings::PromptSettings;
 use super::recording_cards::{play_recording_named, RecordingCards};
 use super::run_files::RunFiles;
 use super::tools_settings::ToolsSettings;
@@ -57,6 +58,7 @@ pub fn draw(part: Part) -> AnyView {
         } => view! {
             <ToolsSettings settings=settings field_error=field_error />
             <McpServers settings=settings />
+            <PromptSettings settings=settings field_error=field_error />
         }
         .into_any(),
         Part::ModelBackend {

@@ -32,6 +32,18 @@ pub fn continue_run(token: &str, panel: &PanelRun, controller: &AbortController)
     go_on(token, panel, Next::Resume { step, protocol }, controller);
 }
 
+/// Asks the latest question of a panel's run again; the attempt it replaces stays in the
+/// record.
+pub fn retry(token: &str, panel: &PanelRun, controller: &AbortController) {
+    go_on(token, panel, Next::Retry, controller);
+}
+
+/// Lets a panel's run that hit the step limit go on for as many steps again.
+pub fn go_on_past_limit(token: &str, panel: &PanelRun, controller: &AbortController) {
+    let steps = panel.settings.max_steps.max(1);
+    go_on(token, panel, Next::MoreSteps { steps }, controller);
+}
+
 /// Asks a follow-up question in a panel's conversation: every earlier turn goes with it.
 pub fn follow_up(token: &str, panel: &PanelRun, question: &str, controller: &AbortController) {
     go_on(
@@ -48,7 +60,7 @@ fn go_on(token: &str, panel: &PanelRun, next: Next, controller: &AbortController
     let record = panel.state.get_untracked();
     let protocol = match &next {
         Next::Resume { protocol, .. } => *protocol,
-        Next::Question(_) => record.config.protocol,
+        _ => record.config.protocol,
     };
     let options = RunOptions {
         max_steps: record.config.max_steps,
@@ -106,7 +118,7 @@ pub fn start_runs(
     token: &str,
     question: &str,
     modes: &[Mode],
-    controller: &AbortController,
+    controllers: &[AbortController],
 ) -> Vec<PanelRun> {
     // The engine loads while the chunk comes and the model list is read.
     engine::prefetch();
@@ -129,11 +141,14 @@ pub fn start_runs(
         })
         .collect();
     start_turns(Turns::First(FirstTurns {
-        panels: panels.iter().map(|p| (p.mode, p.state)).collect(),
+        panels: panels
+            .iter()
+            .zip(controllers)
+            .map(|(p, c)| (p.mode, p.state, c.signal()))
+            .collect(),
         settings: snapshot,
         token: token.to_string(),
         question: question.to_string(),
-        controller: controller.clone(),
     }));
     panels
 }

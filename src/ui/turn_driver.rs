@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use web_sys::{AbortController, AbortSignal};
+use web_sys::AbortSignal;
 
 use super::frame_batch::FrameBatch;
 use crate::agent::record::RunRecord;
@@ -27,11 +27,11 @@ pub struct Turn {
 
 /// The first turn of each mode of a new run.
 pub struct FirstTurns {
-    pub panels: Vec<(Mode, RwSignal<RunRecord>)>,
+    /// Each mode's panel, and the signal of its own Stop.
+    pub panels: Vec<(Mode, RwSignal<RunRecord>, AbortSignal)>,
     pub settings: Arc<Settings>,
     pub token: String,
     pub question: String,
-    pub controller: AbortController,
 }
 
 /// Runs one turn in the engine, its events drawn into the panel once a frame. (An engine
@@ -63,12 +63,11 @@ pub fn begin(first: FirstTurns) {
         settings,
         token,
         question,
-        controller,
     } = first;
     spawn_local(async move {
         // Price, context window and tool support of each mode's model (read once per page).
         let list = model_list(settings.endpoint_url(), &token).await;
-        for (mode, state) in panels {
+        for (mode, state, signal) in panels {
             let model = settings.model_for(mode).trim().to_string();
             let facts = list
                 .as_ref()
@@ -94,7 +93,7 @@ pub fn begin(first: FirstTurns) {
             drive(Turn {
                 request,
                 state,
-                signal: controller.signal(),
+                signal,
             });
         }
     });

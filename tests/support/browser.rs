@@ -238,6 +238,16 @@ pub struct PanelView {
     pub text: String,
 }
 
+impl PanelView {
+    /// The answer's own text, without its label and Copy button.
+    #[allow(dead_code)] // not every test binary reads it
+    pub fn answer_text(&self) -> &str {
+        self.answer
+            .split_once("\nCopy")
+            .map_or("", |(_, text)| text.trim())
+    }
+}
+
 /// How many runs and follow-ups the page started (`data-runs` on the panels' element).
 const RUNS_STARTED: &str = "return document.querySelector('#panels').dataset.runs;";
 

@@ -11,7 +11,7 @@ use futures::executor::block_on;
 use react_arena::agent::action_protocol::{Protocol, ProtocolPlan};
 use react_arena::agent::calls::model_calls;
 use react_arena::agent::compaction::SUMMARY_PROMPT;
-use react_arena::agent::record::{RunConfig, RunRecord, Status};
+use react_arena::agent::record::{Blind, BlindVote, RunConfig, RunRecord, Status};
 use react_arena::agent::replay::{Playback, Replay};
 use react_arena::agent::run::{run_turn, Next, RunOptions};
 use react_arena::agent::{AgentEvent, ChatModel, Mode};
@@ -502,6 +502,13 @@ fn retried_and_continued_attempts_replay_and_export_beside_the_last() {
     assert_eq!(turn.earlier[1].answer.as_ref().unwrap().text, "4");
     assert_eq!(r.answer().unwrap().text, "four");
     assert_replays(r);
+    // A blind run's letter and vote play back with it.
+    let mut blind = r.clone();
+    blind.blind = Some(Blind {
+        label: "B".into(),
+        vote: Some(BlindVote::Best),
+    });
+    assert_eq!(Replay::of(&blind).fold().blind, blind.blind);
 
     let file = RunFile::new("f".into(), START, Settings::default(), vec![r.clone()]);
     let md = markdown(&file);

@@ -4,8 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::agent::metrics::run_metrics;
 use crate::agent::mode::ModeChoice;
-use crate::agent::record::{RunRecord, Status};
+use crate::agent::record::{Blind, RunRecord, Status};
 use crate::agent::{AgentEvent, Mode};
 use crate::run_file::RunFile;
 use crate::settings::Settings;
@@ -36,11 +37,49 @@ pub struct RunSummary {
     pub modes: Vec<ModeOutcome>,
 }
 
-/// How one mode of a kept run ended, in a few words.
+/// How one mode of a kept run ended, in a few words, with the figures and vote the
+/// leaderboard reads (so it need not read the runs themselves).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModeOutcome {
     pub mode: Mode,
     pub outcome: String,
+    #[serde(default)]
+    pub model: String,
+    #[serde(default)]
+    pub answered: bool,
+    /// The run's time, when it ended.
+    #[serde(default)]
+    pub ms: Option<f64>,
+    #[serde(default)]
+    pub tokens: u64,
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
+    /// A blind run's panel: its letter and the user's vote, once given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blind: Option<Blind>,
+}
+
+impl ModeOutcome {
+    fn of(record: &RunRecord) -> Self {
+        let m = run_metrics(record, record.config.pricing);
+        let ended = !record.status.is_active() && record.status != Status::Idle;
+        ModeOutcome {
+            mode: record.config.mode,
+            outcome: outcome(record),
+            model: record.config.model.clone(),
+            answered: record.answer().is_some(),
+            ms: m.total_ms.filter(|_| ended),
+            tokens: m.tokens_in + m.tokens_out,
+            cost_usd: m.cost_usd,
+            blind: record.blind.clone(),
+        }
+    }
+
+    /// What the history list may say of this mode: nothing that names it while a blind
+    /// run waits for its vote.
+    pub fn hidden(&self) -> bool {
+        self.blind.as_ref().is_some_and(Blind::hides)
+    }
 }
 
 impl RunSummary {
@@ -56,14 +95,7 @@ impl RunSummary {
                 .map(|r| r.turns.len())
                 .max()
                 .unwrap_or(0),
-            modes: file
-                .records
-                .iter()
-                .map(|r| ModeOutcome {
-                    mode: r.config.mode,
-                    outcome: outcome(r),
-                })
-                .collect(),
+            modes: file.records.iter().map(ModeOutcome::of).collect(),
         }
     }
 }

@@ -1,10 +1,17 @@
-//! The leaderboard of the user's own blind votes (issue 28, work in progress): each vote of a
-//! run compares its panels, each a contestant (a mode with a model); the votes become pairwise
-//! results, and a Bradley-Terry fit of them gives each contestant a rating on the Elo scale,
-//! with a bootstrap interval. Pure, and deterministic (the bootstrap draws from a seeded
-//! generator), so a table from scripted votes can be worked out by hand.
+//! The leaderboard of the user's own runs: each blind vote compares a run's panels, each a
+//! contestant (a mode with a model); the votes become pairwise results, and a Bradley-Terry
+//! fit of them gives each contestant a rating on the Elo scale, with a bootstrap interval.
+//! Beside the votes, each contestant's kept runs and evaluation runs give its answer rate,
+//! median time and tokens, and cost. Pure, and deterministic (the bootstrap draws from a
+//! seeded generator), so a table from scripted votes can be worked out by hand.
 
 use std::collections::BTreeMap;
+
+use crate::agent::record::BlindVote;
+use crate::evaluation::csv::csv_row;
+use crate::evaluation::outcome::JobResult;
+use crate::evaluation::plan::EvalSpec;
+use crate::history::{ModeOutcome, RunSummary};
 
 /// Who a panel was: its mode and its model.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -211,6 +218,240 @@ pub fn standings(votes: &[Vote]) -> Vec<Standing> {
     rows
 }
 
+/// One run of a contestant, for the table's figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunStat {
+    pub contestant: Contestant,
+    pub answered: bool,
+    /// How long it took, when it ended.
+    pub ms: Option<f64>,
+    pub tokens: u64,
+    /// `None` when the model's price is unknown.
+    pub cost_usd: Option<f64>,
+}
+
+/// One line of the leaderboard: the votes and the runs of one contestant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub standing: Standing,
+    pub runs: u32,
+    pub answered: u32,
+    pub median_ms: Option<f64>,
+    pub median_tokens: Option<u64>,
+    /// The runs' cost, summed over those whose price is known.
+    pub cost_usd: Option<f64>,
+}
+
+impl Row {
+    /// Answered runs as a share of runs, when there are any.
+    pub fn answer_rate(&self) -> Option<f64> {
+        (self.runs > 0).then(|| f64::from(self.answered) / f64::from(self.runs))
+    }
+}
+
+fn contestant(mode: &ModeOutcome) -> Contestant {
+    Contestant {
+        mode: mode.mode.label().to_string(),
+        model: mode.model.clone(),
+    }
+}
+
+/// The vote a kept run's panels carry, if the user voted on it.
+pub fn vote_of(modes: &[ModeOutcome]) -> Option<Vote> {
+    let votes: Vec<BlindVote> = modes
+        .iter()
+        .map(|m| m.blind.as_ref().and_then(|b| b.vote))
+        .collect::<Option<_>>()?;
+    if votes.len() < 2 {
+        return None;
+    }
+    let verdict = match votes.iter().position(|v| *v == BlindVote::Best) {
+        Some(best) => Verdict::Best(best),
+        None if votes.iter().all(|v| *v == BlindVote::Tie) => Verdict::Tie,
+        None if votes.iter().all(|v| *v == BlindVote::AllBad) => Verdict::AllBad,
+        None => return None,
+    };
+    Some(Vote {
+        contestants: modes.iter().map(contestant).collect(),
+        verdict,
+    })
+}
+
+/// The votes and runs to rank: kept runs and evaluations made at or after `since` (the last
+/// Clear, epoch ms).
+pub fn gather(
+    kept: &[RunSummary],
+    evaluations: &[(EvalSpec, Vec<JobResult>)],
+    since: f64,
+) -> (Vec<Vote>, Vec<RunStat>) {
+    let kept: Vec<&RunSummary> = kept.iter().filter(|r| r.created >= since).collect();
+    let votes = kept.iter().filter_map(|r| vote_of(&r.modes)).collect();
+    let mut runs: Vec<RunStat> = kept
+        .iter()
+        .flat_map(|r| &r.modes)
+        .filter(|m| !m.model.is_empty())
+        .map(|m| RunStat {
+            contestant: contestant(m),
+            answered: m.answered,
+            ms: m.ms,
+            tokens: m.tokens,
+            cost_usd: m.cost_usd,
+        })
+        .collect();
+    for (spec, results) in evaluations.iter().filter(|(s, _)| s.created >= since) {
+        runs.extend(results.iter().map(|r| RunStat {
+            contestant: Contestant {
+                mode: r.job.mode.label().to_string(),
+                model: spec.model_for(r.job.mode).to_string(),
+            },
+            answered: r.answer.is_some(),
+            ms: Some(r.ms),
+            tokens: r.tokens_in + r.tokens_out,
+            cost_usd: r.cost_usd,
+        }));
+    }
+    (votes, runs)
+}
+
+fn median(mut values: Vec<f64>) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(|a, b| a.total_cmp(b));
+    let n = values.len();
+    Some(if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    })
+}
+
+/// The leaderboard: every contestant with votes or runs, ranked ones first by rating, then
+/// by wins, then by name.
+pub fn table(votes: &[Vote], runs: &[RunStat]) -> Vec<Row> {
+    let mut rows: Vec<Row> = standings(votes)
+        .into_iter()
+        .map(|standing| Row {
+            standing,
+            runs: 0,
+            answered: 0,
+            median_ms: None,
+            median_tokens: None,
+            cost_usd: None,
+        })
+        .collect();
+    let mut by_contestant: BTreeMap<&Contestant, Vec<&RunStat>> = BTreeMap::new();
+    for r in runs {
+        by_contestant.entry(&r.contestant).or_default().push(r);
+    }
+    for (c, stats) in by_contestant {
+        let at = match rows.iter().position(|r| &r.standing.contestant == c) {
+            Some(at) => at,
+            None => {
+                rows.push(Row {
+                    standing: Standing {
+                        contestant: c.clone(),
+                        wins: 0,
+                        ties: 0,
+                        losses: 0,
+                        rating: None,
+                        interval: None,
+                    },
+                    runs: 0,
+                    answered: 0,
+                    median_ms: None,
+                    median_tokens: None,
+                    cost_usd: None,
+                });
+                rows.len() - 1
+            }
+        };
+        let row = &mut rows[at];
+        row.runs = stats.len() as u32;
+        row.answered = stats.iter().filter(|s| s.answered).count() as u32;
+        row.median_ms = median(stats.iter().filter_map(|s| s.ms).collect());
+        row.median_tokens =
+            median(stats.iter().map(|s| s.tokens as f64).collect()).map(|t| t.round() as u64);
+        let priced: Vec<f64> = stats.iter().filter_map(|s| s.cost_usd).collect();
+        row.cost_usd = (!priced.is_empty()).then(|| priced.iter().sum());
+    }
+    rows.sort_by(|a, b| {
+        let (x, y) = (&a.standing, &b.standing);
+        match (x.rating, y.rating) {
+            (Some(p), Some(q)) => q.total_cmp(&p),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => y.wins.cmp(&x.wins),
+        }
+        .then_with(|| x.contestant.cmp(&y.contestant))
+    });
+    rows
+}
+
+/// What the table says when it cannot rank: too few votes, and how many more.
+pub fn ranking_note(rows: &[Row], votes: usize) -> Option<String> {
+    if rows.iter().any(|r| r.standing.rating.is_some()) {
+        return None;
+    }
+    if votes == 0 {
+        return Some("No votes yet: run All in blind mode and vote to rank the modes.".into());
+    }
+    let fewest = rows
+        .iter()
+        .filter(|r| r.standing.wins + r.standing.ties + r.standing.losses > 0)
+        .map(|r| r.standing.wins + r.standing.ties + r.standing.losses)
+        .min()
+        .unwrap_or(0);
+    Some(format!(
+        "Too few votes to rank: {votes} so far. A rating needs at least {MIN_RESULTS} results (wins, ties or losses) for every contestant; the fewest has {fewest}."
+    ))
+}
+
+/// The table as CSV, one line per contestant.
+pub fn csv(rows: &[Row]) -> String {
+    let mut out = csv_row(
+        &[
+            "mode",
+            "model",
+            "wins",
+            "ties",
+            "losses",
+            "rating",
+            "rating_low_95",
+            "rating_high_95",
+            "runs",
+            "answered",
+            "answer_rate",
+            "median_ms",
+            "median_tokens",
+            "cost_usd",
+        ]
+        .map(String::from),
+    );
+    let number =
+        |x: Option<f64>, places: usize| x.map_or(String::new(), |x| format!("{x:.places$}"));
+    for r in rows {
+        let s = &r.standing;
+        out.push_str(&csv_row(&[
+            s.contestant.mode.clone(),
+            s.contestant.model.clone(),
+            s.wins.to_string(),
+            s.ties.to_string(),
+            s.losses.to_string(),
+            number(s.rating, 1),
+            number(s.interval.map(|i| i.0), 1),
+            number(s.interval.map(|i| i.1), 1),
+            r.runs.to_string(),
+            r.answered.to_string(),
+            number(r.answer_rate(), 3),
+            number(r.median_ms, 0),
+            r.median_tokens.map_or(String::new(), |t| t.to_string()),
+            number(r.cost_usd, 6),
+        ]));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,5 +532,152 @@ mod tests {
         assert!(low <= rows[0].rating.unwrap() && rows[0].rating.unwrap() <= high);
         // The same votes, the same table.
         assert_eq!(standings(&uneven), rows);
+    }
+
+    fn kept(created: f64, votes: [Option<BlindVote>; 3]) -> RunSummary {
+        use crate::agent::record::Blind;
+        use crate::agent::Mode;
+        let modes = Mode::ALL
+            .iter()
+            .zip(votes)
+            .zip(["A", "B", "C"])
+            .map(|((&mode, vote), label)| ModeOutcome {
+                mode,
+                outcome: "42".into(),
+                model: "m".into(),
+                answered: mode != Mode::Act,
+                ms: Some(match mode {
+                    Mode::Think => 1_000.0,
+                    Mode::Act => 3_000.0,
+                    Mode::ReAct => 2_000.0,
+                }),
+                tokens: 100,
+                cost_usd: Some(0.001),
+                blind: Some(Blind {
+                    label: label.into(),
+                    vote,
+                }),
+            })
+            .collect();
+        RunSummary {
+            id: format!("run-{created}"),
+            created,
+            modes,
+            ..RunSummary::default()
+        }
+    }
+
+    #[test]
+    fn kept_runs_give_votes_and_figures_and_clear_starts_over() {
+        use BlindVote::{AllBad, Best, NotBest, Tie};
+        let runs = [
+            kept(10.0, [Some(NotBest), Some(NotBest), Some(Best)]),
+            kept(20.0, [Some(Tie), Some(Tie), Some(Tie)]),
+            kept(30.0, [Some(AllBad), Some(AllBad), Some(AllBad)]),
+            // Not voted on (yet): figures, no vote.
+            kept(40.0, [None, None, None]),
+        ];
+        let (votes, stats) = gather(&runs, &[], 0.0);
+        assert_eq!(
+            votes.iter().map(|v| v.verdict.clone()).collect::<Vec<_>>(),
+            [Verdict::Best(2), Verdict::Tie, Verdict::AllBad]
+        );
+        assert_eq!(stats.len(), 12);
+        let rows = table(&votes, &stats);
+        let react = rows
+            .iter()
+            .find(|r| r.standing.contestant.mode == "ReAct")
+            .unwrap();
+        // Worked out by hand: ReAct beat both in the first vote, tied both in the others.
+        assert_eq!(
+            (
+                react.standing.wins,
+                react.standing.ties,
+                react.standing.losses
+            ),
+            (2, 4, 0)
+        );
+        assert_eq!((react.runs, react.answered), (4, 4));
+        assert_eq!(react.median_ms, Some(2_000.0));
+        assert_eq!(react.median_tokens, Some(100));
+        assert!((react.cost_usd.unwrap() - 0.004).abs() < 1e-12);
+        let act = rows
+            .iter()
+            .find(|r| r.standing.contestant.mode == "Act-only")
+            .unwrap();
+        assert_eq!(act.answer_rate(), Some(0.0));
+        // Five results or more each (think and act 0-4-1, ReAct 2-4-0): ranked, ReAct first,
+        // and the two it beat equal (each lost once to it and tied the rest).
+        assert_eq!(ranking_note(&rows, votes.len()), None);
+        assert_eq!(rows[0].standing.contestant.mode, "ReAct");
+        let rating = |i: usize| rows[i].standing.rating.unwrap();
+        assert!(rating(0) > rating(1));
+        assert!((rating(1) - rating(2)).abs() < 1e-6, "{rows:#?}");
+
+        // Clear: only what came after counts.
+        let (votes, stats) = gather(&runs, &[], 25.0);
+        assert_eq!(votes.len(), 1);
+        assert_eq!(stats.len(), 6);
+        let rows = table(&votes, &stats);
+        assert!(rows.iter().all(|r| r.standing.rating.is_none()));
+        let note = ranking_note(&rows, votes.len()).unwrap();
+        assert!(
+            note.contains("1 so far") && note.contains("the fewest has 2"),
+            "{note}"
+        );
+        let (votes, stats) = gather(&runs, &[], 50.0);
+        assert!(votes.is_empty() && stats.is_empty());
+        assert_eq!(
+            ranking_note(&table(&votes, &stats), 0).unwrap(),
+            "No votes yet: run All in blind mode and vote to rank the modes."
+        );
+    }
+
+    #[test]
+    fn a_partial_or_mixed_vote_is_no_vote() {
+        use BlindVote::{Best, NotBest, Tie};
+        let mut half = kept(1.0, [Some(Best), None, Some(NotBest)]);
+        assert_eq!(vote_of(&half.modes), None);
+        half.modes[1].blind.as_mut().unwrap().vote = Some(Tie);
+        assert_eq!(
+            vote_of(&half.modes).map(|v| v.verdict),
+            Some(Verdict::Best(0))
+        );
+        let mixed = kept(1.0, [Some(Tie), Some(NotBest), Some(Tie)]);
+        assert_eq!(vote_of(&mixed.modes), None);
+        let mut not_blind = kept(1.0, [Some(Tie), Some(Tie), Some(Tie)]);
+        not_blind.modes[2].blind = None;
+        assert_eq!(vote_of(&not_blind.modes), None);
+    }
+
+    #[test]
+    fn the_csv_has_a_line_per_contestant_and_no_formula() {
+        let votes: Vec<Vote> = (0..6)
+            .map(|i| Vote {
+                contestants: vec![
+                    Contestant {
+                        mode: "ReAct".into(),
+                        model: "=cmd|' /C calc'!A0".into(),
+                    },
+                    c("b"),
+                ],
+                verdict: Verdict::Best(usize::from(i % 3 == 0)),
+            })
+            .collect();
+        let rows = table(&votes, &[]);
+        let text = csv(&rows);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines[0].starts_with("mode,model,wins,ties,losses,rating,"));
+        assert!(
+            lines[1].starts_with("ReAct,'=cmd|' /C calc'!A0,4,0,2,"),
+            "{text}"
+        );
+        // 4 wins to 2: 400·log10(2) ≈ 120.4 apart, around 1000.
+        let rating: f64 = lines[1].split(',').nth(5).unwrap().parse().unwrap();
+        assert!(
+            (rating - (1000.0 + 200.0 * 2f64.log10())).abs() < 0.1,
+            "{rating}"
+        );
     }
 }

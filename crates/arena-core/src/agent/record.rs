@@ -264,6 +264,39 @@ pub struct RunRecord {
     /// Every system prompt of the run and where it took over: a protocol switch changes the
     /// prompt, and Inspect shows each call the prompt it really sent.
     pub prompts: Vec<PromptFrom>,
+    /// A blind run's panel: the letter it was shown under, and the user's vote once given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blind: Option<Blind>,
+}
+
+/// How a panel of a blind run was shown, and what the user's vote said of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Blind {
+    /// "A", "B" or "C": the panels were shown in a random order under these letters.
+    pub label: String,
+    pub vote: Option<BlindVote>,
+}
+
+impl Blind {
+    /// The mode and model are hidden until the user has voted.
+    pub fn hides(&self) -> bool {
+        self.vote.is_none()
+    }
+}
+
+/// What one vote said of one panel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BlindVote {
+    /// This panel's answer was the best.
+    Best,
+    /// Another panel's was.
+    NotBest,
+    /// They were as good as each other.
+    Tie,
+    /// Every answer was bad.
+    AllBad,
 }
 
 /// Everything before step `step` (an index) of turn `turn` (an index), but that turn's
@@ -305,6 +338,7 @@ impl RunRecord {
             status: Status::Idle,
             compaction: None,
             prompts: Vec::new(),
+            blind: None,
         }
     }
 

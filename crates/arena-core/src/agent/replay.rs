@@ -44,6 +44,8 @@ impl Replay {
         let mut start = RunRecord::new(record.id.clone(), record.created, record.config.clone());
         // The replay starts from the final config; the prompts it had on the way come along.
         start.prompts = record.prompts.clone();
+        // A blind run plays back blind, with its vote.
+        start.blind = record.blind.clone();
         // A summary the notices do not tell of (a hand-edited file) stays as the record has it.
         let replayed_compaction = timed
             .iter()

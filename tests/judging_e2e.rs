@@ -432,3 +432,316 @@ fn an_edited_prompt_is_what_the_endpoint_receives_and_goes_with_the_run() {
         assert_eq!(after[1], json!({}));
     });
 }
+
+/// Each mode answers so that its panel can be told apart by its answer (the test must find
+/// the mode it votes for without reading a name the page hides).
+fn script_distinct_answers(rig: &Rig, runs: usize) {
+    for _ in 0..runs {
+        rig.mock.script(
+            Mode::Think.prompt_heading(),
+            [Reply::text("Thought: sevens.\nAnswer: 42 by thinking")],
+        );
+        rig.mock.script(
+            Mode::Act.prompt_heading(),
+            [
+                Reply::text("Action: calculator\nAction Input: 6 * 7"),
+                Reply::text("Answer: 42 by acting"),
+            ],
+        );
+        rig.mock.script(
+            Mode::ReAct.prompt_heading(),
+            [
+                Reply::text("Thought: multiply.\nAction: calculator\nAction Input: 6 * 7"),
+                Reply::text("Thought: done.\nAnswer: 42 by reasoning and acting"),
+            ],
+        );
+    }
+}
+
+/// The letter of the panel whose answer ends with `words`.
+async fn letter_answering(rig: &Rig, words: &str) -> String {
+    rig.js(&format!(
+        "return Array.from(document.querySelectorAll('section.panel')).find(p => (p.querySelector('.answer') || {{innerText: ''}}).innerText.trim().endsWith('{words}')).dataset.label"
+    ))
+    .await
+    .as_str()
+    .unwrap()
+    .to_string()
+}
+
+/// Everything a blind run must not name before the vote: the panels, the vote bar, the
+/// comparison and the kept run's line in the history, with their attributes (titles, aria
+/// labels, data attributes). (The page's own title names the three modes, as the app.)
+const NAMES_SHOWN: &str = r#"
+const parts = ['#panels', '#blind-vote', '#comparison', '#history .history-list']
+  .map(s => document.querySelector(s)).filter(Boolean);
+const text = parts.map(p => p.outerHTML).join('\n');
+const names = arguments[0];
+const modeAttrs = Array.from(document.querySelectorAll('#panels [data-mode], #history .history-list [data-mode]'))
+  .map(e => e.dataset.mode).filter(m => m !== 'blind');
+return names.filter(n => text.includes(n)).map(n => n + ' in …' + text.slice(Math.max(0, text.indexOf(n) - 80), text.indexOf(n) + 40)).concat(modeAttrs);
+"#;
+
+#[test]
+fn blind_mode_names_no_mode_or_model_until_the_vote_and_the_vote_is_kept() {
+    browser_test(|rig: Rig| async move {
+        script_distinct_answers(&rig, 1);
+        rig.open_app_overriding(json!({
+            "protocol": "text",
+            "mode_models": { "think": "lab/thinker-7b", "act": "lab/actor-8b", "react": "lab/reactor-9b" },
+        }))
+        .await;
+        let names = json!([
+            "Think-only",
+            "Act-only",
+            "ReAct",
+            "lab/thinker-7b",
+            "lab/actor-8b",
+            "lab/reactor-9b"
+        ]);
+        let shown = |rig: &Rig| {
+            let names = names.clone();
+            let client = rig.client.clone();
+            async move { client.execute(NAMES_SHOWN, vec![names]).await.unwrap() }
+        };
+        rig.ask(QUESTION, "blind").await;
+        // While it runs: letters only, and no vote yet.
+        let labels = rig
+            .js("return Array.from(document.querySelectorAll('section.panel')).map(p => [p.dataset.label, p.querySelector('h2').innerText])")
+            .await;
+        assert_eq!(
+            labels,
+            json!([["A", "Answer A"], ["B", "Answer B"], ["C", "Answer C"]])
+        );
+        assert_eq!(
+            shown(&rig).await,
+            json!([]),
+            "a name shows while the run goes"
+        );
+        assert_eq!(
+            rig.js("return document.querySelectorAll('.vote-best:disabled').length")
+                .await,
+            json!(3),
+            "no vote before every panel has finished"
+        );
+        rig.wait_until_settled(SETTLE).await;
+        rig.click("#history > summary").await;
+        rig.wait_for(
+            "the run in the history",
+            SETTLE,
+            "return document.querySelectorAll('#history li.history-item').length === 1",
+        )
+        .await;
+        assert_eq!(shown(&rig).await, json!([]), "a name shows before the vote");
+        assert_eq!(
+            rig.js("return [document.querySelectorAll('section.panel .inspect').length, !!document.querySelector('#comparison table')]").await,
+            json!([0, false]),
+            "Inspect and the comparison name the models: they wait for the vote"
+        );
+        let violations = support::axe::axe(&rig).await;
+        support::axe::assert_no_serious("a blind run before the vote", &violations);
+        assert!(violations.is_empty(), "{violations:#?}");
+        rig.screenshot("blind-before-vote").await;
+
+        let react = letter_answering(&rig, "by reasoning and acting").await;
+        rig.click(&format!(".vote-best[data-label='{react}']"))
+            .await;
+        rig.wait_for(
+            "the names",
+            SETTLE,
+            "return !!document.querySelector('#blind-result')",
+        )
+        .await;
+        let result = rig
+            .js("return document.querySelector('#blind-result').innerText")
+            .await;
+        let result = result.as_str().unwrap();
+        assert!(
+            result.starts_with(&format!("You voted {react} best. ")),
+            "{result}"
+        );
+        assert!(
+            result.contains(&format!("{react}: ReAct (lab/reactor-9b)")),
+            "{result}"
+        );
+        let heads = rig
+            .js("return Array.from(document.querySelectorAll('section.panel')).map(p => [p.dataset.mode, p.querySelector('h2').innerText, (p.querySelector('.vote-badge') || {innerText: ''}).innerText])")
+            .await;
+        let react_head = heads
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h[0] == "react")
+            .unwrap()
+            .clone();
+        assert_eq!(
+            react_head,
+            json!([
+                "react",
+                format!("{react} · ReAct · lab/reactor-9b"),
+                "Voted best"
+            ])
+        );
+        assert_eq!(
+            rig.js("return [document.querySelectorAll('section.panel .inspect').length, document.querySelectorAll('#comparison tbody tr').length]").await,
+            json!([3, 3]),
+            "named after the vote"
+        );
+        rig.screenshot("blind-after-vote").await;
+
+        // The vote is in each record, in the export and in the kept run after a reload.
+        let (file, md) = export(&rig).await;
+        let votes: Vec<(String, String, String)> = file
+            .records
+            .iter()
+            .map(|r| {
+                let b = r.blind.as_ref().expect("a blind record");
+                (
+                    b.label.clone(),
+                    r.config.mode.id().to_string(),
+                    serde_json::to_value(b.vote)
+                        .unwrap()
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(votes.iter().filter(|v| v.2 == "best").count(), 1);
+        assert!(
+            votes.contains(&(react.clone(), "react".into(), "best".into())),
+            "{votes:?}"
+        );
+        assert_eq!(votes.iter().filter(|v| v.2 == "not-best").count(), 2);
+        assert!(!md.is_empty());
+        rig.client.refresh().await.unwrap();
+        rig.wait_for(
+            "the kept run",
+            SETTLE,
+            "return document.querySelectorAll('section.panel .vote-badge').length === 3",
+        )
+        .await;
+        assert!(rig
+            .js("return document.querySelector('#blind-result').innerText")
+            .await
+            .as_str()
+            .unwrap()
+            .contains(&format!("{react}: ReAct")));
+    });
+}
+
+#[test]
+fn the_leaderboard_of_scripted_votes_is_the_one_worked_out_by_hand() {
+    browser_test(|rig: Rig| async move {
+        script_distinct_answers(&rig, 4);
+        rig.open_app_overriding(json!({ "protocol": "text" })).await;
+        rig.click("#leaderboard > summary").await;
+        assert_eq!(
+            rig.js("return document.querySelector('#leaderboard-note').innerText")
+                .await,
+            json!("No votes yet: run All in blind mode and vote to rank the modes.")
+        );
+        // Three votes: ReAct best, a tie, all bad.
+        for vote in ["react", "tie", "all-bad"] {
+            rig.ask(QUESTION, "blind").await;
+            rig.wait_until_settled(SETTLE).await;
+            match vote {
+                "react" => {
+                    let letter = letter_answering(&rig, "by reasoning and acting").await;
+                    rig.click(&format!(".vote-best[data-label='{letter}']"))
+                        .await;
+                }
+                other => rig.click(&format!("#vote-{other}")).await,
+            }
+            rig.wait_for(
+                "the vote",
+                SETTLE,
+                "return !!document.querySelector('#blind-result')",
+            )
+            .await;
+        }
+        // A fourth run, not blind: figures, no vote.
+        rig.ask(QUESTION, "all").await;
+        rig.wait_until_settled(SETTLE).await;
+        rig.wait_for(
+            "four kept runs",
+            SETTLE,
+            "return document.querySelectorAll('#history li.history-item').length === 4",
+        )
+        .await;
+        let rows = rig
+            .js("return Array.from(document.querySelectorAll('#leaderboard-table tbody tr')).map(tr => Array.from(tr.children).map(c => c.innerText))")
+            .await;
+        // By hand: ReAct beat both once and tied both twice (2 / 4 / 0); Think-only and
+        // Act-only each lost once to it and tied the rest (0 / 4 / 1). Bradley-Terry: ReAct
+        // wins 2 of its 3 games with each, so its strength is twice theirs (2y/(x+y)·3 = 4
+        // gives y = 2x); with their geometric mean at 1, x = 2^(-1/3): Elo 1000 + 400·log10 x
+        // = 959.9 for the two, and 959.9 + 400·log10 2 = 1080.3 for ReAct.
+        let rows = rows.as_array().unwrap();
+        assert_eq!(rows.len(), 3, "{rows:#?}");
+        let cells = |i: usize, j: usize| rows[i][j].as_str().unwrap().to_string();
+        assert_eq!(
+            (cells(0, 0), cells(0, 1), cells(0, 2)),
+            ("ReAct".into(), "mock/model".into(), "2 / 4 / 0".into())
+        );
+        assert!(cells(0, 3).starts_with("1080 ("), "{rows:#?}");
+        for i in [1, 2] {
+            assert_eq!(cells(i, 2), "0 / 4 / 1");
+            assert!(cells(i, 3).starts_with("960 ("), "{rows:#?}");
+            assert_eq!(cells(i, 4), "100% of 4");
+        }
+        assert_eq!(cells(0, 4), "100% of 4");
+        assert_eq!(
+            rig.js("return !!document.querySelector('#leaderboard-note')")
+                .await,
+            json!(false),
+            "ranked: no note"
+        );
+        let violations = support::axe::axe(&rig).await;
+        support::axe::assert_no_serious("the leaderboard", &violations);
+        assert!(violations.is_empty(), "{violations:#?}");
+        rig.js("document.querySelector('#leaderboard').scrollIntoView(); return true;")
+            .await;
+        rig.screenshot("leaderboard").await;
+
+        // CSV: the same numbers.
+        rig.js(CAPTURE_DOWNLOADS).await;
+        rig.click("#leaderboard-csv").await;
+        let downloads: Vec<Download> = serde_json::from_value(
+            rig.client
+                .execute_async(READ_DOWNLOADS, vec![])
+                .await
+                .unwrap(),
+        )
+        .unwrap();
+        let csv = &downloads[0].text;
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 4, "{csv}");
+        assert!(
+            lines[1].starts_with("ReAct,mock/model,2,4,0,1080.3,"),
+            "{csv}"
+        );
+        assert!(lines[2].contains(",0,4,1,959.9,"), "{csv}");
+
+        // Clear starts over, and Undo brings it back; nothing is deleted.
+        rig.click("#leaderboard-clear").await;
+        rig.wait_for(
+            "an empty leaderboard",
+            SETTLE,
+            "return document.querySelectorAll('#leaderboard-table tbody tr').length === 0",
+        )
+        .await;
+        assert_eq!(
+            rig.js("return document.querySelectorAll('#history li.history-item').length")
+                .await,
+            json!(4)
+        );
+        rig.click("#leaderboard-undo").await;
+        rig.wait_for(
+            "the leaderboard back",
+            SETTLE,
+            "return document.querySelectorAll('#leaderboard-table tbody tr').length === 3",
+        )
+        .await;
+    });
+}

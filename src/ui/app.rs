@@ -78,6 +78,7 @@ pub fn App() -> impl IntoView {
         }}
         <ReceivedRun arena=arena />
         <AppAlert alert=alert />
+        {show(Part::BlindVote(panels))}
         <main id="panels" class=move || arena.layout() data-runs=move || arena.runs_started.get()>
             <For each=move || panels.get() key=|p| (p.run_id, p.mode) let:p>
                 <Panel run=p.clone() on_action=panel_action recording=replay.shows(p.run_id) />

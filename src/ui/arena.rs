@@ -12,7 +12,7 @@ use super::panel_run::{PanelAction, PanelRun};
 use super::replay_player::ReplayControl;
 use super::runner::{continue_run, follow_up, go_on_past_limit, retry, start_runs};
 use super::show_file::FileShow;
-use crate::agent::mode::ModeChoice;
+use crate::agent::mode::{blind_order, ModeChoice};
 use crate::agent::record::Status;
 use crate::agent::Mode;
 use crate::origin::Origin;
@@ -178,9 +178,11 @@ impl Arena {
                 let answered = ps
                     .iter()
                     .all(|p| p.state.with(|r| r.status == Status::Done));
-                // A recording is played back, not continued.
+                // A recording is played back, not continued; a blind run is voted on.
                 let recorded = ps.first().is_some_and(|p| replay.is_recording(p.run_id));
-                (same_modes && answered && !recorded && !ps.is_empty()).then(|| ps.clone())
+                let blind = ps.iter().any(|p| p.state.with(|r| r.blind.is_some()));
+                (same_modes && answered && !recorded && !blind && !ps.is_empty())
+                    .then(|| ps.clone())
             })
         });
         let turns = Signal::derive(move || {
@@ -379,7 +381,13 @@ impl Arena {
         self.stop();
         self.run_counter.update_value(|n| *n += 1);
         let run_id = self.run_counter.get_value();
-        let modes = self.mode_choice.get_untracked().modes();
+        let choice = self.mode_choice.get_untracked();
+        let blind = choice == ModeChoice::Blind;
+        let modes = if blind {
+            blind_order(js_sys::Math::random)
+        } else {
+            choice.modes()
+        };
         let Some(controllers) = modes
             .iter()
             .map(|&m| self.stops.fresh(run_id, m))
@@ -396,6 +404,7 @@ impl Arena {
                     &self.question.get_untracked(),
                     &modes,
                     &controllers,
+                    blind,
                 )
             })
         });

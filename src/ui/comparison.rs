@@ -37,7 +37,14 @@ pub fn Comparison(panels: RwSignal<Vec<PanelRun>>) -> impl IntoView {
         })
     });
     move || {
-        finished.get().map(|records| {
+        // A blind run is compared once the vote has named its panels.
+        let blind = finished.with(|f| {
+            f.as_ref().is_some_and(|rs| {
+                rs.iter()
+                    .any(|r| r.blind.as_ref().is_some_and(|b| b.hides()))
+            })
+        });
+        finished.get().filter(|_| !blind).map(|records| {
             let metrics: Vec<RunMetrics> = records
                 .iter()
                 .map(|r| run_metrics(r, r.config.pricing))

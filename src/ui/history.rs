@@ -63,7 +63,8 @@ pub fn History(keeper: Keeper) -> impl IntoView {
                     each=rows
                     key=|(r, shown)| {
                         let outcomes: Vec<&str> = r.modes.iter().map(|m| m.outcome.as_str()).collect();
-                        format!("{}\u{1}{}\u{1}{}\u{1}{}\u{1}{}", r.id, r.title, r.turns, shown, outcomes.join("\u{1}"))
+                        let hidden = r.modes.iter().any(|m| m.hidden());
+                        format!("{}\u{1}{}\u{1}{}\u{1}{}\u{1}{}\u{1}{hidden}", r.id, r.title, r.turns, shown, outcomes.join("\u{1}"))
                     }
                     let:((run, shown))
                 >
@@ -95,9 +96,14 @@ fn row(keeper: Keeper, run: RunSummary, shown: bool) -> impl IntoView {
         .modes
         .iter()
         .map(|m| {
+            // A blind run's line names its panels by letter until the vote.
+            let (id, name) = match &m.blind {
+                Some(b) if b.hides() => ("blind", format!("Answer {}", b.label)),
+                _ => (m.mode.id(), m.mode.label().to_string()),
+            };
             view! {
-                <li data-mode=m.mode.id()>
-                    <span class="history-mode">{m.mode.label()}</span>
+                <li data-mode=id>
+                    <span class="history-mode">{name}</span>
                     " "
                     <span class="history-outcome">{m.outcome.clone()}</span>
                 </li>

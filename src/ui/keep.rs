@@ -89,9 +89,9 @@ pub struct Keeper {
     current: StoredValue<Option<Kept>>,
     save_scheduled: StoredValue<bool>,
     last_save_at: StoredValue<f64>,
-    /// The panels' run and which of its panels were going at the last look: a panel whose
-    /// run ends is saved at once.
-    going: StoredValue<(u32, Vec<bool>)>,
+    /// The panels' run, which of its panels were going and how many carry a blind vote at
+    /// the last look: a panel whose run ends, or a vote, is saved at once.
+    going: StoredValue<(u32, Vec<bool>, usize)>,
     /// The page is going away: the last save is made, and what the unloading does to the
     /// run (its streams fail as the page goes) is not kept as what happened.
     leaving: StoredValue<bool>,
@@ -115,7 +115,7 @@ impl Keeper {
             current: StoredValue::new(None),
             save_scheduled: StoredValue::new(false),
             last_save_at: StoredValue::new(0.0),
-            going: StoredValue::new((0, Vec::new())),
+            going: StoredValue::new((0, Vec::new(), 0)),
             leaving: StoredValue::new(false),
         };
         keeper.load();
@@ -128,7 +128,15 @@ impl Keeper {
                     .iter()
                     .map(|p| p.state.try_with(|r| r.status.is_active()).unwrap_or(false))
                     .collect();
-                (run_id, going)
+                let voted = ps
+                    .iter()
+                    .filter(|p| {
+                        p.state
+                            .try_with(|r| r.blind.as_ref().is_some_and(|b| b.vote.is_some()))
+                            .unwrap_or(false)
+                    })
+                    .count();
+                (run_id, going, voted)
             });
             keeper.changed(look);
         });
@@ -148,11 +156,15 @@ impl Keeper {
         keeper
     }
 
-    fn changed(self, (run_id, going): (u32, Vec<bool>)) {
-        let ended = self.going.with_value(|(was_run, was_going)| {
-            *was_run == run_id && was_going.iter().zip(&going).any(|(was, is)| *was && !*is)
+    fn changed(self, (run_id, going, voted): (u32, Vec<bool>, usize)) {
+        // A panel's run ended, or a vote was cast: saved at once, before a next run can
+        // replace the panels.
+        let ended = self.going.with_value(|(was_run, was_going, was_voted)| {
+            *was_run == run_id
+                && (was_going.iter().zip(&going).any(|(was, is)| *was && !*is)
+                    || voted > *was_voted)
         });
-        self.going.set_value((run_id, going));
+        self.going.set_value((run_id, going, voted));
         // Fresh panels (New conversation) show no kept run.
         if run_id == 0 && self.shown.with_untracked(Option::is_some) {
             self.shown.set(None);
@@ -411,7 +423,13 @@ impl Keeper {
             refusal_reported: false,
             deleted: false,
         }));
-        self.going.set_value((run_id, vec![false; panels.len()]));
+        let voted = file
+            .records
+            .iter()
+            .filter(|r| r.blind.as_ref().is_some_and(|b| b.vote.is_some()))
+            .count();
+        self.going
+            .set_value((run_id, vec![false; panels.len()], voted));
         self.shown.set(Some(file.id.clone()));
         self.mode_choice.set(history::mode_choice_for(&modes));
         let old = self.panels.get_untracked();

@@ -4,6 +4,7 @@
 mod app;
 mod arena;
 mod backend_settings;
+mod blind_vote;
 mod browser_model_settings;
 mod comparison;
 mod copy_button;
@@ -16,6 +17,7 @@ mod history;
 mod host_confirm;
 mod inspect;
 mod keep;
+mod leaderboard;
 mod markdown_view;
 mod mcp_servers;
 mod panel;

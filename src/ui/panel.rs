@@ -8,7 +8,7 @@ use super::panel_run::{PanelAction, PanelRun, RunBody};
 use super::parts::show_run;
 use super::progress_line::ProgressLine;
 use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line};
-use crate::agent::record::{RunRecord, Status, Step as StepRecord, Turn};
+use crate::agent::record::{BlindVote, RunRecord, Status, Step as StepRecord, Turn};
 use crate::agent::Mode;
 use crate::live_lines::block_cuts;
 
@@ -49,11 +49,38 @@ pub fn Panel(
         }
     };
     let started = Memo::new(move |_| status.get() != Status::Idle);
+    // A blind run's panel goes by its letter until the vote names it.
+    let blind = Memo::new(move |_| state.with(|r| r.blind.clone()));
+    let hidden = Memo::new(move |_| blind.with(|b| b.as_ref().is_some_and(|b| b.hides())));
+    let title = move || match blind.get() {
+        Some(b) if b.hides() => format!("Answer {}", b.label),
+        Some(b) => format!(
+            "{} · {} · {}",
+            b.label,
+            mode.label(),
+            state.with(|r| r.config.model.clone())
+        ),
+        None => mode.label().to_string(),
+    };
+    let vote_badge = move || {
+        blind.get().and_then(|b| b.vote).map(|v| match v {
+            BlindVote::Best => "Voted best",
+            BlindVote::NotBest => "Not chosen",
+            BlindVote::Tie => "Tie",
+            BlindVote::AllBad => "All bad",
+        })
+    };
 
     view! {
-        <section class="panel" data-mode=mode.id() data-status=move || status.get().id()>
+        <section
+            class="panel"
+            data-mode=move || if hidden.get() { "blind" } else { mode.id() }
+            data-label=move || blind.get().map(|b| b.label)
+            data-status=move || status.get().id()
+        >
             <header class="panel-head">
-                <h2>{mode.label()}</h2>
+                <h2>{title}</h2>
+                {move || vote_badge().map(|v| view! { <span class="vote-badge">{v}</span> })}
                 {recording
                     .then(|| {
                         view! {
@@ -160,7 +187,7 @@ pub(super) fn run_body(body: RunBody) -> AnyView {
                     </Show>
                 </div>
             })}
-            <FollowScroll state=state label=format!("{} output", mode.label())>
+            <FollowScroll state=state label=format!("{} output", state.with_untracked(RunRecord::shown_name))>
             {move || {
                 earlier
                     .get()
@@ -223,7 +250,10 @@ pub(super) fn run_body(body: RunBody) -> AnyView {
             </Show>
             </FollowScroll>
             <footer class="usage">{move || metrics_line(&state.read())}</footer>
-            <Inspect state=state />
+            // Inspect names the model: a blind run's waits for the vote.
+            <Show when=move || state.with(|r| r.blind.as_ref().is_none_or(|b| !b.hides()))>
+                <Inspect state=state />
+            </Show>
     }
     .into_any()
 }

@@ -7,12 +7,14 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::backend_settings::ModelBackend;
+use super::blind_vote::BlindVoting;
 use super::comparison::Comparison;
 use super::embed_code::EmbedCode;
 use super::from_address::show_carried_run;
 use super::history::History;
 use super::host_confirm::HostConfirm;
 use super::keep::Keeper;
+use super::leaderboard::Leaderboard;
 use super::mcp_servers::McpServers;
 use super::panel::run_body;
 use super::panel_run::RunBody;
@@ -27,6 +29,7 @@ use super::turn_driver;
 pub fn draw(part: Part) -> AnyView {
     match part {
         Part::Comparison(panels) => view! { <Comparison panels=panels /> }.into_any(),
+        Part::BlindVote(panels) => view! { <BlindVoting panels=panels /> }.into_any(),
         Part::RunFiles {
             panels,
             replay,
@@ -42,8 +45,13 @@ pub fn draw(part: Part) -> AnyView {
         } => view! { <EmbedCode panels=panels question=question mode_choice=mode_choice /> }
             .into_any(),
         Part::History(wiring) => {
+            let alert = wiring.alert;
             let keeper = Keeper::start(wiring);
-            view! { <History keeper=keeper /> }.into_any()
+            view! {
+                <History keeper=keeper />
+                <Leaderboard runs=keeper.runs alert=alert />
+            }
+            .into_any()
         }
         Part::HostConfirm {
             origin,

@@ -63,6 +63,8 @@ pub enum Part {
         settings: RwSignal<Settings>,
         field_error: RwSignal<Option<String>>,
     },
+    /// A blind run's vote.
+    BlindVote(RwSignal<Vec<PanelRun>>),
     /// Settings' choice of where the model runs, and the model in this browser (its
     /// download, what is kept, Delete).
     ModelBackend {

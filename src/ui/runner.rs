@@ -11,7 +11,8 @@ use super::panel_run::PanelRun;
 use super::parts::{start_turns, Turns};
 use super::turn_driver::{FirstTurns, Turn};
 use crate::agent::action_protocol::ProtocolPlan;
-use crate::agent::record::{RunConfig, RunRecord, Status};
+use crate::agent::mode::blind_label;
+use crate::agent::record::{Blind, RunConfig, RunRecord, Status};
 use crate::agent::run::{Next, RunOptions};
 use crate::agent::{AgentEvent, Mode};
 use crate::settings::Settings;
@@ -119,16 +120,23 @@ pub fn start_runs(
     question: &str,
     modes: &[Mode],
     controllers: &[AbortController],
+    // The panels are shown under letters, their modes hidden until a vote.
+    blind: bool,
 ) -> Vec<PanelRun> {
     // The engine loads while the chunk comes and the model list is read.
     engine::prefetch();
     let snapshot = Arc::new(settings.clone());
     let panels: Vec<PanelRun> = modes
         .iter()
-        .map(|&mode| {
+        .enumerate()
+        .map(|(index, &mode)| {
             let record = RunRecord {
                 // Waiting from the start: the model list may be read before the first event.
                 status: Status::Waiting,
+                blind: blind.then(|| Blind {
+                    label: blind_label(index),
+                    vote: None,
+                }),
                 ..new_record(run_id, mode, settings)
             };
             PanelRun {

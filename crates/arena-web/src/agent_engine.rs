@@ -39,21 +39,21 @@ thread_local! {
 /// prompt to be read, at tens of tokens a second on a slow machine.
 const IN_BROWSER_IDLE_SECS: u32 = 600;
 
-/// The model the run `run_id` of `mode` calls: the endpoint in the settings, or the one in
-/// this browser.
+/// The model the run `run_id` calls: the endpoint in the settings, or the one in this
+/// browser (the panels waiting for it name the caller as `name`).
 pub fn chat_model(
     settings: &Settings,
     token: &str,
     params: &ChatParams,
     signal: AbortSignal,
-    (run_id, mode): (&str, Mode),
+    (run_id, name): (&str, &str),
 ) -> BrowserChatModel {
     let in_browser = (settings.backend == Backend::Browser).then(|| InBrowser {
         url: settings.browser_model_url.trim().to_string(),
         context: settings.browser_context,
         caller: Caller {
             run_id: run_id.to_string(),
-            mode: mode.label().to_string(),
+            mode: name.to_string(),
         },
     });
     BrowserChatModel {
@@ -140,7 +140,7 @@ pub async fn run_request(
         &token,
         &params,
         signal.clone(),
-        (&record.id, record.config.mode),
+        (&record.id, &record.shown_name()),
     );
     let registry = panel_tools(&tools_key, &settings, record.config.mode);
     let tools = StoppableTools {

@@ -184,3 +184,20 @@ pub fn save_mcp_token_hosts(hosts: &TokenHosts) -> Result<(), String> {
         .write(MCP_TOKEN_HOSTS_KEY, &hosts.to_json())
         .map_err(|e| format!("The confirmed MCP host was not saved: {e}."))
 }
+
+const LEADERBOARD_SINCE_KEY: &str = "react-arena.leaderboard-since";
+
+/// When the leaderboard was last cleared (epoch ms; 0: never): it counts what came after.
+pub fn load_leaderboard_since() -> f64 {
+    Area::Local
+        .read(LEADERBOARD_SINCE_KEY)
+        .and_then(|t| t.parse::<f64>().ok())
+        .filter(|t| t.is_finite() && *t >= 0.0)
+        .unwrap_or(0.0)
+}
+
+pub fn save_leaderboard_since(since: f64) -> Result<(), String> {
+    Area::Local
+        .write(LEADERBOARD_SINCE_KEY, &format!("{since:.0}"))
+        .map_err(|e| format!("The leaderboard's Clear was not saved: {e}."))
+}

@@ -46,7 +46,7 @@ pub async fn run_job(
         &context.token,
         &params,
         controller.signal(),
-        (&record.id, job.mode),
+        (&record.id, job.mode.label()),
     );
     // Price, context window and tool support, read once per page and endpoint.
     let facts = model_list(settings.endpoint_url(), &context.token)

@@ -130,11 +130,15 @@ impl Mode {
 pub enum ModeChoice {
     One(Mode),
     All,
+    /// All three in a random order under the letters A, B, C, their names hidden until the
+    /// user votes for the best answer.
+    Blind,
 }
 
 impl ModeChoice {
-    pub const OPTIONS: [ModeChoice; 4] = [
+    pub const OPTIONS: [ModeChoice; 5] = [
         ModeChoice::All,
+        ModeChoice::Blind,
         ModeChoice::One(Mode::Think),
         ModeChoice::One(Mode::Act),
         ModeChoice::One(Mode::ReAct),
@@ -144,6 +148,7 @@ impl ModeChoice {
         match self {
             ModeChoice::One(m) => m.id(),
             ModeChoice::All => "all",
+            ModeChoice::Blind => "blind",
         }
     }
 
@@ -151,6 +156,7 @@ impl ModeChoice {
         match self {
             ModeChoice::One(m) => m.label(),
             ModeChoice::All => "All three, side by side",
+            ModeChoice::Blind => "All three, blind (vote, then see which is which)",
         }
     }
 
@@ -161,9 +167,25 @@ impl ModeChoice {
     pub fn modes(self) -> Vec<Mode> {
         match self {
             ModeChoice::One(m) => vec![m],
-            ModeChoice::All => Mode::ALL.to_vec(),
+            ModeChoice::All | ModeChoice::Blind => Mode::ALL.to_vec(),
         }
     }
+}
+
+/// The three modes in a random order, for a blind run: Fisher-Yates over `random`, which
+/// returns numbers in [0, 1).
+pub fn blind_order(mut random: impl FnMut() -> f64) -> Vec<Mode> {
+    let mut modes = Mode::ALL.to_vec();
+    for i in (1..modes.len()).rev() {
+        let j = ((random() * (i + 1) as f64) as usize).min(i);
+        modes.swap(i, j);
+    }
+    modes
+}
+
+/// The letter a blind run's panel at `index` is shown under.
+pub fn blind_label(index: usize) -> String {
+    char::from(b'A' + (index % 26) as u8).to_string()
 }
 
 /// Sent once the step limit is reached: one last call, with no tools allowed.
@@ -240,5 +262,27 @@ mod tests {
                 .system_prompt(&tools, Protocol::Text)
                 .starts_with(m.prompt_heading()));
         }
+    }
+
+    #[test]
+    fn a_blind_order_is_any_of_the_six_and_each_panel_has_a_letter() {
+        use std::collections::HashSet;
+        let mut seen = HashSet::new();
+        for a in 0..3 {
+            for b in 0..2 {
+                let mut draws = [f64::from(a) / 3.0 + 0.01, f64::from(b) / 2.0 + 0.01].into_iter();
+                let order = blind_order(|| draws.next().unwrap());
+                let mut sorted = order.clone();
+                sorted.sort_by_key(|m| m.id());
+                assert_eq!(sorted.len(), 3);
+                seen.insert(order);
+            }
+        }
+        assert_eq!(seen.len(), 6, "every order can come up: {seen:?}");
+        // A generator that returns 1.0 (out of its range) still picks a mode.
+        assert_eq!(blind_order(|| 1.0).len(), 3);
+        assert_eq!((0..3).map(blind_label).collect::<Vec<_>>(), ["A", "B", "C"]);
+        assert_eq!(ModeChoice::from_id("blind"), Some(ModeChoice::Blind));
+        assert_eq!(ModeChoice::Blind.modes(), Mode::ALL);
     }
 }

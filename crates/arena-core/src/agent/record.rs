@@ -636,6 +636,14 @@ impl RunRecord {
         out
     }
 
+    /// What the page calls this panel: its mode, or its letter while a blind vote hides it.
+    pub fn shown_name(&self) -> String {
+        match &self.blind {
+            Some(b) if b.hides() => format!("Answer {}", b.label),
+            _ => self.config.mode.label().to_string(),
+        }
+    }
+
     /// The latest turn (the one a panel shows).
     pub fn last_turn(&self) -> Option<&Turn> {
         self.turns.last()

@@ -662,7 +662,7 @@ fn hostile_question_files_are_refused_or_shown_as_text_and_damaged_storage_is_sk
         rig.wait_for(
             "the answers",
             Duration::from_secs(10),
-            "return !!document.querySelector('#eval-answers tbody td .eval-answer')",
+            "return !!document.querySelector('#eval-answers tbody td .cell-answer')",
         )
         .await;
         let shown = rig
@@ -739,5 +739,211 @@ fn a_rate_limit_holds_new_runs_for_the_wait_it_asks() {
             &table[0][..5],
             ["Think-only", "4", "50.0", "50.0", "100.0%"]
         );
+    });
+}
+
+/// Five questions for the judge, each answered by Think-only so the judge has something to
+/// say: right but wordy, wrong, a refusal, right (the judge out of format) and right (the
+/// judge's call refused).
+const JUDGED: [(&str, &str, &str, &str); 5] = [
+    (
+        "J1: Who wrote the novel Things Fall Apart?",
+        "Chinua Achebe",
+        "It was written by the Nigerian author Chinua Achebe.",
+        "Grade: CORRECT\nReason: It names Chinua Achebe; the rest is detail.",
+    ),
+    (
+        "J2: In which year was Things Fall Apart published?",
+        "1958",
+        "1959",
+        "Grade: INCORRECT\nReason: 1959 is not 1958.",
+    ),
+    (
+        "J3: Who is the protagonist of Things Fall Apart?",
+        "Okonkwo",
+        "I do not know.",
+        "Grade: NOT_ATTEMPTED\nReason: It gives no name.",
+    ),
+    (
+        "J4: In which village is Things Fall Apart set?",
+        "Umuofia",
+        "Umuofia",
+        "The answer looks right to me.",
+    ),
+    (
+        "J5: Which river runs through Nigeria?",
+        "Niger",
+        "Niger",
+        "",
+    ),
+];
+
+#[test]
+fn a_judge_grades_each_answer_beside_em_and_its_cost_counts() {
+    browser_test(|rig| async move {
+        let fixtures = FixtureServer::start().await;
+        let think = Mode::Think.prompt_heading();
+        for (i, (question, _, answer, verdict)) in JUDGED.iter().enumerate() {
+            let tag = &question[..3];
+            rig.mock.script_always(
+                &[tag, think],
+                Reply::text(&format!("Thought: I recall it.\nAnswer: {answer}"))
+                    .with_usage(100, 10),
+            );
+            let judged = if i == 4 {
+                Reply::status(400, "The judge model is not available.")
+            } else {
+                Reply::text(verdict).with_usage(200, 5)
+            };
+            rig.mock.script_always(&["You grade answers", tag], judged);
+        }
+        open_evaluate(&rig, &fixtures).await;
+        let file: Vec<Value> = JUDGED
+            .iter()
+            .map(|(q, a, ..)| json!({ "question": q, "answer": a }))
+            .collect();
+        rig.click("#eval-set-own").await;
+        choose_questions(
+            &rig,
+            "judged.json",
+            &serde_json::to_string(&file).unwrap(),
+            "5 questions",
+        )
+        .await;
+        rig.click("#eval-mode-act").await;
+        rig.click("#eval-mode-react").await;
+        rig.client
+            .find(Locator::Css("#eval-model-think"))
+            .await
+            .unwrap()
+            .send_keys("mock/think")
+            .await
+            .unwrap();
+        rig.click("#eval-judge").await;
+        rig.client
+            .find(Locator::Css("#eval-judge-model"))
+            .await
+            .unwrap()
+            .send_keys("mock/act")
+            .await
+            .unwrap();
+        rig.js("const s = document.querySelector('#eval-sample'); s.value = 'all'; s.dispatchEvent(new Event('change'));")
+            .await;
+        rig.click("#eval-start").await;
+        wait_done(&rig, 5).await;
+
+        // The judge's calls: one per answer, with the question, the gold and the answer.
+        let calls = rig.mock.chat_requests_containing("You grade answers");
+        assert_eq!(calls.len(), 5);
+        let first: Value =
+            serde_json::from_str(&calls.iter().find(|c| c.body.contains("J1:")).unwrap().body)
+                .unwrap();
+        assert_eq!(first["model"], "mock/act");
+        assert_eq!(
+            first["messages"][1]["content"],
+            format!(
+                "Question: {}\nGold target: Chinua Achebe\nPredicted answer: {}",
+                JUDGED[0].0, JUDGED[0].2
+            )
+        );
+
+        // The table: judged 3 of 5 (J4 out of format, J5 failed), 1 of them correct; EM 2
+        // of 5. Cost by hand: five runs at 100 + 10 tokens on mock/think ($1 and $2 per
+        // million): 5 × $0.00012; four judge calls at 200 + 5 on mock/act ($0.5 and $1):
+        // 4 × $0.000105. Total $0.001020.
+        let header: Vec<String> = serde_json::from_value(
+            rig.js("return Array.from(document.querySelectorAll('#eval-table thead th')).map(c => c.innerText.trim())").await,
+        )
+        .unwrap();
+        assert_eq!(
+            header[2..5],
+            ["EM", "F1", "Judge: correct"].map(String::from)
+        );
+        let row: Vec<String> = serde_json::from_value(
+            rig.js("return Array.from(document.querySelector('#eval-table tbody tr').children).map(c => c.innerText.trim())").await,
+        )
+        .unwrap();
+        assert_eq!(row[0], "Think-only");
+        assert_eq!(row[2], "40.0");
+        assert_eq!(row[4], "33.3% (2 not judged)");
+        assert_eq!(row[9], "$0.001020", "{row:?}");
+
+        // Per question: the grade and the judge's words, or what went wrong.
+        rig.click("#eval-answers > summary").await;
+        rig.wait_for(
+            "the answers",
+            Duration::from_secs(10),
+            "return document.querySelectorAll('#eval-answers tbody tr').length === 5",
+        )
+        .await;
+        let cells: Vec<Vec<String>> = serde_json::from_value(
+            rig.js("return Array.from(document.querySelectorAll('#eval-answers tbody tr td.eval-cell')).map(c => Array.from(c.querySelectorAll('span')).map(s => s.innerText.trim()))").await,
+        )
+        .unwrap();
+        assert_eq!(
+            cells[0],
+            [
+                JUDGED[0].2,
+                "✗ EM · F1 0.40",
+                "Judge: correct",
+                "It names Chinua Achebe; the rest is detail."
+            ]
+        );
+        assert_eq!(cells[1][2..], ["Judge: incorrect", "1959 is not 1958."]);
+        assert_eq!(cells[2][2..], ["Judge: not attempted", "It gives no name."]);
+        assert_eq!(cells[3][1], "✓ EM · F1 1.00");
+        assert!(
+            cells[3][2].starts_with("The judge answered out of format")
+                && cells[3][2].contains("looks right to me"),
+            "{:?}",
+            cells[3]
+        );
+        assert!(
+            cells[4][2].starts_with("The judge failed:") && cells[4][2].contains("not available"),
+            "{:?}",
+            cells[4]
+        );
+
+        // The answers CSV carries the judge's grade and words.
+        rig.js(CAPTURE_DOWNLOADS).await;
+        rig.click("#eval-export-answers").await;
+        let files = downloads(&rig).await;
+        let answers = parse_csv(&files[0].text).unwrap();
+        assert_eq!(answers[0][15..], ["judge", "judge_words"].map(String::from));
+        assert_eq!(
+            answers[2][15..],
+            ["incorrect", "1959 is not 1958."].map(String::from)
+        );
+
+        let violations = axe(&rig).await;
+        assert_no_serious("the judged results", &violations);
+        assert!(violations.is_empty(), "{violations:#?}");
+        rig.js("document.querySelector('#eval-answers').scrollIntoView(); return true;")
+            .await;
+        rig.screenshot("evaluate-judged-1280").await;
+        support::cdp::cdp(
+            &rig.client,
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": 360, "height": 740, "deviceScaleFactor": 1, "mobile": true }),
+        )
+        .await;
+        rig.js("document.querySelector('#eval-answers').scrollIntoView(); return true;")
+            .await;
+        // At 360 px each question is a card: nothing runs off the page, and no two lines of
+        // a cell overlap.
+        let narrow = rig
+            .js("const d = document.documentElement; const spans = Array.from(document.querySelectorAll('#eval-answers td.eval-cell > *'));\
+                 let overlaps = 0; for (let i = 1; i < spans.length; i++) { const a = spans[i - 1].getBoundingClientRect(), b = spans[i].getBoundingClientRect(); if (a.bottom > b.top + 1 && a.parentNode === b.parentNode) overlaps++; }\
+                 return [d.scrollWidth <= d.clientWidth, overlaps, getComputedStyle(document.querySelector('#eval-answers thead')).position];")
+            .await;
+        let wide = rig
+            .js("const w = document.documentElement.clientWidth; return Array.from(document.querySelectorAll('body *')).filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.right > w + 1; }).slice(0, 12).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right));")
+            .await;
+        assert_eq!(
+            narrow,
+            json!([true, 0, "absolute"]),
+            "at 360 px: too wide: {wide:#}"
+        );
+        rig.screenshot("evaluate-judged-360").await;
     });
 }

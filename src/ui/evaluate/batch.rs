@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::AbortController;
 
+use super::judge_call::judge;
 use super::run_job::run_job;
 use crate::evaluation::context::EvalContext;
 use crate::evaluation::outcome::{job_result, JobResult};
@@ -183,7 +184,17 @@ async fn run_one(state: EvalState, batch: Rc<RefCell<Batch>>, job: Job) {
     match run_job(&context, &spec, job, &controller, &on_rate_limit).await {
         None => batch.borrow_mut().scheduler.abandoned(job),
         Some(record) => {
-            let result = job_result(&spec, job, &record);
+            let mut result = job_result(&spec, job, &record);
+            if !spec.judge_model.is_empty() {
+                let judgement = judge(&context, &spec, &result, &controller).await;
+                if controller.signal().aborted() {
+                    // Stopped while judged: the run goes again on Resume, judge and all.
+                    batch.borrow_mut().scheduler.abandoned(job);
+                    pump(state, batch);
+                    return;
+                }
+                result = result.judged(judgement);
+            }
             // Kept before it is counted: a reload right after still has it.
             let kept = eval_store::put_result(
                 &spec.id,

@@ -8,6 +8,7 @@
 //! and a result's run opens in the arena's panels through the address (`#run=`).
 
 mod batch;
+mod judge_call;
 mod open_run;
 mod results;
 mod run_job;

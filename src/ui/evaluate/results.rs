@@ -9,7 +9,7 @@ use crate::agent::metrics::{format_ms, format_usd};
 use crate::agent::Mode;
 use crate::evaluation::outcome::JobResult;
 use crate::evaluation::plan::{eta_ms, EvalSpec, SetKind};
-use crate::evaluation::summary::{summarize, table_cells, RowSummary, TABLE_HEADER};
+use crate::evaluation::summary::{summarize, table_header, table_rows, RowSummary};
 use crate::web::clock::wall_ms;
 
 /// The line under the progress bar: runs done, time left, cost so far.
@@ -56,21 +56,24 @@ pub fn Progress(state: EvalState) -> impl IntoView {
     }
 }
 
-/// The table of the figures, with the paper's beside them.
+/// The table of the figures, with the paper's beside them (and the judge's, when there is one).
 #[component]
 pub fn ResultsTable(rows: Signal<Vec<RowSummary>>) -> impl IntoView {
+    // On a narrow screen the table scrolls in its own box, not the page.
     view! {
+        <div class="eval-table-scroll" tabindex="0" role="region" aria-label="Results per mode">
         <table id="eval-table" class="eval-table">
             <caption>"Per mode, over the questions with a result so far"</caption>
             <thead>
-                <tr>{TABLE_HEADER.iter().map(|h| view! { <th scope="col">{*h}</th> }).collect_view()}</tr>
+                <tr>
+                    {move || rows.with(|r| table_header(r).into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view())}
+                </tr>
             </thead>
             <tbody>
                 {move || {
-                    rows.get()
-                        .iter()
-                        .map(|row| {
-                            let cells = table_cells(row);
+                    rows.with(|r| table_rows(r))
+                        .into_iter()
+                        .map(|cells| {
                             view! {
                                 <tr>
                                     <th scope="row">{cells[0].clone()}</th>
@@ -82,6 +85,7 @@ pub fn ResultsTable(rows: Signal<Vec<RowSummary>>) -> impl IntoView {
                 }}
             </tbody>
         </table>
+        </div>
     }
 }
 
@@ -140,26 +144,42 @@ pub fn ResultsChart(rows: Signal<Vec<RowSummary>>) -> impl IntoView {
     }
 }
 
-/// The cell of one run in the answers table.
-fn answer_cell(result: Option<&JobResult>, open: Callback<(usize, Mode)>) -> AnyView {
+/// The cell of one run in the answers table: plain text lines (the answer; exact match and
+/// F1; the judge's grade and words), then Open, each on its own line so nothing overlaps at
+/// any width.
+fn answer_cell(result: Option<&JobResult>, mode: Mode, open: Callback<(usize, Mode)>) -> AnyView {
     let Some(r) = result else {
-        return view! { <td class="pending">"—"</td> }.into_any();
+        return view! { <td class="pending" data-label=mode.label()>"—"</td> }.into_any();
     };
     let (question, mode) = (r.job.question, r.job.mode);
     let right = r.score.em >= 1.0;
-    let mark = if right { "✓" } else { "✗" };
     let text = match (&r.answer, &r.error) {
         (Some(a), _) => a.clone(),
         (None, Some(e)) => format!("failed: {e}"),
         (None, None) => "no answer".into(),
     };
+    let scores = format!(
+        "{} EM · F1 {:.2}",
+        if right { "✓" } else { "✗" },
+        r.score.f1
+    );
+    let judge = r.judge.as_ref().map(|j| {
+        let grade = j.grade.map(|g| g.label());
+        view! {
+            <span class="cell-judge" data-grade=grade.unwrap_or("none")>
+                {match grade {
+                    Some(g) => format!("Judge: {g}"),
+                    None => j.verdict(),
+                }}
+            </span>
+            {(!j.words.is_empty() && j.grade.is_some()).then(|| view! { <span class="cell-judge-words">{j.words.clone()}</span> })}
+        }
+    });
     view! {
-        <td class=if right { "right" } else { "wrong" }>
-            <span class="mark">{mark}</span>
-            " "
-            <span class="eval-answer">{text}</span>
-            <span class="f1">{format!(" F1 {:.2}", r.score.f1)}</span>
-            " "
+        <td class="eval-cell" class:right=right class:wrong=!right data-label=mode.label()>
+            <span class="cell-answer">{text}</span>
+            <span class="cell-scores">{scores}</span>
+            {judge}
             <button class="open-run" on:click=move |_| open.run((question, mode))>
                 "Open"
             </button>
@@ -188,7 +208,7 @@ pub fn Answers(state: EvalState, open: Callback<(usize, Mode)>) -> impl IntoView
                     .map(|spec: EvalSpec| {
                         let results = state.results.get();
                         view! {
-                            <table class="eval-table">
+                            <table class="eval-table eval-answers-table">
                                 <thead>
                                     <tr>
                                         <th scope="col">"#"</th>
@@ -214,14 +234,14 @@ pub fn Answers(state: EvalState, open: Callback<(usize, Mode)>) -> impl IntoView
                                                     let r = results
                                                         .iter()
                                                         .find(|r| r.job.question == i && r.job.mode == m);
-                                                    answer_cell(r, open)
+                                                    answer_cell(r, m, open)
                                                 })
                                                 .collect_view();
                                             view! {
                                                 <tr>
-                                                    <td>{i + 1}</td>
-                                                    <td>{q.question.clone()}</td>
-                                                    <td>{q.answer.clone()}</td>
+                                                    <td class="eval-number" data-label="#">{i + 1}</td>
+                                                    <td data-label="Question">{q.question.clone()}</td>
+                                                    <td data-label="Gold">{q.answer.clone()}</td>
                                                     {cells}
                                                 </tr>
                                             }

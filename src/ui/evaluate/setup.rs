@@ -60,6 +60,9 @@ pub struct Form {
     pub max_steps: RwSignal<u32>,
     pub concurrency: RwSignal<u32>,
     pub fallback: RwSignal<bool>,
+    /// Grade each answer with a judge model; its model (empty: the model in Settings).
+    pub judge: RwSignal<bool>,
+    pub judge_model: RwSignal<String>,
 }
 
 impl Form {
@@ -75,6 +78,8 @@ impl Form {
             max_steps: RwSignal::new(PAPER_MAX_STEPS),
             concurrency: RwSignal::new(DEFAULT_CONCURRENCY),
             fallback: RwSignal::new(false),
+            judge: RwSignal::new(false),
+            judge_model: RwSignal::new(String::new()),
         };
         // Loaded now that the view is open, never with the page.
         spawn_local(async move {
@@ -140,6 +145,16 @@ impl Form {
             max_steps: self.max_steps.get_untracked().clamp(1, 50),
             concurrency: self.concurrency.get_untracked().clamp(1, MAX_CONCURRENCY),
             fallback: self.fallback.get_untracked(),
+            judge_model: if self.judge.get_untracked() {
+                let typed = self.judge_model.get_untracked().trim().to_string();
+                if typed.is_empty() {
+                    default_model(Mode::Think)
+                } else {
+                    typed
+                }
+            } else {
+                String::new()
+            },
         })
     }
 }
@@ -341,6 +356,27 @@ pub fn Setup(form: Form, busy: Signal<bool>, on_start: Callback<()>) -> impl Int
                         on:change=move |ev| form.concurrency.set(number(&ev, DEFAULT_CONCURRENCY))
                     />
                 </label>
+            </fieldset>
+            <fieldset class="eval-judge">
+                <legend>"Judge"</legend>
+                <label>
+                    <input
+                        type="checkbox"
+                        id="eval-judge"
+                        prop:checked=move || form.judge.get()
+                        on:change=move |ev| form.judge.set(event_target_checked(&ev))
+                    />
+                    "Grade each answer with a model: correct, incorrect or not attempted, beside EM and F1 (its calls count in the cost)"
+                </label>
+                <input
+                    type="text"
+                    id="eval-judge-model"
+                    aria-label="Judge model"
+                    placeholder="the model in Settings"
+                    disabled=move || !form.judge.get()
+                    prop:value=move || form.judge_model.get()
+                    on:input=move |ev| form.judge_model.set(event_target_value(&ev))
+                />
             </fieldset>
             <button type="submit" id="eval-start" class="primary" disabled=move || busy.get()>
                 "Start evaluation"

@@ -4,6 +4,7 @@
 
 pub mod context;
 pub mod csv;
+pub mod judge;
 pub mod outcome;
 pub mod plan;
 pub mod questions;

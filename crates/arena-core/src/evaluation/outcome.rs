@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::judge::Judgement;
 use super::plan::{EvalSpec, Job};
 use super::questions::score;
 use super::score::Score;
@@ -26,9 +27,22 @@ pub struct JobResult {
     pub ms: f64,
     /// Why the run ended without an answer, when it failed.
     pub error: Option<String>,
+    /// The judge's grade, when the evaluation has a judge. Its cost is in `cost_usd`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<Judgement>,
 }
 
 impl JobResult {
+    /// The result with the judge's grade, its cost added to the run's.
+    pub fn judged(mut self, judgement: Judgement) -> Self {
+        self.cost_usd = match (self.cost_usd, judgement.cost_usd) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+        self.judge = Some(judgement);
+        self
+    }
+
     /// Answered within its steps: what ReAct → CoT falls back on when false.
     pub fn answered_in_steps(&self) -> bool {
         self.answer.is_some() && !self.forced
@@ -59,5 +73,6 @@ pub fn job_result(spec: &EvalSpec, job: Job, record: &RunRecord) -> JobResult {
         cost_usd: metrics.cost_usd,
         ms: metrics.total_ms.unwrap_or(0.0),
         error: record.error().map(str::to_string),
+        judge: None,
     }
 }

@@ -45,6 +45,9 @@ pub struct EvalSpec {
     /// ReAct → CoT: a question ReAct leaves unanswered within its steps takes Think-only's
     /// answer (run for it if Think-only is not among the modes).
     pub fallback: bool,
+    /// The model that grades each answer against the gold answer; empty: no judge.
+    #[serde(default)]
+    pub judge_model: String,
 }
 
 impl EvalSpec {
@@ -229,6 +232,7 @@ mod tests {
             max_steps: 7,
             concurrency,
             fallback,
+            judge_model: String::new(),
         }
     }
 

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::csv::{csv_field, csv_row};
+use super::judge::{Grade, Judgement};
 use super::outcome::JobResult;
 use super::plan::{EvalSpec, SetKind};
 use super::score::Score;
@@ -59,6 +60,14 @@ pub struct RowSummary {
     pub mean_ms: f64,
     /// The paper's figure, on its question set only.
     pub paper_em: Option<f64>,
+    /// Questions the judge graded, and the share of them graded correct (percent).
+    #[serde(default)]
+    pub judged: usize,
+    #[serde(default)]
+    pub judge_correct: Option<f64>,
+    /// Questions whose judge failed or answered out of format.
+    #[serde(default)]
+    pub judge_failed: usize,
 }
 
 fn add_cost(total: Option<f64>, cost: Option<f64>) -> Option<f64> {
@@ -73,6 +82,8 @@ struct Counted<'a> {
     score: Score,
     answered: bool,
     runs: Vec<&'a JobResult>,
+    /// The judgement of the answer counted.
+    judge: Option<&'a Judgement>,
 }
 
 fn summarize_row(spec: &EvalSpec, row: Row, per_question: Vec<Counted>) -> RowSummary {
@@ -99,7 +110,23 @@ fn summarize_row(spec: &EvalSpec, row: Row, per_question: Vec<Counted>) -> RowSu
             runs().map(|r| r.ms).sum::<f64>() / n as f64
         },
         paper_em: (spec.set == SetKind::HotpotQa).then(|| row.paper_em()),
+        judged: graded(&per_question).count(),
+        judge_correct: {
+            let n = graded(&per_question).count();
+            let correct = graded(&per_question)
+                .filter(|g| *g == Grade::Correct)
+                .count();
+            (n > 0).then(|| 100.0 * correct as f64 / n as f64)
+        },
+        judge_failed: per_question
+            .iter()
+            .filter(|c| c.judge.is_some_and(|j| j.grade.is_none()))
+            .count(),
     }
+}
+
+fn graded<'a>(counted: &'a [Counted<'a>]) -> impl Iterator<Item = Grade> + 'a {
+    counted.iter().filter_map(|c| c.judge.and_then(|j| j.grade))
 }
 
 fn result_of(results: &[JobResult], question: usize, mode: Mode) -> Option<&JobResult> {
@@ -121,6 +148,7 @@ pub fn summarize(spec: &EvalSpec, results: &[JobResult]) -> Vec<RowSummary> {
                     score: r.score,
                     answered: r.answer.is_some(),
                     runs: vec![r],
+                    judge: r.judge.as_ref(),
                 })
                 .collect();
             summarize_row(spec, Row::Mode(mode), counted)
@@ -135,6 +163,7 @@ pub fn summarize(spec: &EvalSpec, results: &[JobResult]) -> Vec<RowSummary> {
                         score: react.score,
                         answered: true,
                         runs: vec![react],
+                        judge: react.judge.as_ref(),
                     });
                 }
                 // Counted once the chain of thought it falls back on is in.
@@ -143,6 +172,7 @@ pub fn summarize(spec: &EvalSpec, results: &[JobResult]) -> Vec<RowSummary> {
                     score: think.score,
                     answered: think.answer.is_some(),
                     runs: vec![react, think],
+                    judge: think.judge.as_ref(),
                 })
             })
             .collect();
@@ -165,7 +195,41 @@ pub const TABLE_HEADER: [&str; 11] = [
     "Paper EM",
 ];
 
-/// The table's cells as shown: the page and the CSV export print these same strings.
+/// The judge's column, after F1, when an answer was judged.
+const JUDGE_COLUMN: &str = "Judge: correct";
+
+fn judged(rows: &[RowSummary]) -> bool {
+    rows.iter().any(|r| r.judged + r.judge_failed > 0)
+}
+
+/// The table's header for these rows.
+pub fn table_header(rows: &[RowSummary]) -> Vec<&'static str> {
+    let mut header = TABLE_HEADER.to_vec();
+    if judged(rows) {
+        header.insert(4, JUDGE_COLUMN);
+    }
+    header
+}
+
+/// The table's rows as shown: the page and the CSV export print these same strings.
+pub fn table_rows(rows: &[RowSummary]) -> Vec<Vec<String>> {
+    let with_judge = judged(rows);
+    rows.iter()
+        .map(|row| {
+            let mut cells = table_cells(row);
+            if with_judge {
+                let mut cell = row.judge_correct.map_or("—".into(), |c| format!("{c:.1}%"));
+                if row.judge_failed > 0 {
+                    cell.push_str(&format!(" ({} not judged)", row.judge_failed));
+                }
+                cells.insert(4, cell);
+            }
+            cells
+        })
+        .collect()
+}
+
+/// A row's cells, without the judge's.
 pub fn table_cells(row: &RowSummary) -> Vec<String> {
     vec![
         row.row.label().to_string(),
@@ -184,9 +248,10 @@ pub fn table_cells(row: &RowSummary) -> Vec<String> {
 
 /// The table as CSV.
 pub fn table_csv(rows: &[RowSummary]) -> String {
-    let mut out = csv_row(&TABLE_HEADER.map(String::from));
-    for row in rows {
-        out.push_str(&csv_row(&table_cells(row)));
+    let header: Vec<String> = table_header(rows).into_iter().map(String::from).collect();
+    let mut out = csv_row(&header);
+    for cells in table_rows(rows) {
+        out.push_str(&csv_row(&cells));
     }
     out
 }
@@ -209,6 +274,8 @@ pub fn answers_csv(spec: &EvalSpec, results: &[JobResult]) -> String {
         "cost_usd",
         "ms",
         "error",
+        "judge",
+        "judge_words",
     ];
     let mut out = csv_row(&header.map(String::from));
     let mut sorted: Vec<&JobResult> = results.iter().collect();
@@ -236,6 +303,8 @@ pub fn answers_csv(spec: &EvalSpec, results: &[JobResult]) -> String {
             r.cost_usd.map_or(String::new(), |c| format!("{c:.6}")),
             format!("{:.0}", r.ms),
             r.error.clone().unwrap_or_default(),
+            r.judge.as_ref().map_or(String::new(), Judgement::verdict),
+            r.judge.as_ref().map_or(String::new(), |j| j.words.clone()),
         ];
         // `csv_row` quotes; `csv_field` also guards cells a spreadsheet would run.
         let line: Vec<String> = cells.iter().map(|c| csv_field(c)).collect();
@@ -283,6 +352,7 @@ mod tests {
             max_steps: 7,
             concurrency: 3,
             fallback,
+            judge_model: String::new(),
         }
     }
 
@@ -305,6 +375,7 @@ mod tests {
             cost_usd: Some(0.001),
             ms: 1_000.0,
             error: None,
+            judge: None,
         }
     }
 
@@ -376,5 +447,57 @@ mod tests {
         let parsed = parse_csv(&csv).unwrap();
         assert!(parsed[1][4].starts_with("'="), "{:?}", parsed[1][4]);
         assert_eq!(parsed[1][0], "q0");
+    }
+
+    #[test]
+    fn the_judge_counts_per_mode_beside_em_and_in_both_csvs() {
+        use super::super::judge::Judgement;
+        let spec = spec(SetKind::Own, &[Mode::Think, Mode::Act], false);
+        let graded = |grade: Grade| Judgement {
+            grade: Some(grade),
+            words: "why".into(),
+            cost_usd: Some(0.0005),
+            ..Judgement::default()
+        };
+        let results = vec![
+            // Wordy but right: EM 0, the judge says correct.
+            result(0, Mode::Think, 0.0, Some("It is A0, surely"), false)
+                .judged(graded(Grade::Correct)),
+            result(1, Mode::Think, 0.0, Some("B"), false).judged(graded(Grade::Incorrect)),
+            result(0, Mode::Act, 1.0, Some("A0"), false).judged(graded(Grade::Correct)),
+            result(1, Mode::Act, 0.0, Some("?"), false)
+                .judged(Judgement::from_reply("I think it is fine")),
+        ];
+        assert_eq!(
+            results[0].cost_usd,
+            Some(0.0015),
+            "the judge's cost counts in the run's"
+        );
+        let rows = summarize(&spec, &results);
+        assert_eq!(
+            (rows[0].judged, rows[0].judge_correct, rows[0].judge_failed),
+            (2, Some(50.0), 0)
+        );
+        assert_eq!(
+            (rows[1].judged, rows[1].judge_correct, rows[1].judge_failed),
+            (1, Some(100.0), 1)
+        );
+        assert_eq!(table_header(&rows)[4], "Judge: correct");
+        let shown = table_rows(&rows);
+        assert_eq!(shown[0][4], "50.0%");
+        assert_eq!(shown[1][4], "100.0% (1 not judged)");
+        let parsed = parse_csv(&table_csv(&rows)).unwrap();
+        assert_eq!(parsed[1], shown[0]);
+        let answers = parse_csv(&answers_csv(&spec, &results)).unwrap();
+        assert_eq!(answers[0][15..], ["judge", "judge_words"].map(String::from));
+        assert_eq!(answers[1][15..], ["correct", "why"].map(String::from));
+        assert!(
+            answers[4][15].starts_with("The judge answered out of format"),
+            "{:?}",
+            answers[4]
+        );
+        // No judge: the table is as before.
+        let plain = summarize(&spec, &[result(0, Mode::Act, 1.0, Some("A0"), false)]);
+        assert_eq!(table_header(&plain), TABLE_HEADER.to_vec());
     }
 }

@@ -1,0 +1,248 @@
+//! A judge for free answers: a chosen model grades each answer against the gold answer as
+//! correct, incorrect or not attempted, in the manner of SimpleQA's grader (a wordy answer
+//! that contains the gold answer and contradicts nothing is correct; a hedge or refusal is not
+//! attempted). Exact match scores such an answer as wrong; the judge is shown beside it.
+//! The messages and the reading of the verdict are here; the call is the page's.
+
+use serde::{Deserialize, Serialize};
+
+use crate::llm::models::Pricing;
+use crate::llm::{ChatMessage, Usage};
+
+/// The judge's instructions: what each grade means, and the two lines to reply with.
+pub const JUDGE_INSTRUCTIONS: &str = "You grade answers to questions against a gold target.\n\
+Grade CORRECT when the predicted answer contains the gold target's meaning (other wording, \
+spelling, extra detail or hedging are fine) and says nothing that contradicts it.\n\
+Grade INCORRECT when it contradicts the gold target, or gives a different answer, even with a \
+hedge.\n\
+Grade NOT_ATTEMPTED when it gives no answer: it refuses, says it does not know, or asks for \
+more information, without contradicting the gold target.\n\
+For numbers, the answer must match the gold target to its last significant figure.\n\
+Reply with exactly two lines:\n\
+Grade: CORRECT or INCORRECT or NOT_ATTEMPTED\n\
+Reason: <one short sentence>";
+
+/// The longest judge's reason kept, in characters.
+const REASON_CHARS: usize = 400;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Grade {
+    Correct,
+    Incorrect,
+    NotAttempted,
+}
+
+impl Grade {
+    pub fn label(self) -> &'static str {
+        match self {
+            Grade::Correct => "correct",
+            Grade::Incorrect => "incorrect",
+            Grade::NotAttempted => "not attempted",
+        }
+    }
+}
+
+/// What the judge said of one answer, and what asking it cost.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Judgement {
+    /// `None` when the judge failed or answered out of format (`problem` says which).
+    pub grade: Option<Grade>,
+    /// The judge's reason, in its words.
+    pub words: String,
+    pub problem: Option<String>,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    /// `None` when the judge model's price is unknown.
+    pub cost_usd: Option<f64>,
+}
+
+impl Judgement {
+    /// A run that gave no answer is not attempted: nothing to ask the judge.
+    pub fn unanswered() -> Self {
+        Judgement {
+            grade: Some(Grade::NotAttempted),
+            words: "No answer was given, so the judge was not asked.".into(),
+            ..Judgement::default()
+        }
+    }
+
+    /// The judge could not be asked, or its call failed.
+    pub fn failed(problem: impl Into<String>) -> Self {
+        Judgement {
+            problem: Some(format!("The judge failed: {}", problem.into())),
+            ..Judgement::default()
+        }
+    }
+
+    /// The judgement read from the judge's reply.
+    pub fn from_reply(reply: &str) -> Self {
+        match read_grade(reply) {
+            Ok((grade, words)) => Judgement {
+                grade: Some(grade),
+                words,
+                ..Judgement::default()
+            },
+            Err(problem) => Judgement {
+                words: crate::history::shortened(reply, REASON_CHARS),
+                problem: Some(problem),
+                ..Judgement::default()
+            },
+        }
+    }
+
+    /// With what the judge's call used, priced when the price is known (per million tokens).
+    pub fn with_usage(mut self, usage: Option<Usage>, pricing: Option<Pricing>) -> Self {
+        if let Some(u) = usage {
+            self.tokens_in = u.prompt_tokens;
+            self.tokens_out = u.completion_tokens;
+        }
+        self.cost_usd = pricing.map(|p| {
+            (self.tokens_in as f64 * p.input + self.tokens_out as f64 * p.output) / 1_000_000.0
+        });
+        self
+    }
+
+    /// What a cell says of it: the grade, or the problem.
+    pub fn verdict(&self) -> String {
+        match (self.grade, &self.problem) {
+            (Some(g), _) => g.label().to_string(),
+            (None, Some(p)) => p.clone(),
+            (None, None) => "not judged".into(),
+        }
+    }
+}
+
+/// The judge's call: its instructions, then the question, the gold target and the answer.
+pub fn judge_messages(question: &str, gold: &str, predicted: &str) -> Vec<ChatMessage> {
+    vec![
+        ChatMessage::system(JUDGE_INSTRUCTIONS),
+        ChatMessage::user(format!(
+            "Question: {}\nGold target: {}\nPredicted answer: {}",
+            question.trim(),
+            gold.trim(),
+            predicted.trim()
+        )),
+    ]
+}
+
+/// The grade and reason of a reply, or why it is out of format. The grade is read from a
+/// `Grade:` line (the first one); a reply naming no grade, or two, is out of format.
+pub fn read_grade(reply: &str) -> Result<(Grade, String), String> {
+    let line_value = |key: &str| {
+        reply.lines().find_map(|line| {
+            let line = line.trim().trim_start_matches(['*', '#', ' ']);
+            let (k, v) = line.split_once(':')?;
+            k.trim()
+                .trim_end_matches('*')
+                .eq_ignore_ascii_case(key)
+                .then(|| v.trim().trim_matches('*').trim().to_string())
+        })
+    };
+    let out_of_format = || {
+        format!(
+            "The judge answered out of format (no \"Grade: CORRECT, INCORRECT or NOT_ATTEMPTED\" line): “{}”",
+            crate::history::shortened(reply, 120)
+        )
+    };
+    let value = line_value("grade").ok_or_else(out_of_format)?;
+    let word = value
+        .split(|c: char| !(c.is_ascii_alphabetic() || c == '_' || c == ' '))
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_uppercase()
+        .replace(' ', "_");
+    let grade = match word.as_str() {
+        "CORRECT" => Grade::Correct,
+        "INCORRECT" => Grade::Incorrect,
+        "NOT_ATTEMPTED" => Grade::NotAttempted,
+        _ => return Err(out_of_format()),
+    };
+    let reason = line_value("reason").unwrap_or_default();
+    Ok((grade, crate::history::shortened(&reason, REASON_CHARS)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_grade_line_gives_the_grade_and_the_reason() {
+        let (g, why) = read_grade("Grade: CORRECT\nReason: It names Chinua Achebe.").unwrap();
+        assert_eq!(
+            (g, why.as_str()),
+            (Grade::Correct, "It names Chinua Achebe.")
+        );
+        let (g, _) = read_grade("**Grade:** not_attempted\n").unwrap();
+        assert_eq!(g, Grade::NotAttempted);
+        let (g, why) = read_grade("Let me see.\ngrade: Incorrect.\n").unwrap();
+        assert_eq!((g, why.as_str()), (Grade::Incorrect, ""));
+        let (g, _) = read_grade("Grade: NOT ATTEMPTED").unwrap();
+        assert_eq!(g, Grade::NotAttempted);
+    }
+
+    #[test]
+    fn a_reply_without_a_known_grade_is_out_of_format() {
+        for reply in [
+            "",
+            "CORRECT",
+            "Grade: probably right",
+            "Grade: A",
+            "The answer is correct.",
+        ] {
+            let problem = read_grade(reply).unwrap_err();
+            assert!(
+                problem.starts_with("The judge answered out of format"),
+                "{reply:?}: {problem}"
+            );
+            let j = Judgement::from_reply(reply);
+            assert_eq!(j.grade, None);
+            assert_eq!(j.verdict(), problem);
+        }
+    }
+
+    #[test]
+    fn the_call_carries_question_gold_and_answer_and_a_long_reason_is_cut() {
+        let m = judge_messages(
+            " Who wrote it? ",
+            "Chinua Achebe",
+            "It was Chinua Achebe, in 1958.",
+        );
+        assert_eq!(m[0].content, JUDGE_INSTRUCTIONS);
+        assert_eq!(
+            m[1].content,
+            "Question: Who wrote it?\nGold target: Chinua Achebe\nPredicted answer: It was Chinua Achebe, in 1958."
+        );
+        let long = format!("Grade: CORRECT\nReason: {}", "why ".repeat(200));
+        let (_, why) = read_grade(&long).unwrap();
+        assert!(why.chars().count() <= REASON_CHARS && why.ends_with('…'));
+        assert_eq!(Judgement::unanswered().grade, Some(Grade::NotAttempted));
+        assert_eq!(
+            Judgement::failed("HTTP 500").verdict(),
+            "The judge failed: HTTP 500"
+        );
+    }
+
+    #[test]
+    fn the_judge_s_tokens_are_priced_per_million() {
+        let j = Judgement::from_reply("Grade: CORRECT").with_usage(
+            Some(Usage {
+                prompt_tokens: 200,
+                completion_tokens: 10,
+                total_tokens: 210,
+            }),
+            Some(Pricing {
+                input: 0.5,
+                output: 2.0,
+            }),
+        );
+        assert_eq!((j.tokens_in, j.tokens_out), (200, 10));
+        assert!((j.cost_usd.unwrap() - 0.00012).abs() < 1e-12);
+        assert_eq!(
+            Judgement::unanswered().with_usage(None, None).cost_usd,
+            None
+        );
+    }
+}

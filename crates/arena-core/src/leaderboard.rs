@@ -680,4 +680,65 @@ mod tests {
             "{rating}"
         );
     }
+
+    #[test]
+    fn evaluation_runs_count_in_the_figures_with_their_spec_s_models() {
+        use crate::agent::Mode;
+        use crate::evaluation::outcome::JobResult;
+        use crate::evaluation::plan::{EvalSpec, Job, SetKind};
+        use crate::evaluation::score::Score;
+        let spec = EvalSpec {
+            id: "e".into(),
+            created: 100.0,
+            set: SetKind::Own,
+            set_name: "t".into(),
+            questions: Vec::new(),
+            modes: vec![Mode::Think, Mode::ReAct],
+            models: vec!["lab/a".into(), "lab/b".into()],
+            max_steps: 3,
+            concurrency: 1,
+            fallback: false,
+            judge_model: String::new(),
+        };
+        let result = |question: usize, mode: Mode, answer: Option<&str>, ms: f64| JobResult {
+            job: Job { question, mode },
+            answer: answer.map(str::to_string),
+            forced: false,
+            score: Score { em: 0.0, f1: 0.0 },
+            steps: 1,
+            tool_calls: 0,
+            tokens_in: 90,
+            tokens_out: 10,
+            cost_usd: Some(0.01),
+            ms,
+            error: None,
+            judge: None,
+        };
+        let results = vec![
+            result(0, Mode::Think, Some("x"), 1_000.0),
+            result(1, Mode::Think, None, 3_000.0),
+            result(0, Mode::ReAct, Some("y"), 2_000.0),
+        ];
+        let evaluations = [(spec, results)];
+        let (votes, stats) = gather(&[], &evaluations, 0.0);
+        assert!(votes.is_empty());
+        let rows = table(&votes, &stats);
+        let think = rows
+            .iter()
+            .find(|r| {
+                r.standing.contestant
+                    == Contestant {
+                        mode: "Think-only".into(),
+                        model: "lab/a".into(),
+                    }
+            })
+            .unwrap();
+        assert_eq!((think.runs, think.answered), (2, 1));
+        assert_eq!(think.median_ms, Some(2_000.0));
+        assert_eq!(think.median_tokens, Some(100));
+        assert!((think.cost_usd.unwrap() - 0.02).abs() < 1e-12);
+        assert_eq!(rows.len(), 2);
+        // An evaluation made before the last Clear does not count.
+        assert!(gather(&[], &evaluations, 101.0).1.is_empty());
+    }
 }

@@ -159,6 +159,10 @@ pub(super) fn run_body(body: RunBody) -> AnyView {
 
     let act = move |action: PanelAction| move |_| on_action.run((run_id, mode, action));
     let active = Memo::new(move |_| state.with(|s| s.status.is_active()));
+    // A blind run is one comparison: its answers are voted on as they came, not retried.
+    let blind = state.with_untracked(|r| r.blind.is_some());
+    let name = state.with_untracked(RunRecord::shown_name);
+    let (stop_label, retry_label) = (format!("Stop {name}"), format!("Retry {name}"));
     let forced = Memo::new(move |_| {
         state.with(|s| s.status == Status::Done && s.last_turn().is_some_and(|t| t.forced()))
     });
@@ -171,16 +175,16 @@ pub(super) fn run_body(body: RunBody) -> AnyView {
             {(!recording).then(|| view! {
                 <div class="panel-actions">
                     <Show when=move || active.get()>
-                        <button class="panel-stop" on:click=act(PanelAction::Stop) title="Stop this panel only; the others go on">
+                        <button class="panel-stop" on:click=act(PanelAction::Stop) aria-label=stop_label.clone() title="Stop this panel only; the others go on">
                             "Stop"
                         </button>
                     </Show>
-                    <Show when=move || !active.get()>
-                        <button class="panel-retry" on:click=act(PanelAction::Retry) title="Ask this panel the same question again, with the same settings and prompt; this attempt is kept">
+                    <Show when=move || !active.get() && !blind>
+                        <button class="panel-retry" on:click=act(PanelAction::Retry) aria-label=retry_label.clone() title="Ask this panel the same question again, with the same settings and prompt; this attempt is kept">
                             "Retry"
                         </button>
                     </Show>
-                    <Show when=move || forced.get()>
+                    <Show when=move || forced.get() && !blind>
                         <button class="panel-more" on:click=act(PanelAction::MoreSteps) title="The step limit cut this run short: let it go on">
                             {format!("Go on for {more_steps} more step{}", if more_steps == 1 { "" } else { "s" })}
                         </button>

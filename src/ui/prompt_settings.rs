@@ -2,9 +2,9 @@
 //! marked, is sent exactly as written, and Reset brings back the mode's own.
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::agent::Mode;
-use crate::edited_prompts::default_prompt;
 use crate::settings::Settings;
 
 #[component]
@@ -35,14 +35,14 @@ fn PromptEdit(
         settings.with(|s| {
             s.prompts
                 .get(mode)
-                .map_or_else(|| default_prompt(s, mode), str::to_string)
+                .map_or_else(|| s.default_prompt(mode), str::to_string)
         })
     });
-    let save = move |ev| {
+    let save = move |ev: leptos::ev::Event| {
         let written = event_target_value(&ev);
         let result = settings
             .try_update(|s| {
-                let default = default_prompt(s, mode);
+                let default = s.default_prompt(mode);
                 s.prompts.set(mode, &written, &default)
             })
             .unwrap_or(Ok(()));
@@ -50,8 +50,14 @@ fn PromptEdit(
             Ok(()) => field_error.set(None),
             Err(e) => {
                 field_error.set(Some(e));
-                // The field shows the prompt that stays.
-                settings.update(|_| {});
+                // The field shows the prompt that stays (the memo did not change, so it is
+                // put back by hand).
+                if let Some(field) = ev
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+                {
+                    field.set_value(&text.get_untracked());
+                }
             }
         }
     };

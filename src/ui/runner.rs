@@ -64,7 +64,11 @@ fn go_on(token: &str, panel: &PanelRun, next: Next, controller: &AbortController
         _ => record.config.protocol,
     };
     let options = RunOptions {
-        max_steps: record.config.max_steps,
+        // A retry goes by the run's own limit, not one raised by going on past it.
+        max_steps: match &next {
+            Next::Retry => panel.settings.max_steps,
+            _ => record.config.max_steps,
+        },
         plan: ProtocolPlan {
             protocol,
             fall_back_to_text: false,

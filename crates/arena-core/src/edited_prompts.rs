@@ -1,13 +1,10 @@
 //! The system prompts a user edited in Settings, one per mode. An edited prompt is sent exactly
-//! as written, in place of the mode's own (in any protocol); the default is what Settings show
-//! to start from, and Reset goes back to it.
+//! as written, in place of the mode's own (in any protocol); the default
+//! (`Settings::default_prompt`) is what Settings show to start from, and Reset goes back to it.
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::action_protocol::Protocol;
 use crate::agent::Mode;
-use crate::settings::Settings;
-use crate::tools::registry::Registry;
 
 /// Longer than any prompt a person writes; a stored one longer than this is dropped (the
 /// settings may come from a file).
@@ -74,21 +71,14 @@ impl EditedPrompts {
     }
 }
 
-/// The mode's own prompt for these settings in the text protocol, with the built-in tools the
-/// mode may call: what Settings show to start an edit from. (With native tool calls a run
-/// sends a shorter one; MCP tools are listed as their servers describe them.)
-pub fn default_prompt(settings: &Settings, mode: Mode) -> String {
-    let specs = if mode.uses_tools() {
-        Registry::listed_specs(|name| settings.tool_enabled(mode, name))
-    } else {
-        Vec::new()
-    };
-    mode.system_prompt(&specs, Protocol::Text)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::Settings;
+
+    fn default_prompt(settings: &Settings, mode: Mode) -> String {
+        settings.default_prompt(mode)
+    }
 
     #[test]
     fn an_edit_is_kept_as_written_and_the_default_or_blank_is_no_edit() {

@@ -57,6 +57,9 @@ pub struct ModeOutcome {
     /// A blind run's panel: its letter and the user's vote, once given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blind: Option<Blind>,
+    /// The run sent a system prompt edited in Settings.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prompt_edited: bool,
 }
 
 impl ModeOutcome {
@@ -72,6 +75,7 @@ impl ModeOutcome {
             tokens: m.tokens_in + m.tokens_out,
             cost_usd: m.cost_usd,
             blind: record.blind.clone(),
+            prompt_edited: record.config.edited_prompt.is_some(),
         }
     }
 

@@ -57,25 +57,47 @@ pub const MIN_RESULTS: u32 = 5;
 /// A pairwise result: (a, b, a's score: 1 win, 0.5 tie, 0 loss).
 type Pair = (usize, usize, f64);
 
-fn pairs(votes: &[Vote], index: &BTreeMap<Contestant, usize>) -> Vec<Pair> {
-    let mut out = Vec::new();
-    for vote in votes {
-        let ids: Vec<usize> = vote.contestants.iter().map(|c| index[c]).collect();
-        for i in 0..ids.len() {
-            for j in i + 1..ids.len() {
-                let score = match vote.verdict {
-                    Verdict::Best(b) if b == i => 1.0,
-                    Verdict::Best(b) if b == j => 0.0,
-                    // A third panel was best: these two both lost to it, and tell nothing of
-                    // each other.
-                    Verdict::Best(_) => continue,
-                    Verdict::Tie | Verdict::AllBad => 0.5,
-                };
-                out.push((ids[i], ids[j], score));
+/// Each vote's pairwise results.
+fn pairs(votes: &[Vote], index: &BTreeMap<Contestant, usize>) -> Vec<Vec<Pair>> {
+    votes
+        .iter()
+        .map(|vote| {
+            let ids: Vec<usize> = vote.contestants.iter().map(|c| index[c]).collect();
+            let mut out = Vec::new();
+            for i in 0..ids.len() {
+                for j in i + 1..ids.len() {
+                    let score = match vote.verdict {
+                        Verdict::Best(b) if b == i => 1.0,
+                        Verdict::Best(b) if b == j => 0.0,
+                        // A third panel was best: these two both lost to it, and tell
+                        // nothing of each other.
+                        Verdict::Best(_) => continue,
+                        Verdict::Tie | Verdict::AllBad => 0.5,
+                    };
+                    out.push((ids[i], ids[j], score));
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// Whether every contestant is linked to every other by comparisons.
+fn connected(n: usize, results: &[Pair]) -> bool {
+    let mut seen = vec![false; n];
+    let mut stack = vec![0];
+    seen[0] = true;
+    while let Some(at) = stack.pop() {
+        for &(a, b, _) in results {
+            for (from, to) in [(a, b), (b, a)] {
+                if from == at && !seen[to] {
+                    seen[to] = true;
+                    stack.push(to);
+                }
             }
         }
     }
-    out
+    seen.into_iter().all(|s| s)
 }
 
 /// Bradley-Terry strengths by Hunter's MM iterations, ties as half a win each; `None` when a
@@ -89,7 +111,9 @@ fn strengths(n: usize, results: &[Pair]) -> Option<Vec<f64>> {
         games[a][b] += 1.0;
         games[b][a] += 1.0;
     }
-    if wins.iter().any(|w| *w <= 0.0) {
+    // A contestant that never won (or never lost) has no finite strength.
+    let played: Vec<f64> = games.iter().map(|row| row.iter().sum()).collect();
+    if wins.iter().zip(&played).any(|(w, g)| *w <= 0.0 || *w >= *g) || !connected(n, results) {
         return None;
     }
     let mut p = vec![1.0; n];
@@ -139,7 +163,12 @@ impl SplitMix {
 
 const RESAMPLES: usize = 200;
 
-/// The table, best rated first (unrated after, by wins).
+/// A rating and its interval.
+type Rated = (f64, Option<(f64, f64)>);
+
+/// The table, best rated first (unrated after, by wins). Contestants with at least
+/// [`MIN_RESULTS`] results are rated on the comparisons among them, when each has won and
+/// lost (or tied) and all are linked by comparisons; the interval resamples whole votes.
 pub fn standings(votes: &[Vote]) -> Vec<Standing> {
     let mut index = BTreeMap::new();
     for c in votes.iter().flat_map(|v| &v.contestants) {
@@ -147,68 +176,77 @@ pub fn standings(votes: &[Vote]) -> Vec<Standing> {
         index.entry(c.clone()).or_insert(next);
     }
     let n = index.len();
-    let results = pairs(votes, &index);
-    let mut rows: Vec<Standing> = index
-        .keys()
-        .map(|c| Standing {
-            contestant: c.clone(),
-            wins: 0,
-            ties: 0,
-            losses: 0,
-            rating: None,
-            interval: None,
-        })
-        .collect();
-    let position: Vec<usize> = {
-        let mut by_id = vec![0; n];
-        for (row, id) in index.values().enumerate() {
-            by_id[*id] = row;
-        }
-        by_id
-    };
-    for &(a, b, s) in &results {
-        let (ra, rb) = (position[a], position[b]);
+    let by_vote = pairs(votes, &index);
+    let mut tally = vec![(0u32, 0u32, 0u32); n];
+    for &(a, b, s) in by_vote.iter().flatten() {
         if s == 1.0 {
-            rows[ra].wins += 1;
-            rows[rb].losses += 1;
+            tally[a].0 += 1;
+            tally[b].2 += 1;
         } else if s == 0.0 {
-            rows[ra].losses += 1;
-            rows[rb].wins += 1;
+            tally[a].2 += 1;
+            tally[b].0 += 1;
         } else {
-            rows[ra].ties += 1;
-            rows[rb].ties += 1;
+            tally[a].1 += 1;
+            tally[b].1 += 1;
         }
     }
-    let enough = n >= 2
-        && rows
-            .iter()
-            .all(|r| r.wins + r.ties + r.losses >= MIN_RESULTS);
-    if enough {
-        if let Some(p) = strengths(n, &results) {
-            let mut samples: Vec<Vec<f64>> = vec![Vec::new(); n];
-            let mut rng = SplitMix(results.len() as u64);
+    let results_of = |id: usize| tally[id].0 + tally[id].1 + tally[id].2;
+    // The rated: enough results each; renumbered 0..k for the fit.
+    let rated: Vec<usize> = (0..n).filter(|&id| results_of(id) >= MIN_RESULTS).collect();
+    let slot = |id: usize| rated.iter().position(|&r| r == id);
+    let rated_votes: Vec<Vec<Pair>> = by_vote
+        .iter()
+        .map(|pairs| {
+            pairs
+                .iter()
+                .filter_map(|&(a, b, s)| Some((slot(a)?, slot(b)?, s)))
+                .collect::<Vec<Pair>>()
+        })
+        .filter(|p| !p.is_empty())
+        .collect();
+    let mut ratings: Vec<Option<Rated>> = vec![None; n];
+    let k = rated.len();
+    let all: Vec<Pair> = rated_votes.iter().flatten().copied().collect();
+    if k >= 2 {
+        if let Some(p) = strengths(k, &all) {
+            let mut samples: Vec<Vec<f64>> = vec![Vec::new(); k];
+            let mut rng = SplitMix(all.len() as u64);
             for _ in 0..RESAMPLES {
-                let drawn: Vec<Pair> = (0..results.len())
-                    .map(|_| results[(rng.next() % results.len() as u64) as usize])
+                let drawn: Vec<Pair> = (0..rated_votes.len())
+                    .flat_map(|_| {
+                        rated_votes[(rng.next() % rated_votes.len() as u64) as usize]
+                            .iter()
+                            .copied()
+                    })
                     .collect();
-                if let Some(q) = strengths(n, &drawn) {
-                    for (id, s) in q.iter().enumerate() {
-                        samples[id].push(elo(*s));
+                if let Some(q) = strengths(k, &drawn) {
+                    for (i, s) in q.iter().enumerate() {
+                        samples[i].push(elo(*s));
                     }
                 }
             }
-            for id in 0..n {
-                let row = &mut rows[position[id]];
-                row.rating = Some(elo(p[id]));
-                let mut s = std::mem::take(&mut samples[id]);
+            for (i, &id) in rated.iter().enumerate() {
+                let mut s = std::mem::take(&mut samples[i]);
                 s.sort_by(|a, b| a.total_cmp(b));
-                if s.len() >= RESAMPLES / 2 {
+                let interval = (s.len() >= RESAMPLES / 2).then(|| {
                     let at = |q: f64| s[((s.len() - 1) as f64 * q).round() as usize];
-                    row.interval = Some((at(0.025), at(0.975)));
-                }
+                    (at(0.025), at(0.975))
+                });
+                ratings[id] = Some((elo(p[i]), interval));
             }
         }
     }
+    let mut rows: Vec<Standing> = index
+        .iter()
+        .map(|(c, &id)| Standing {
+            contestant: c.clone(),
+            wins: tally[id].0,
+            ties: tally[id].1,
+            losses: tally[id].2,
+            rating: ratings[id].map(|r| r.0),
+            interval: ratings[id].and_then(|r| r.1),
+        })
+        .collect();
     rows.sort_by(|a, b| match (a.rating, b.rating) {
         (Some(x), Some(y)) => y.total_cmp(&x),
         (Some(_), None) => std::cmp::Ordering::Less,
@@ -249,9 +287,15 @@ impl Row {
     }
 }
 
+/// A mode with its model; a run on an edited prompt is a contestant of its own.
 fn contestant(mode: &ModeOutcome) -> Contestant {
+    let label = mode.mode.label();
     Contestant {
-        mode: mode.mode.label().to_string(),
+        mode: if mode.prompt_edited {
+            format!("{label} (edited prompt)")
+        } else {
+            label.to_string()
+        },
         model: mode.model.clone(),
     }
 }
@@ -289,7 +333,8 @@ pub fn gather(
     let mut runs: Vec<RunStat> = kept
         .iter()
         .flat_map(|r| &r.modes)
-        .filter(|m| !m.model.is_empty())
+        // A blind run's figures would tell its panels apart before the vote.
+        .filter(|m| !m.model.is_empty() && !m.hidden())
         .map(|m| RunStat {
             contestant: contestant(m),
             answered: m.answered,
@@ -299,15 +344,20 @@ pub fn gather(
         })
         .collect();
     for (spec, results) in evaluations.iter().filter(|(s, _)| s.created >= since) {
-        runs.extend(results.iter().map(|r| RunStat {
-            contestant: Contestant {
-                mode: r.job.mode.label().to_string(),
-                model: spec.model_for(r.job.mode).to_string(),
-            },
-            answered: r.answer.is_some(),
-            ms: Some(r.ms),
-            tokens: r.tokens_in + r.tokens_out,
-            cost_usd: r.cost_usd,
+        runs.extend(results.iter().map(|r| {
+            RunStat {
+                contestant: Contestant {
+                    mode: r.job.mode.label().to_string(),
+                    model: spec.model_for(r.job.mode).to_string(),
+                },
+                answered: r.answer.is_some(),
+                ms: Some(r.ms),
+                tokens: r.tokens_in + r.tokens_out,
+                // The judge's calls are the evaluation's, not the contestant's.
+                cost_usd: r
+                    .cost_usd
+                    .map(|c| c - r.judge.as_ref().and_then(|j| j.cost_usd).unwrap_or(0.0)),
+            }
         }));
     }
     (votes, runs)
@@ -395,6 +445,18 @@ pub fn ranking_note(rows: &[Row], votes: usize) -> Option<String> {
     }
     if votes == 0 {
         return Some("No votes yet: run All in blind mode and vote to rank the modes.".into());
+    }
+    let results = |r: &Row| r.standing.wins + r.standing.ties + r.standing.losses;
+    if rows
+        .iter()
+        .filter(|r| results(r) > 0)
+        .filter(|r| results(r) >= MIN_RESULTS)
+        .count()
+        >= 2
+    {
+        return Some(format!(
+            "Not rated yet: {votes} votes so far. A rating needs each contestant to have won and lost (or tied) at least once, against contestants compared with one another."
+        ));
     }
     let fewest = rows
         .iter()
@@ -557,6 +619,7 @@ mod tests {
                     label: label.into(),
                     vote,
                 }),
+                prompt_edited: false,
             })
             .collect();
         RunSummary {
@@ -582,7 +645,8 @@ mod tests {
             votes.iter().map(|v| v.verdict.clone()).collect::<Vec<_>>(),
             [Verdict::Best(2), Verdict::Tie, Verdict::AllBad]
         );
-        assert_eq!(stats.len(), 12);
+        // The run not voted on is still blind: its figures wait for the vote too.
+        assert_eq!(stats.len(), 9);
         let rows = table(&votes, &stats);
         let react = rows
             .iter()
@@ -597,10 +661,10 @@ mod tests {
             ),
             (2, 4, 0)
         );
-        assert_eq!((react.runs, react.answered), (4, 4));
+        assert_eq!((react.runs, react.answered), (3, 3));
         assert_eq!(react.median_ms, Some(2_000.0));
         assert_eq!(react.median_tokens, Some(100));
-        assert!((react.cost_usd.unwrap() - 0.004).abs() < 1e-12);
+        assert!((react.cost_usd.unwrap() - 0.003).abs() < 1e-12);
         let act = rows
             .iter()
             .find(|r| r.standing.contestant.mode == "Act-only")
@@ -617,7 +681,7 @@ mod tests {
         // Clear: only what came after counts.
         let (votes, stats) = gather(&runs, &[], 25.0);
         assert_eq!(votes.len(), 1);
-        assert_eq!(stats.len(), 6);
+        assert_eq!(stats.len(), 3);
         let rows = table(&votes, &stats);
         assert!(rows.iter().all(|r| r.standing.rating.is_none()));
         let note = ranking_note(&rows, votes.len()).unwrap();
@@ -740,5 +804,33 @@ mod tests {
         assert_eq!(rows.len(), 2);
         // An evaluation made before the last Clear does not count.
         assert!(gather(&[], &evaluations, 101.0).1.is_empty());
+    }
+
+    #[test]
+    fn a_newcomer_with_few_results_leaves_the_others_rated_and_an_unbeaten_one_rates_nobody() {
+        let pair = |x: &str, y: &str, winner: usize| Vote {
+            contestants: vec![c(x), c(y)],
+            verdict: Verdict::Best(winner),
+        };
+        // a and b: 4 wins to 2; c, new, one loss to a.
+        let mut votes: Vec<Vote> = [0, 0, 1, 0, 0, 1]
+            .iter()
+            .map(|&w| pair("a", "b", w))
+            .collect();
+        votes.push(pair("a", "c", 0));
+        let rows = standings(&votes);
+        let row = |m: &str| rows.iter().find(|r| r.contestant.mode == m).unwrap();
+        assert!(row("a").rating.is_some() && row("b").rating.is_some());
+        assert_eq!(row("c").rating, None);
+        // Only a's games with b count in its rating: 4 to 2, 400·log10(2) apart.
+        let gap = row("a").rating.unwrap() - row("b").rating.unwrap();
+        assert!((gap - 400.0 * 2f64.log10()).abs() < 1e-6, "{gap}");
+
+        // a won all six: no finite strength, so no ratings, and the note says why.
+        let unbeaten: Vec<Vote> = (0..6).map(|_| pair("a", "b", 0)).collect();
+        let table_rows = table(&unbeaten, &[]);
+        assert!(table_rows.iter().all(|r| r.standing.rating.is_none()));
+        let note = ranking_note(&table_rows, 6).unwrap();
+        assert!(note.starts_with("Not rated yet: 6 votes so far."), "{note}");
     }
 }

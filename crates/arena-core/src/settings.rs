@@ -182,6 +182,18 @@ impl Settings {
         self
     }
 
+    /// The mode's own prompt for these settings in the text protocol, with the built-in tools
+    /// the mode may call: what Settings show to start an edit from. (With native tool calls a
+    /// run sends a shorter one; MCP tools are listed as their servers describe them.)
+    pub fn default_prompt(&self, mode: Mode) -> String {
+        let specs = if mode.uses_tools() {
+            Registry::listed_specs(|name| self.tool_enabled(mode, name))
+        } else {
+            Vec::new()
+        };
+        mode.system_prompt(&specs, crate::agent::action_protocol::Protocol::Text)
+    }
+
     /// The model a mode runs with: its own, or the common one.
     pub fn model_for(&self, mode: Mode) -> &str {
         if self.backend == Backend::Browser {

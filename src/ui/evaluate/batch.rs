@@ -83,7 +83,7 @@ fn now() -> f64 {
 pub fn done_jobs(results: &[JobResult]) -> Vec<Job> {
     results
         .iter()
-        .filter(|r| r.error.is_none())
+        .filter(|r| !r.failed())
         .map(|r| r.job)
         .collect()
 }
@@ -97,7 +97,7 @@ pub fn start(state: EvalState, spec: EvalSpec, context: EvalContext) {
         return;
     };
     // Failed runs are run again: their results go until the new ones come.
-    state.results.update(|rs| rs.retain(|r| r.error.is_none()));
+    state.results.update(|rs| rs.retain(|r| !r.failed()));
     let scheduler = state
         .results
         .with_untracked(|rs| Scheduler::new(&spec, done_jobs(rs)));

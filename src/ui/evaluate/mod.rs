@@ -206,7 +206,7 @@ fn EvaluateView() -> impl IntoView {
     let failed = Signal::derive(move || {
         state
             .results
-            .with(|rs| rs.iter().filter(|r| r.error.is_some()).count())
+            .with(|rs| rs.iter().filter(|r| r.failed()).count())
     });
     // Resume runs what is left and what failed.
     let unfinished = Signal::derive(move || {

@@ -16,7 +16,7 @@ use crate::web::clock::wall_ms;
 fn progress_line(state: EvalState) -> String {
     let (done, failed) = state
         .results
-        .with(|rs| (rs.len(), rs.iter().filter(|r| r.error.is_some()).count()));
+        .with(|rs| (rs.len(), rs.iter().filter(|r| r.failed()).count()));
     let remaining = state.remaining.get();
     let total = done + remaining;
     let (started, finished_here) = state.session.get();

@@ -7,6 +7,7 @@ use crate::agent::record::RunRecord;
 use crate::agent::run::{run_turn, Next};
 use crate::agent::turn_setup::set_up_turn;
 use crate::agent::AgentEvent;
+use crate::edited_prompts::EditedPrompts;
 use crate::evaluation::context::EvalContext;
 use crate::evaluation::plan::{EvalSpec, Job};
 use crate::llm::retry::rate_limit_wait_secs;
@@ -23,6 +24,8 @@ fn job_settings(context: &EvalContext, spec: &EvalSpec, job: Job) -> Settings {
         model: spec.model_for(job.mode).to_string(),
         mode_models: ModeModels::default(),
         max_steps: spec.max_steps,
+        // An evaluation compares the modes as they are: their own prompts.
+        prompts: EditedPrompts::default(),
         ..context.settings.clone()
     }
 }

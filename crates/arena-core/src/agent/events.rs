@@ -1,6 +1,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::action_protocol::Protocol;
+use super::turn::Turn;
 use crate::llm::{ChatMessage, Usage};
 
 /// What a run reports while it goes. The last event of a run is `Answer`, `Error` or `Stopped`.
@@ -72,15 +73,17 @@ pub enum AgentEvent {
         protocol: Protocol,
     },
     /// The user asked for the latest turn again (Retry): it starts over with the same
-    /// question, and what it did is kept as an earlier attempt.
-    Retrying,
+    /// question and the run's own step limit, and what it did is kept as an earlier attempt.
+    Retrying {
+        max_steps: u32,
+    },
     /// The user let the latest turn go on past the step limit, to `max_steps` steps: its
     /// forced answer is kept as an earlier attempt and the loop goes on from the next step.
     MoreSteps {
         max_steps: u32,
     },
     /// A replay gives the latest turn back its earlier attempts, as the record kept them.
-    Attempts(Vec<super::record::Turn>),
+    Attempts(Vec<Turn>),
     /// A kept run is shown again after the page was reloaded or closed while it went: a mode
     /// that was still going stops where it was saved, and says so.
     Interrupted,

@@ -21,6 +21,7 @@ pub mod replay;
 pub mod run;
 pub mod think_split;
 pub mod tool_json;
+pub mod turn;
 pub mod turn_setup;
 
 use futures::future::LocalBoxFuture;

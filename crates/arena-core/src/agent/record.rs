@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::action_protocol::Protocol;
 use super::events::AgentEvent;
 use super::mode::Mode;
+pub use super::turn::{Answer, McpSource, Step, ToolRun, Turn};
 use crate::browser_model::Backend;
 use crate::llm::models::Pricing;
 use crate::llm::{ChatMessage, Role, Usage};
@@ -110,143 +111,6 @@ impl Default for RunConfig {
             context_length: None,
             backend: Backend::Endpoint,
         }
-    }
-}
-
-/// An MCP server's tool as a run offered it: what a call of it went to.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct McpSource {
-    /// The name offered to the model.
-    pub tool: String,
-    /// The server's name, as the settings show it.
-    pub server: String,
-    pub url: String,
-    /// The server's own name for the tool.
-    pub name: String,
-}
-
-impl McpSource {
-    /// `"Docs" at https://mcp.test/mcp, tool search_docs`: where a call went, in words.
-    pub fn describe(&self) -> String {
-        format!(
-            "MCP server \"{}\" at {}, tool {}",
-            self.server, self.url, self.name
-        )
-    }
-}
-
-/// One tool call of a step and what came of it. A run with no tool is an observation about
-/// the reply itself (it fit no format).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ToolRun {
-    pub tool: String,
-    pub input: String,
-    /// `None` while it runs.
-    pub output: Option<String>,
-    pub is_error: bool,
-    /// The MCP server and tool the call went to, when it was one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mcp: Option<McpSource>,
-}
-
-impl Step {
-    /// The tool calls, as (tool, input).
-    pub fn actions(&self) -> Vec<(String, String)> {
-        self.called()
-            .into_iter()
-            .map(|(tool, input, _)| (tool, input))
-            .collect()
-    }
-
-    /// The tool calls, as (tool, input, the MCP server it went to).
-    pub fn called(&self) -> Vec<(String, String, Option<McpSource>)> {
-        self.tool_runs
-            .iter()
-            .filter(|r| !r.tool.is_empty())
-            .map(|r| (r.tool.clone(), r.input.clone(), r.mcp.clone()))
-            .collect()
-    }
-
-    /// What came back, as (text, is_error), in order.
-    pub fn observations(&self) -> Vec<(String, bool)> {
-        self.tool_runs
-            .iter()
-            .filter_map(|r| r.output.clone().map(|o| (o, r.is_error)))
-            .collect()
-    }
-}
-
-/// One model call and the tool calls it asked for.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Step {
-    pub number: u32,
-    /// The final no-tools call after the step limit.
-    pub forced: bool,
-    /// Milliseconds since the Unix epoch.
-    pub t_start: f64,
-    pub t_first_token: Option<f64>,
-    /// When the reply was complete (the model's part of the step).
-    pub t_reply: Option<f64>,
-    /// When the step's tool calls were done.
-    pub t_tools_done: Option<f64>,
-    pub reasoning: String,
-    /// The reply as it streams; once read, its parts are in `thought` and `tool_runs`.
-    pub live: String,
-    /// Counts the times `live` was emptied (a retried call), so a view that appends to what it
-    /// showed knows when to start over.
-    pub live_epoch: u32,
-    pub thought: Option<String>,
-    pub tool_runs: Vec<ToolRun>,
-    /// What the run did about trouble in this step (a format reminder, a protocol switch).
-    pub notices: Vec<String>,
-    /// As the endpoint reported it (summed over retried calls).
-    pub usage: Option<Usage>,
-    /// What this step added to the conversation, in order.
-    pub messages: Vec<ChatMessage>,
-    /// The reply has been read (thought/action/answer known): `live` is no longer shown.
-    pub settled: bool,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Answer {
-    pub text: String,
-    pub forced: bool,
-    pub step: u32,
-}
-
-/// One question and everything the run did about it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Turn {
-    pub question: String,
-    pub t_start: f64,
-    pub steps: Vec<Step>,
-    pub answer: Option<Answer>,
-    pub error: Option<String>,
-    pub stopped: bool,
-    /// When the run was cut mid-reply: the step to run again, in the protocol it spoke.
-    pub resumable: Option<(u32, Protocol)>,
-    /// Earlier attempts at this question (Retry, or a forced answer before Continue), oldest
-    /// first. They are not part of the conversation sent to the model.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub earlier: Vec<Turn>,
-}
-
-impl Turn {
-    /// This turn as an earlier attempt: everything but its own earlier attempts.
-    fn as_attempt(&self) -> Turn {
-        Turn {
-            earlier: Vec::new(),
-            ..self.clone()
-        }
-    }
-
-    /// Whether the turn ended on an answer forced by the step limit.
-    pub fn forced(&self) -> bool {
-        self.answer.as_ref().is_some_and(|a| a.forced)
     }
 }
 
@@ -493,11 +357,17 @@ impl RunRecord {
             AgentEvent::Resumable { step, protocol } => {
                 self.turn().resumable = Some((*step, *protocol));
             }
-            AgentEvent::Retrying => {
+            AgentEvent::Retrying { max_steps } => {
                 let Some(last) = self.turns.pop() else {
                     return;
                 };
                 let index = self.turns.len();
+                // Going on past the limit raised it for that attempt only.
+                self.config.max_steps = *max_steps;
+                // A summary made during the replaced attempt summarised what is gone.
+                if self.compaction.as_ref().is_some_and(|c| c.turn >= index) {
+                    self.compaction = None;
+                }
                 let mut earlier = last.earlier.clone();
                 earlier.push(last.as_attempt());
                 self.turns.push(Turn {
@@ -957,5 +827,50 @@ mod tests {
             serde_json::from_str(r#"{"id":"x","turns":[{"question":"q"}]}"#).unwrap();
         assert_eq!(partial.turns[0].question, "q");
         assert_eq!(partial.status, Status::Idle);
+    }
+
+    #[test]
+    fn a_retry_drops_a_summary_of_the_attempt_it_replaces_and_takes_the_run_s_limit() {
+        let mut r = RunRecord::new("r", 0.0, RunConfig::default());
+        for e in [
+            AgentEvent::TurnStarted {
+                question: "q1".into(),
+            },
+            AgentEvent::Answer {
+                text: "a1".into(),
+                forced: false,
+                step: 1,
+            },
+            AgentEvent::TurnStarted {
+                question: "q2".into(),
+            },
+            AgentEvent::StepStarted {
+                step: 1,
+                forced: false,
+            },
+            AgentEvent::Compacted {
+                turn: 1,
+                step: 0,
+                summary: "of the first attempt".into(),
+            },
+            AgentEvent::MoreSteps { max_steps: 9 },
+        ] {
+            r.apply(0.0, &e);
+        }
+        assert_eq!(r.config.max_steps, 9);
+        r.apply(0.0, &AgentEvent::Retrying { max_steps: 4 });
+        assert_eq!(r.compaction, None);
+        assert_eq!(r.config.max_steps, 4);
+        assert_eq!(r.turns.len(), 2);
+        assert_eq!(r.turns[1].question, "q2");
+        assert!(r.turns[1].steps.is_empty());
+        // A summary of earlier turns alone stays.
+        r.compaction = Some(Compaction {
+            turn: 0,
+            step: 1,
+            summary: "of q1".into(),
+        });
+        r.apply(0.0, &AgentEvent::Retrying { max_steps: 4 });
+        assert!(r.compaction.is_some());
     }
 }

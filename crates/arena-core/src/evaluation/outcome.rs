@@ -43,6 +43,11 @@ impl JobResult {
         self
     }
 
+    /// The run, or the judge's call on it, failed: it is run again with the failed ones.
+    pub fn failed(&self) -> bool {
+        self.error.is_some() || self.judge.as_ref().is_some_and(|j| j.call_failed)
+    }
+
     /// Answered within its steps: what ReAct → CoT falls back on when false.
     pub fn answered_in_steps(&self) -> bool {
         self.answer.is_some() && !self.forced

@@ -121,7 +121,12 @@ pub async fn run_turn<M: ChatModel, T: Toolbox>(
         }
         Next::Resume { step, protocol } => (step.max(1), protocol),
         Next::Retry => {
-            sink.emit(AgentEvent::Retrying);
+            let max_steps = if mode.uses_tools() {
+                options.max_steps.max(1)
+            } else {
+                1
+            };
+            sink.emit(AgentEvent::Retrying { max_steps });
             (1, sink.record.config.protocol)
         }
         Next::MoreSteps { steps } => {

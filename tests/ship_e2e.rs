@@ -325,9 +325,12 @@ fn embed_fits_360_and_1280_pixels() {
                     .await,
             )
             .unwrap();
+            let wide = rig
+                .js("return Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right > innerWidth + 1).slice(0, 8).map(e => e.tagName + '#' + e.id + '.' + e.className)")
+                .await;
             assert!(
                 scroll <= inner,
-                "{width}: no sideways scroll ({scroll} > {inner})"
+                "{width}: no sideways scroll ({scroll} > {inner}); too wide: {wide}"
             );
             let hidden = rig
                 .js("const s = document.querySelector('.settings'); return !s || getComputedStyle(s).display === 'none'")

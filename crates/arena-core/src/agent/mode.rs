@@ -156,7 +156,7 @@ impl ModeChoice {
         match self {
             ModeChoice::One(m) => m.label(),
             ModeChoice::All => "All three, side by side",
-            ModeChoice::Blind => "All three, blind (vote, then see which is which)",
+            ModeChoice::Blind => "All three, blind vote",
         }
     }
 

@@ -239,7 +239,9 @@ fn stop_ends_a_generation_within_a_second() {
         rig.wait_for(
             "tokens to stream",
             Duration::from_secs(120),
-            "return (document.querySelector('section.panel .live') || {innerText: ''}).innerText.length > 20",
+            // textContent: the streamed lines skip rendering while out of view (content-visibility),
+            // and then have no innerText; the panel is below the open Settings.
+            "return (document.querySelector('section.panel .live') || {textContent: ''}).textContent.length > 20",
         )
         .await;
         // The panel's own "stopped" is stamped by an observer, so a busy

@@ -196,7 +196,7 @@ fn a_panel_s_own_stop_stops_it_alone_and_go_on_passes_the_step_limit() {
             "Think-only to stream a few words",
             SETTLE,
             &format!(
-                "return document.querySelector('{} .live').innerText.includes('count')",
+                "return (document.querySelector('{} .live') || {{textContent: ''}}).textContent.includes('count')",
                 panel("think")
             ),
         )
@@ -237,7 +237,7 @@ fn a_panel_s_own_stop_stops_it_alone_and_go_on_passes_the_step_limit() {
             "ReAct to go on to its answer",
             SETTLE,
             &format!(
-                "const p = document.querySelector('{}'); return p.dataset.status === 'done' && p.querySelector('.answer').innerText.includes('42')",
+                "const p = document.querySelector('{}'); return p.dataset.status === 'done' && !!p.querySelector('.answer') && p.querySelector('.answer').innerText.includes('42')",
                 panel("react")
             ),
         )

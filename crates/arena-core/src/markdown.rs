@@ -15,75 +15,77 @@ pub fn render_markdown(text: &str, page_origin: &str) -> String {
     let is_safe_url = |url: &str| is_link_out(url, page_origin);
     let mut dropped_links = Vec::new(); // per open link: was it dropped?
     let mut image_links = Vec::new(); // per open image: is it shown as a link?
-    let events = Parser::new_ext(text, OPTIONS).flat_map(|ev| -> Vec<Event> {
-        let one = |e| vec![e];
-        match ev {
-            Event::Html(raw) | Event::InlineHtml(raw) => one(Event::Text(raw)),
-            Event::Start(Tag::Link {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => {
-                let unsafe_link = !is_safe_url(&dest_url);
-                dropped_links.push(unsafe_link);
-                if unsafe_link {
-                    vec![]
-                } else {
-                    one(Event::Start(Tag::Link {
-                        link_type,
-                        dest_url,
-                        title,
-                        id,
-                    }))
-                }
-            }
-            Event::End(TagEnd::Link) => {
-                if dropped_links.pop().unwrap_or(false) {
-                    vec![]
-                } else {
-                    one(Event::End(TagEnd::Link))
-                }
-            }
-            // An image would be fetched by the browser on its own, possibly to leak data in its
-            // URL: it becomes a placeholder naming the host, a link that opens it only on click.
-            Event::Start(Tag::Image {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => {
-                let label = Event::Text(CowStr::from(format!(
-                    "[image from {}: ",
-                    host_of(&dest_url)
-                )));
-                let linked = is_safe_url(&dest_url);
-                image_links.push(linked);
-                if linked {
-                    vec![
-                        Event::Start(Tag::Link {
+    let events = markers_as_text(text)
+        .into_iter()
+        .flat_map(|ev| -> Vec<Event> {
+            let one = |e| vec![e];
+            match ev {
+                Event::Html(raw) | Event::InlineHtml(raw) => one(Event::Text(raw)),
+                Event::Start(Tag::Link {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                }) => {
+                    let unsafe_link = !is_safe_url(&dest_url);
+                    dropped_links.push(unsafe_link);
+                    if unsafe_link {
+                        vec![]
+                    } else {
+                        one(Event::Start(Tag::Link {
                             link_type,
                             dest_url,
                             title,
                             id,
-                        }),
-                        label,
-                    ]
-                } else {
-                    vec![label]
+                        }))
+                    }
                 }
-            }
-            Event::End(TagEnd::Image) => {
-                let close = Event::Text(CowStr::Borrowed("]"));
-                if image_links.pop().unwrap_or(false) {
-                    vec![close, Event::End(TagEnd::Link)]
-                } else {
-                    vec![close]
+                Event::End(TagEnd::Link) => {
+                    if dropped_links.pop().unwrap_or(false) {
+                        vec![]
+                    } else {
+                        one(Event::End(TagEnd::Link))
+                    }
                 }
+                // An image would be fetched by the browser on its own, possibly to leak data in its
+                // URL: it becomes a placeholder naming the host, a link that opens it only on click.
+                Event::Start(Tag::Image {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                }) => {
+                    let label = Event::Text(CowStr::from(format!(
+                        "[image from {}: ",
+                        host_of(&dest_url)
+                    )));
+                    let linked = is_safe_url(&dest_url);
+                    image_links.push(linked);
+                    if linked {
+                        vec![
+                            Event::Start(Tag::Link {
+                                link_type,
+                                dest_url,
+                                title,
+                                id,
+                            }),
+                            label,
+                        ]
+                    } else {
+                        vec![label]
+                    }
+                }
+                Event::End(TagEnd::Image) => {
+                    let close = Event::Text(CowStr::Borrowed("]"));
+                    if image_links.pop().unwrap_or(false) {
+                        vec![close, Event::End(TagEnd::Link)]
+                    } else {
+                        vec![close]
+                    }
+                }
+                other => one(other),
             }
-            other => one(other),
-        }
-    });
+        });
     let mut out = String::with_capacity(text.len() + text.len() / 2);
     html::push_html(&mut out, events);
     // Every anchor here came from a markdown link (raw HTML was escaped): open them apart.
@@ -91,6 +93,52 @@ pub fn render_markdown(text: &str, page_origin: &str) -> String {
         "<a href=",
         "<a target=\"_blank\" rel=\"noopener noreferrer\" href=",
     )
+}
+
+/// The events of `text`, with a list of only empty items, or an empty heading, given back as
+/// the text it was written as: an answer `2.`, `1990.`, `- ` or `#` is a number or a mark, not
+/// an empty list a reader cannot select or a screen reader announces as a blank item.
+fn markers_as_text(text: &str) -> Vec<Event<'_>> {
+    let parsed: Vec<(Event, std::ops::Range<usize>)> =
+        Parser::new_ext(text, OPTIONS).into_offset_iter().collect();
+    let mut out = Vec::with_capacity(parsed.len());
+    let mut i = 0;
+    while i < parsed.len() {
+        let (event, range) = &parsed[i];
+        let end = match event {
+            Event::Start(Tag::List(_)) => empty_list_end(&parsed, i),
+            Event::Start(Tag::Heading { .. }) => {
+                matches!(parsed.get(i + 1), Some((Event::End(TagEnd::Heading(_)), _)))
+                    .then_some(i + 1)
+            }
+            _ => None,
+        };
+        match end {
+            Some(end) => {
+                out.push(Event::Start(Tag::Paragraph));
+                out.push(Event::Text(CowStr::Borrowed(text[range.clone()].trim())));
+                out.push(Event::End(TagEnd::Paragraph));
+                i = end + 1;
+            }
+            None => {
+                out.push(event.clone());
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Where the list starting at `start` ends, if its items hold nothing.
+fn empty_list_end(parsed: &[(Event, std::ops::Range<usize>)], start: usize) -> Option<usize> {
+    for (i, (event, _)) in parsed.iter().enumerate().skip(start + 1) {
+        match event {
+            Event::Start(Tag::Item) | Event::End(TagEnd::Item) => {}
+            Event::End(TagEnd::List(_)) => return Some(i),
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// Only absolute http(s) links to another origin, and mailto links, are kept: an allowlist.
@@ -182,6 +230,32 @@ mod tests {
         assert!(h.contains("<strong>bold</strong>"));
         assert!(h.contains("<code>code</code>"));
         assert!(h.contains("<li>a</li>"));
+    }
+
+    #[test]
+    fn an_answer_that_is_only_a_number_or_a_mark_is_its_text() {
+        for (answer, shown) in [
+            ("2.", "<p>2.</p>\n"),
+            ("1990.", "<p>1990.</p>\n"),
+            ("1990.\n", "<p>1990.</p>\n"),
+            ("- ", "<p>-</p>\n"),
+            ("#", "<p>#</p>\n"),
+            ("##   ", "<p>##</p>\n"),
+            ("3)", "<p>3)</p>\n"),
+            ("* \n* ", "<p>* \n*</p>\n"),
+        ] {
+            assert_eq!(md(answer), shown, "{answer:?}");
+        }
+        // Marks inside text stay what they are: a list with items, a heading with words.
+        assert_eq!(md("2. Paris"), "<ol start=\"2\">\n<li>Paris</li>\n</ol>\n");
+        assert_eq!(md("# Paris"), "<h1>Paris</h1>\n");
+        assert_eq!(md("It is\n\n2."), "<p>It is</p>\n<p>2.</p>\n");
+        assert_eq!(
+            md("1. a\n2.\n3. c"),
+            "<ol>\n<li>a</li>\n<li></li>\n<li>c</li>\n</ol>\n"
+        );
+        // Its text is escaped like any other.
+        assert_eq!(md("<b>2.</b>"), "<p>&lt;b&gt;2.&lt;/b&gt;</p>\n");
     }
 
     #[test]

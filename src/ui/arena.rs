@@ -9,6 +9,7 @@ use web_sys::AbortController;
 use super::from_address::{self, page_params, with_address_models};
 use super::keep::KeepWiring;
 use super::panel_run::{PanelAction, PanelRun};
+use super::panels_in_view::bring_panels_into_view;
 use super::replay_player::ReplayControl;
 use super::runner::{continue_run, follow_up, go_on_past_limit, retry, start_runs};
 use super::show_file::FileShow;
@@ -410,6 +411,7 @@ impl Arena {
         });
         self.runs_started.update(|n| *n += 1);
         self.replace_panels(new_panels);
+        bring_panels_into_view();
     }
 
     fn follow_up(self, conversation: &[PanelRun]) {

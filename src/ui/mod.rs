@@ -22,6 +22,7 @@ mod markdown_view;
 mod mcp_servers;
 mod panel;
 mod panel_run;
+mod panels_in_view;
 pub mod part_views;
 pub mod parts;
 mod progress_line;

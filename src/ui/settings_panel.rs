@@ -24,8 +24,11 @@ pub fn SettingsPanel(
         }
         runs
     });
-    // Open on first visit, when there is nothing to run with yet.
-    let open = token.get_untracked().is_empty() && !settings.get_untracked().endpoint_is_local();
+    // Open on first visit, when there is nothing to run with yet: then only the token and
+    // where to get one are in view, and the rest is one click away.
+    let needs_token =
+        token.get_untracked().is_empty() && !settings.get_untracked().endpoint_is_local();
+    let open = needs_token;
     let field_error = RwSignal::new(None::<String>);
     let token_error = Memo::new(move |_| token.with(|t| token_problem(t)));
 
@@ -89,12 +92,18 @@ pub fn SettingsPanel(
                     </p>
                 </Show>
                 <p class="hint wide">
-                    "Kept in this tab's session storage unless you tick Remember. Create one with the \"Make calls to Inference Providers\" permission in your Hugging Face settings."
+                    "Kept in this tab's session storage unless you tick Remember. Create one with the \"Make calls to Inference Providers\" permission in "
+                    <a href="https://huggingface.co/settings/tokens" target="_blank" rel="noopener noreferrer">"your Hugging Face settings"</a>
+                    "."
                 </p>
-
-                {parts::show(Part::ModelBackend { settings, field_error })}
-                {parts::show(Part::ToolSettings { settings, field_error })}
             </div>
+            <details id="settings-more" class="settings-more" open=!needs_token>
+                <summary>"Model, tools and prompts"</summary>
+                <div class="settings-grid">
+                    {parts::show(Part::ModelBackend { settings, field_error })}
+                    {parts::show(Part::ToolSettings { settings, field_error })}
+                </div>
+            </details>
             <Show when=move || field_error.get().is_some()>
                 <p class="field-error" role="alert">{move || field_error.get().unwrap_or_default()}</p>
             </Show>

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::panel_run::PanelRun;
+use super::panels_in_view::bring_panels_into_view;
 use super::replay_player::ReplayControl;
 use crate::run_file::RunFile;
 use crate::web::engine;
@@ -52,5 +53,6 @@ impl FileShow {
         self.panels.set(fresh.clone());
         old.into_iter().for_each(|p| p.state.dispose());
         self.replay.play(fresh.iter().map(|p| p.state).collect());
+        bring_panels_into_view();
     }
 }

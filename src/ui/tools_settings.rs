@@ -58,6 +58,7 @@ pub fn ToolsSettings(
         <label for="protocol">"Tool calls"</label>
         <select
             id="protocol"
+            aria-describedby="protocol-hint"
             prop:value=move || settings.with(|s| s.protocol.id())
             on:change=move |ev| {
                 if let Some(choice) = ProtocolChoice::from_id(&event_target_value(&ev)) {
@@ -70,6 +71,9 @@ pub fn ToolsSettings(
                 .map(|c| view! { <option value=c.id()>{c.label()}</option> })
                 .collect_view()}
         </select>
+        <p class="hint wide" id="protocol-hint">
+            "Auto: the model's native tool calls (OpenAI tools) when it has them, else text lines (Thought / Action / Action Input). JSON actions may call several tools in one step."
+        </p>
         <span class="settings-label" id="tools-label">"Tools"</span>
         <table class="tool-choice" aria-labelledby="tools-label">
             <thead>

@@ -34,10 +34,11 @@ impl ProtocolChoice {
 
     pub fn label(self) -> &'static str {
         match self {
-            ProtocolChoice::Auto => "Auto (native tool calls when the model supports them)",
-            ProtocolChoice::Text => "Text (Thought / Action / Action Input lines)",
-            ProtocolChoice::Native => "Native tool calls (OpenAI tools)",
-            ProtocolChoice::Json => "JSON actions (several per step)",
+            // Short enough for a phone's select; the settings explain each below it.
+            ProtocolChoice::Auto => "Auto",
+            ProtocolChoice::Text => "Text lines",
+            ProtocolChoice::Native => "Native tool calls",
+            ProtocolChoice::Json => "JSON actions",
         }
     }
 

@@ -1,0 +1,35 @@
+//! After Run or Play, the panels stream where the user looks: a first visit shows the
+//! recordings and the settings above them, and a run that streams out of view looks like
+//! nothing happened.
+
+use leptos::prelude::request_animation_frame;
+
+/// Space kept above the panels' heads once scrolled to, in CSS pixels.
+const MARGIN_PX: f64 = 8.0;
+
+/// Scrolls the page (its own document only: a host page around a frame is left alone) so the
+/// first panel's head is at the top, unless it is in view already. Runs once the new panels
+/// are drawn.
+pub fn bring_panels_into_view() {
+    request_animation_frame(|| {
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let Some(head) = window
+            .document()
+            .and_then(|d| d.query_selector("#panels .panel-head").ok().flatten())
+        else {
+            return;
+        };
+        let rect = head.get_bounding_client_rect();
+        let height = window
+            .inner_height()
+            .ok()
+            .and_then(|h| h.as_f64())
+            .unwrap_or(0.0);
+        if rect.top() >= 0.0 && rect.bottom() <= height {
+            return;
+        }
+        window.scroll_by_with_x_and_y(0.0, rect.top() - MARGIN_PX);
+    });
+}

@@ -1,0 +1,353 @@
+//! Every view looks right at every width: the layout check (tests/support/layout.rs) on each
+//! view and state a user reaches, at 360, 768, 1280 and 1920 px, light and dark. Also: a first
+//! visit's Play brings the panels into view, and answers that are only a list or heading
+//! marker are shown as their text.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use std::time::Duration;
+
+use fantoccini::Locator;
+use react_arena::agent::Mode;
+use serde_json::{json, Value};
+use support::browser::{browser_test, Rig};
+use support::layout::{resize, LayoutCheck};
+use support::mock::Reply;
+
+const SETTLE: Duration = Duration::from_secs(60);
+
+/// An answer an attacker or a careless model writes: a long unbroken address, a long
+/// identifier, a wide code line and a table.
+const WIDE_ANSWER: &str = "Thought: Six groups of seven make forty-two.\nAnswer: It is **42**. \
+See https://example.org/a/very/long/path/that/never/breaks/anywhere/0123456789012345678901234567890123456789 \
+and `a_very_long_identifier_that_does_not_break_anywhere_in_the_text_at_all`.\n\n\
+```\nlet answer = 6 * 7; // a line of code that runs well past the width of a phone's screen, and on\n```\n\n\
+| factor | factor | product |\n|---|---|---|\n| 6 | 7 | 42 |";
+
+/// Opens the app with nothing stored, as a first visitor.
+async fn open_fresh(rig: &Rig, query: &str) {
+    rig.client.goto(&rig.app_url).await.unwrap();
+    rig.js("localStorage.clear(); sessionStorage.clear();")
+        .await;
+    rig.client
+        .goto(&format!("{}{query}", rig.app_url))
+        .await
+        .unwrap();
+    rig.wait_for(
+        "the app to render",
+        Duration::from_secs(20),
+        "return !!document.querySelector('#run')",
+    )
+    .await;
+}
+
+async fn play_recording(rig: &Rig, file: &str) {
+    rig.wait_for(
+        "the recordings to be listed",
+        Duration::from_secs(10),
+        "return document.querySelectorAll('.recording-card').length >= 3",
+    )
+    .await;
+    rig.click(&format!(
+        ".recording-card[data-file='{file}'] .play-recording"
+    ))
+    .await;
+}
+
+async fn wait_for_replay_end(rig: &Rig) {
+    rig.wait_for(
+        "the recording to play to its end",
+        SETTLE,
+        "const b = document.querySelector('#recording-banner'); return !!b && b.dataset.playing === 'false' && Array.from(document.querySelectorAll('section.panel')).every(p => p.querySelector('ol.steps, .part-missing'));",
+    )
+    .await;
+}
+
+#[test]
+fn a_first_visit_and_a_replay_lay_out_at_every_width() {
+    browser_test(|rig: Rig| async move {
+        let mut check = LayoutCheck::default();
+        open_fresh(&rig, "").await;
+        rig.wait_for(
+            "the recordings to be listed",
+            Duration::from_secs(10),
+            "return document.querySelectorAll('.recording-card').length >= 3",
+        )
+        .await;
+        check.view(&rig, "first-visit").await;
+        rig.js("document.querySelector('#replay-speed').value = 'instant'; document.querySelector('#replay-speed').dispatchEvent(new Event('change'));").await;
+        play_recording(&rig, "multiply.json").await;
+        wait_for_replay_end(&rig).await;
+        check.view(&rig, "replay").await;
+        check.assert_clean();
+    });
+}
+
+/// Where each panel's head is, relative to the viewport.
+const PANEL_HEADS: &str = "return Array.from(document.querySelectorAll('section.panel .panel-head')).map(h => { const r = h.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, height: innerHeight, left: r.left, right: r.right, width: innerWidth }; });";
+
+#[test]
+fn play_on_a_first_visit_brings_the_panels_into_view() {
+    browser_test(|rig: Rig| async move {
+        for (width, height) in [(1280, 900), (360, 740)] {
+            open_fresh(&rig, "").await;
+            resize(&rig, width, height).await;
+            play_recording(&rig, "multiply.json").await;
+            // The first panel's head comes into view once Play is pressed, and stays there.
+            rig.wait_for(
+                "the panels to be scrolled into view",
+                Duration::from_secs(10),
+                "const h = document.querySelector('section.panel .panel-head'); if (!h) return false; const r = h.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight;",
+            )
+            .await;
+            tokio::time::sleep(Duration::from_millis(800)).await;
+            let heads = rig.js(PANEL_HEADS).await;
+            let heads = heads.as_array().unwrap();
+            assert_eq!(heads.len(), 3, "three panels at {width}: {heads:?}");
+            // Side by side, every head is in view; stacked on a phone, the first is.
+            let in_view = |h: &Value| {
+                h["top"].as_f64().unwrap() >= 0.0
+                    && h["bottom"].as_f64().unwrap() <= h["height"].as_f64().unwrap()
+            };
+            if width >= 1280 {
+                assert!(heads.iter().all(in_view), "at {width}: {heads:#?}");
+            } else {
+                assert!(in_view(&heads[0]), "at {width}: {heads:#?}");
+            }
+            rig.screenshot(&format!("layout/play-in-view-{width}.png"))
+                .await;
+        }
+    });
+}
+
+#[test]
+fn without_a_token_the_settings_show_the_token_and_keep_the_rest_one_click_away() {
+    browser_test(|rig: Rig| async move {
+        open_fresh(&rig, "").await;
+        let shown = rig
+            .js("const s = document.querySelector('#settings'); return { open: s.open, token: !!document.querySelector('#token') && document.querySelector('#token').checkVisibility(), protocol: !!document.querySelector('#protocol') && document.querySelector('#protocol').checkVisibility() };")
+            .await;
+        assert_eq!(shown["token"], true, "the token field is in view: {shown}");
+        assert_eq!(
+            shown["protocol"], false,
+            "the other settings wait for a click: {shown}"
+        );
+        rig.click("#settings-more > summary").await;
+        rig.wait_for(
+            "the other settings",
+            Duration::from_secs(20),
+            "return !!document.querySelector('#protocol') && document.querySelector('#protocol').checkVisibility()",
+        )
+        .await;
+    });
+}
+
+#[test]
+fn the_arena_lays_out_at_every_width_idle_running_done_and_in_its_dialogs() {
+    browser_test(|rig: Rig| async move {
+        let mut check = LayoutCheck::default();
+        rig.open_app(3).await;
+        check.view(&rig, "arena-idle").await;
+
+        rig.mock.script_six_times_seven(WIDE_ANSWER, 250);
+        rig.ask("What is 6 times 7?", "all").await;
+        rig.wait_for(
+            "the run to stream",
+            Duration::from_secs(10),
+            "return Array.from(document.querySelectorAll('section.panel')).some(p => p.dataset.status === 'streaming');",
+        )
+        .await;
+        check.view(&rig, "arena-running").await;
+        let panels = rig.wait_until_settled(SETTLE).await;
+        assert!(panels.iter().all(|p| p.status == "done"), "{panels:#?}");
+        rig.wait_for(
+            "the comparison",
+            Duration::from_secs(10),
+            "return !!document.querySelector('#comparison')",
+        )
+        .await;
+        check.view(&rig, "arena-done-with-comparison").await;
+
+        rig.open_settings().await;
+        rig.js("document.querySelectorAll('#settings details').forEach(d => d.open = true);")
+            .await;
+        check.view(&rig, "settings-open").await;
+        rig.js("document.querySelector('#settings').open = false;")
+            .await;
+
+        rig.click("#embed-open").await;
+        rig.wait_for(
+            "the embed dialog",
+            Duration::from_secs(10),
+            "return !!document.querySelector('#embed-dialog')",
+        )
+        .await;
+        check.view(&rig, "embed-dialog").await;
+        rig.click("#embed-close").await;
+
+        rig.click("#history > summary").await;
+        rig.click("#leaderboard > summary").await;
+        rig.wait_for(
+            "the history and the leaderboard",
+            Duration::from_secs(10),
+            "return document.querySelectorAll('#history li.history-item').length >= 1 && !!document.querySelector('#leaderboard-note')",
+        )
+        .await;
+        check.view(&rig, "history-and-leaderboard").await;
+
+        // A new conversation: a question asked after a run follows it up in its modes.
+        rig.click("#new-conversation").await;
+        rig.mock.script_six_times_seven(WIDE_ANSWER, 0);
+        rig.ask("What is 6 times 7?", "blind").await;
+        rig.wait_for(
+            "the blind vote",
+            SETTLE,
+            "return !!document.querySelector('#blind-vote .vote-best')",
+        )
+        .await;
+        check.view(&rig, "blind-vote").await;
+        check.assert_clean();
+    });
+}
+
+#[test]
+fn the_embed_lays_out_at_every_width() {
+    browser_test(|rig: Rig| async move {
+        let mut check = LayoutCheck::default();
+        rig.open_app(3).await;
+        rig.client
+            .goto(&format!("{}?embed=1", rig.app_url))
+            .await
+            .unwrap();
+        rig.wait_for(
+            "the embed",
+            Duration::from_secs(20),
+            "return !!document.querySelector('#run')",
+        )
+        .await;
+        rig.mock.script_six_times_seven(WIDE_ANSWER, 0);
+        rig.ask("What is 6 times 7?", "all").await;
+        let panels = rig.wait_until_settled(SETTLE).await;
+        assert!(panels.iter().all(|p| p.status == "done"), "{panels:#?}");
+        check.view(&rig, "embed-after-a-run").await;
+        check.assert_clean();
+    });
+}
+
+/// Three questions, each answered by every mode.
+const EVAL_QUESTIONS: [(&str, &str, &str); 3] = [
+    (
+        "E1: Which city is the capital of France?",
+        "Paris",
+        "Paris, the capital and largest city of France, on the Seine",
+    ),
+    (
+        "E2: In which year did the Berlin Wall fall?",
+        "1989",
+        "1989.",
+    ),
+    (
+        "E3: Who wrote the novel Things Fall Apart, first published in 1958?",
+        "Chinua Achebe",
+        "https://en.wikipedia.org/wiki/Chinua_Achebe_and_a_long_address_that_never_breaks",
+    ),
+];
+
+#[test]
+fn evaluate_lays_out_at_every_width_in_setup_running_and_results() {
+    browser_test(|rig: Rig| async move {
+        let mut check = LayoutCheck::default();
+        for (tag, _, answer) in EVAL_QUESTIONS {
+            let tag = &tag[..3];
+            for mode in [Mode::Think, Mode::Act, Mode::ReAct] {
+                rig.mock.script_always(
+                    &[tag, mode.prompt_heading()],
+                    Reply::text(&format!("Thought: I know it.\nAnswer: {answer}"))
+                        .with_usage(100, 10)
+                        .with_chunk_delay(120),
+                );
+            }
+        }
+        rig.open_app(3).await;
+        rig.click("#view-evaluate").await;
+        rig.wait_for(
+            "the Evaluate view",
+            Duration::from_secs(30),
+            "return !!document.querySelector('#eval-start')",
+        )
+        .await;
+        check.view(&rig, "evaluate-setup").await;
+
+        let file: Vec<Value> = EVAL_QUESTIONS
+            .iter()
+            .map(|(q, a, _)| json!({ "question": q, "answer": a }))
+            .collect();
+        rig.click("#eval-set-own").await;
+        let path = std::env::temp_dir().join(format!("{}-layout.json", std::process::id()));
+        std::fs::write(&path, serde_json::to_string(&file).unwrap()).unwrap();
+        rig.client
+            .find(Locator::Css("#eval-file"))
+            .await
+            .unwrap()
+            .send_keys(path.to_str().unwrap())
+            .await
+            .unwrap();
+        rig.wait_for(
+            "the file to be read",
+            Duration::from_secs(10),
+            "return document.querySelector('#eval-set-size').innerText === '3 questions'",
+        )
+        .await;
+        rig.js("const c = document.querySelector('#eval-concurrency'); c.value = '1'; c.dispatchEvent(new Event('change'));")
+            .await;
+        rig.click("#eval-start").await;
+        rig.wait_for(
+            "the evaluation to run",
+            Duration::from_secs(10),
+            "return !document.querySelector('#eval-stop').hidden",
+        )
+        .await;
+        check.view(&rig, "evaluate-running").await;
+        rig.wait_for(
+            "the evaluation to finish",
+            SETTLE,
+            "const t = document.querySelector('#eval-progress-text'); return !!t && t.innerText.startsWith('9 of 9 runs') && document.querySelector('#eval-stop').hidden;",
+        )
+        .await;
+        rig.click("#eval-answers > summary").await;
+        rig.wait_for(
+            "every answer",
+            Duration::from_secs(10),
+            "return document.querySelectorAll('#eval-answers .eval-cell').length === 9",
+        )
+        .await;
+        check.view(&rig, "evaluate-results").await;
+        check.assert_clean();
+    });
+}
+
+#[test]
+fn answers_that_are_only_a_marker_are_shown_as_text() {
+    browser_test(|rig: Rig| async move {
+        rig.open_app(3).await;
+        for answer in ["2.", "1990.", "- ", "#"] {
+            rig.mock.script(
+                Mode::Think.prompt_heading(),
+                [Reply::text(&format!("Thought: Short.\nAnswer: {answer}"))],
+            );
+            rig.ask("Answer in one mark.", "think").await;
+            let panels = rig.wait_until_settled(SETTLE).await;
+            assert_eq!(panels[0].status, "done", "{panels:#?}");
+            let shown = rig
+                .js("const a = document.querySelector('section.panel .answer .md'); return { text: a.innerText.trim(), lists: a.querySelectorAll('ol, ul, li, h1, h2, h3, h4, h5, h6').length };")
+                .await;
+            assert_eq!(
+                shown["text"],
+                answer.trim(),
+                "the answer {answer:?} is shown as its text: {shown}"
+            );
+            assert_eq!(shown["lists"], 0, "no empty list or heading: {shown}");
+        }
+    });
+}

@@ -98,7 +98,7 @@ fn row(keeper: Keeper, run: RunSummary, shown: bool) -> impl IntoView {
         .map(|m| {
             // A blind run's line names its panels by letter until the vote.
             let (id, name) = match &m.blind {
-                Some(b) if b.hides() => ("blind", format!("Answer {}", b.label)),
+                Some(b) if b.hides() => ("blind", b.hidden_name()),
                 _ => (m.mode.id(), m.mode.label().to_string()),
             };
             view! {

@@ -53,7 +53,7 @@ pub fn Panel(
     let blind = Memo::new(move |_| state.with(|r| r.blind.clone()));
     let hidden = Memo::new(move |_| blind.with(|b| b.as_ref().is_some_and(|b| b.hides())));
     let title = move || match blind.get() {
-        Some(b) if b.hides() => format!("Answer {}", b.label),
+        Some(b) if b.hides() => b.hidden_name(),
         Some(b) => format!(
             "{} · {} · {}",
             b.label,

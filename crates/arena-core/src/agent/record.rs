@@ -147,6 +147,11 @@ impl Blind {
     pub fn hides(&self) -> bool {
         self.vote.is_none()
     }
+
+    /// What the page calls a panel while the vote hides it: its letter only.
+    pub fn hidden_name(&self) -> String {
+        format!("Answer {}", self.label)
+    }
 }
 
 /// What one vote said of one panel.
@@ -509,7 +514,7 @@ impl RunRecord {
     /// What the page calls this panel: its mode, or its letter while a blind vote hides it.
     pub fn shown_name(&self) -> String {
         match &self.blind {
-            Some(b) if b.hides() => format!("Answer {}", b.label),
+            Some(b) if b.hides() => b.hidden_name(),
             _ => self.config.mode.label().to_string(),
         }
     }

@@ -281,6 +281,18 @@ pub struct Row {
 }
 
 impl Row {
+    /// A contestant's line before its runs are counted in.
+    fn new(standing: Standing) -> Row {
+        Row {
+            standing,
+            runs: 0,
+            answered: 0,
+            median_ms: None,
+            median_tokens: None,
+            cost_usd: None,
+        }
+    }
+
     /// Answered runs as a share of runs, when there are any.
     pub fn answer_rate(&self) -> Option<f64> {
         (self.runs > 0).then(|| f64::from(self.answered) / f64::from(self.runs))
@@ -379,17 +391,7 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
 /// The leaderboard: every contestant with votes or runs, ranked ones first by rating, then
 /// by wins, then by name.
 pub fn table(votes: &[Vote], runs: &[RunStat]) -> Vec<Row> {
-    let mut rows: Vec<Row> = standings(votes)
-        .into_iter()
-        .map(|standing| Row {
-            standing,
-            runs: 0,
-            answered: 0,
-            median_ms: None,
-            median_tokens: None,
-            cost_usd: None,
-        })
-        .collect();
+    let mut rows: Vec<Row> = standings(votes).into_iter().map(Row::new).collect();
     let mut by_contestant: BTreeMap<&Contestant, Vec<&RunStat>> = BTreeMap::new();
     for r in runs {
         by_contestant.entry(&r.contestant).or_default().push(r);
@@ -398,21 +400,14 @@ pub fn table(votes: &[Vote], runs: &[RunStat]) -> Vec<Row> {
         let at = match rows.iter().position(|r| &r.standing.contestant == c) {
             Some(at) => at,
             None => {
-                rows.push(Row {
-                    standing: Standing {
-                        contestant: c.clone(),
-                        wins: 0,
-                        ties: 0,
-                        losses: 0,
-                        rating: None,
-                        interval: None,
-                    },
-                    runs: 0,
-                    answered: 0,
-                    median_ms: None,
-                    median_tokens: None,
-                    cost_usd: None,
-                });
+                rows.push(Row::new(Standing {
+                    contestant: c.clone(),
+                    wins: 0,
+                    ties: 0,
+                    losses: 0,
+                    rating: None,
+                    interval: None,
+                }));
                 rows.len() - 1
             }
         };

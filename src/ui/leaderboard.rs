@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::agent::metrics::{format_ms, format_usd};
+use crate::evaluation::kept;
 use crate::evaluation::outcome::JobResult;
 use crate::evaluation::plan::EvalSpec;
 use crate::history::RunSummary;
@@ -20,17 +21,11 @@ async fn evaluations() -> Vec<(EvalSpec, Vec<JobResult>)> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for spec in texts
-        .iter()
-        .filter_map(|t| serde_json::from_str::<EvalSpec>(t).ok())
-    {
-        let results = eval_store::results(&spec.id)
-            .await
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|t| serde_json::from_str::<JobResult>(t).ok())
-            .filter(|r| r.job.question < spec.questions.len())
-            .collect();
+    for spec in kept::specs_of(&texts) {
+        let results = kept::results_of(
+            &spec,
+            &eval_store::results(&spec.id).await.unwrap_or_default(),
+        );
         out.push((spec, results));
     }
     out

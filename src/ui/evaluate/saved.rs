@@ -6,6 +6,7 @@ use leptos::task::spawn_local;
 
 use super::batch::{done_jobs, EvalState, Phase};
 use crate::dates::{utc_date_time, UNKNOWN};
+use crate::evaluation::kept;
 use crate::evaluation::outcome::JobResult;
 use crate::evaluation::plan::{EvalSpec, Scheduler};
 use crate::history::format_when;
@@ -44,11 +45,7 @@ async fn read_specs() -> Result<Vec<EvalSpec>, String> {
             r.name, r.message
         )
     })?;
-    // One damaged entry must not hide the others.
-    Ok(texts
-        .iter()
-        .filter_map(|t| serde_json::from_str::<EvalSpec>(t).ok())
-        .collect())
+    Ok(kept::specs_of(&texts))
 }
 
 /// Refreshes the list; with `open_latest`, shows the newest evaluation (after a reload, the
@@ -73,12 +70,7 @@ pub fn load_saved(state: EvalState, saved: RwSignal<Vec<Saved>>, open_latest: bo
 /// Shows `spec` with its kept results.
 async fn show(state: EvalState, spec: EvalSpec) {
     let results: Vec<JobResult> = match eval_store::results(&spec.id).await {
-        Ok(texts) => texts
-            .iter()
-            .filter_map(|t| serde_json::from_str::<JobResult>(t).ok())
-            // A result must be of a question the spec has.
-            .filter(|r| r.job.question < spec.questions.len())
-            .collect(),
+        Ok(texts) => kept::results_of(&spec, &texts),
         Err(r) => {
             state.alert.set(Some(format!(
                 "The results could not be read ({}: {}).",

@@ -5,6 +5,7 @@
 pub mod context;
 pub mod csv;
 pub mod judge;
+pub mod kept;
 pub mod outcome;
 pub mod plan;
 pub mod questions;

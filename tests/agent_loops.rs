@@ -1115,6 +1115,39 @@ fn model_of_three() -> ScriptedModel {
     ])
 }
 
+/// Runs one question in `mode` on an edited prompt and returns the record.
+fn run_edited(
+    model: &ScriptedModel,
+    mode: Mode,
+    edited: &str,
+    protocol: Protocol,
+    fall_back_to_text: bool,
+) -> RunRecord {
+    let config = RunConfig {
+        mode,
+        max_steps: 3,
+        edited_prompt: Some(edited.into()),
+        ..RunConfig::default()
+    };
+    let mut panel = RunRecord::new("", 0.0, config);
+    let options = RunOptions {
+        max_steps: 3,
+        plan: ProtocolPlan {
+            protocol,
+            fall_back_to_text,
+        },
+    };
+    block_on(run_turn(
+        panel.clone(),
+        Next::Question("q".into()),
+        model,
+        &FakeTools::new(),
+        &options,
+        &mut |e| panel.apply(0.0, &e),
+    ));
+    panel
+}
+
 #[test]
 fn an_edited_prompt_is_sent_exactly_as_written_in_every_protocol() {
     let edited = "Answer like a pirate.\nAction: <tool>\nAction Input: <input>";
@@ -1127,54 +1160,13 @@ fn an_edited_prompt_is_sent_exactly_as_written_in_every_protocol() {
         ),
     ] {
         let model = ScriptedModel::new([says(reply)]);
-        let config = RunConfig {
-            mode: Mode::ReAct,
-            max_steps: 3,
-            edited_prompt: Some(edited.into()),
-            ..RunConfig::default()
-        };
-        let mut panel = RunRecord::new("", 0.0, config);
-        let options = RunOptions {
-            max_steps: 3,
-            plan: ProtocolPlan {
-                protocol,
-                fall_back_to_text: false,
-            },
-        };
-        block_on(run_turn(
-            panel.clone(),
-            Next::Question("q".into()),
-            &model,
-            &FakeTools::new(),
-            &options,
-            &mut |e| panel.apply(0.0, &e),
-        ));
+        let panel = run_edited(&model, Mode::ReAct, edited, protocol, false);
         assert_eq!(model.messages_of_call(0)[0].content, edited, "{protocol:?}");
         assert_eq!(panel.config.system_prompt, edited);
     }
     // A protocol switch keeps the edited prompt too.
     let model = ScriptedModel::new([refuses(400), says("Answer: 42")]);
-    let config = RunConfig {
-        mode: Mode::Act,
-        edited_prompt: Some(edited.into()),
-        ..RunConfig::default()
-    };
-    let mut panel = RunRecord::new("", 0.0, config);
-    let options = RunOptions {
-        max_steps: 3,
-        plan: ProtocolPlan {
-            protocol: Protocol::Native,
-            fall_back_to_text: true,
-        },
-    };
-    block_on(run_turn(
-        panel.clone(),
-        Next::Question("q".into()),
-        &model,
-        &FakeTools::new(),
-        &options,
-        &mut |e| panel.apply(0.0, &e),
-    ));
+    let panel = run_edited(&model, Mode::Act, edited, Protocol::Native, true);
     assert_eq!(model.messages_of_call(1)[0].content, edited);
     assert_eq!(panel.config.protocol, Protocol::Text);
 }

@@ -181,7 +181,8 @@ fn all_modes_run_to_the_end_on_the_model_in_this_browser_and_a_reload_starts_fro
         // The panels in view, as the closing note shows them.
         rig.js("document.querySelector('#settings').open = false; document.querySelector('#panels').scrollIntoView();")
             .await;
-        let shot = rig.screenshot("browser-model-all-run").await;
+        let shot = rig.screenshot("browser-model-all-run.png").await;
+        support::browser::keep_for_docs(&shot, "browser-model-all-run.png");
         eprintln!(
             "All run on the model in this browser: {all_run_secs:.0} s; turns seen: {turn_lines:?}; screenshot {}",
             shot.display()

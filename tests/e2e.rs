@@ -114,11 +114,7 @@ fn all_mode_streams_three_panels_at_the_same_time() {
         assert_eq!(strong, "product");
 
         let shot = rig.screenshot("all-mode.png").await;
-        if std::env::var_os("REACT_ARENA_UPDATE_SCREENSHOT").is_some() {
-            let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
-            std::fs::create_dir_all(&docs).unwrap();
-            std::fs::copy(shot, docs.join("screenshot-all-mode.png")).unwrap();
-        }
+        support::browser::keep_for_docs(&shot, "screenshot-all-mode.png");
         assert_token_only_in_authorization(&rig.mock);
     });
 }

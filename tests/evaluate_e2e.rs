@@ -13,10 +13,9 @@ use fantoccini::Locator;
 use react_arena::agent::mode::FORCE_ANSWER_PROMPT;
 use react_arena::agent::Mode;
 use react_arena::evaluation::csv::parse_csv;
-use serde::Deserialize;
 use serde_json::{json, Value};
 use support::axe::{assert_no_serious, axe};
-use support::browser::{browser_test, Rig};
+use support::browser::{browser_test, Rig, CAPTURE_DOWNLOADS};
 use support::fixtures::FixtureServer;
 use support::mock::{MockEndpoint, Reply};
 
@@ -225,38 +224,6 @@ async fn table(rig: &Rig) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Keeps every download the page starts instead of saving it.
-const CAPTURE_DOWNLOADS: &str = r#"
-window.__blobs = {};
-window.__downloads = [];
-const createObjectURL = URL.createObjectURL;
-URL.createObjectURL = (blob) => { const url = createObjectURL.call(URL, blob); window.__blobs[url] = blob; return url; };
-HTMLAnchorElement.prototype.click = function () { window.__downloads.push({ name: this.download, href: this.href }); };
-"#;
-
-const READ_DOWNLOADS: &str = r#"
-const done = arguments[arguments.length - 1];
-Promise.all(window.__downloads.map(async (d) => {
-  const blob = window.__blobs[d.href];
-  return { name: d.name, text: blob ? await blob.text() : "" };
-})).then(done, (e) => done("read failed: " + e));
-"#;
-
-#[derive(Debug, Deserialize)]
-struct Download {
-    name: String,
-    text: String,
-}
-
-async fn downloads(rig: &Rig) -> Vec<Download> {
-    let value = rig
-        .client
-        .execute_async(READ_DOWNLOADS, vec![])
-        .await
-        .unwrap();
-    serde_json::from_value(value).unwrap()
-}
-
 /// Opens the arena on the mock and the fixtures, then the Evaluate view.
 async fn open_evaluate(rig: &Rig, fixtures: &FixtureServer) {
     rig.open_app_overriding(json!({ "tool_endpoints": fixtures.endpoints() }))
@@ -359,7 +326,7 @@ fn ten_questions_in_three_modes_give_the_expected_table_and_csv() {
         // The table CSV is the table, cell for cell (the measured column included).
         rig.click("#eval-export-table").await;
         rig.click("#eval-export-answers").await;
-        let files = downloads(&rig).await;
+        let files = rig.downloads().await;
         assert_eq!(files.len(), 2, "{files:?}");
         assert!(files[0].name.ends_with("-table.csv"), "{}", files[0].name);
         let csv = parse_csv(&files[0].text).unwrap();
@@ -395,10 +362,7 @@ fn ten_questions_in_three_modes_give_the_expected_table_and_csv() {
         rig.js("document.querySelector('#eval-results').scrollIntoView(); return true;")
             .await;
         let shot = rig.screenshot("evaluate-results.png").await;
-        if std::env::var_os("REACT_ARENA_UPDATE_SCREENSHOT").is_some() {
-            let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
-            std::fs::copy(shot, docs.join("evaluate-results.png")).unwrap();
-        }
+        support::browser::keep_for_docs(&shot, "evaluate-results.png");
         // Q08's ReAct cell (the columns: #, question, gold, then the modes).
         rig.wait_for(
             "the answers",
@@ -461,7 +425,7 @@ fn a_stopped_evaluation_resumes_after_a_reload_without_redoing_its_results() {
         .await;
         rig.js(CAPTURE_DOWNLOADS).await;
         rig.click("#eval-export-answers").await;
-        let kept = parse_csv(&downloads(&rig).await[0].text).unwrap();
+        let kept = parse_csv(&rig.downloads().await[0].text).unwrap();
         let done: HashSet<(usize, Mode)> = kept[1..]
             .iter()
             .filter(|r| r[14].is_empty())
@@ -907,7 +871,7 @@ fn a_judge_grades_each_answer_beside_em_and_its_cost_counts() {
         // The answers CSV carries the judge's grade and words.
         rig.js(CAPTURE_DOWNLOADS).await;
         rig.click("#eval-export-answers").await;
-        let files = downloads(&rig).await;
+        let files = rig.downloads().await;
         let answers = parse_csv(&files[0].text).unwrap();
         assert_eq!(answers[0][15..], ["judge", "judge_words"].map(String::from));
         assert_eq!(
@@ -920,7 +884,8 @@ fn a_judge_grades_each_answer_beside_em_and_its_cost_counts() {
         assert!(violations.is_empty(), "{violations:#?}");
         rig.js("document.querySelector('#eval-answers').scrollIntoView(); return true;")
             .await;
-        rig.screenshot("evaluate-judged-1280").await;
+        let shot = rig.screenshot("evaluate-judged-1280.png").await;
+        support::browser::keep_for_docs(&shot, "evaluate-judged-1280.png");
         support::cdp::cdp(
             &rig.client,
             "Emulation.setDeviceMetricsOverride",
@@ -944,6 +909,7 @@ fn a_judge_grades_each_answer_beside_em_and_its_cost_counts() {
             json!([true, 0, "absolute"]),
             "at 360 px: too wide: {wide:#}"
         );
-        rig.screenshot("evaluate-judged-360").await;
+        let shot = rig.screenshot("evaluate-judged-360.png").await;
+        support::browser::keep_for_docs(&shot, "evaluate-judged-360.png");
     });
 }

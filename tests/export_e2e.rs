@@ -12,11 +12,8 @@ use fantoccini::Locator;
 use react_arena::agent::replay::Replay;
 use react_arena::agent::Mode;
 use react_arena::run_file::RunFile;
-use serde::Deserialize;
 use serde_json::{json, Value};
-use support::browser::{
-    browser_test, PanelView, Rig, CAPTURE_DOWNLOADS, MARKER_TOKEN, READ_DOWNLOADS,
-};
+use support::browser::{browser_test, PanelView, Rig, CAPTURE_DOWNLOADS, MARKER_TOKEN};
 use support::mock::Reply;
 
 const SETTLE: Duration = Duration::from_secs(30);
@@ -44,13 +41,6 @@ indexedDB.databases().then((dbs) => {
   done(dbs.length);
 }, () => done(0));
 "#;
-
-#[derive(Debug, Deserialize)]
-struct Download {
-    name: String,
-    mime: String,
-    text: String,
-}
 
 /// What a replay must reproduce of a panel: everything the user reads in it but the label
 /// that says it is a recording.
@@ -168,13 +158,7 @@ fn an_exported_run_replays_from_its_file_without_token_or_network() {
         rig.js(CAPTURE_DOWNLOADS).await;
         rig.click("#export-json").await;
         rig.click("#export-markdown").await;
-        let downloads: Vec<Download> = serde_json::from_value(
-            rig.client
-                .execute_async(READ_DOWNLOADS, vec![])
-                .await
-                .unwrap(),
-        )
-        .expect("the downloads");
+        let downloads = rig.downloads().await;
         assert_eq!(downloads.len(), 2, "{downloads:#?}");
         let (json_file, md_file) = (&downloads[0], &downloads[1]);
         let stem = json_file.name.trim_end_matches(".json");
@@ -427,13 +411,7 @@ fn inspect_shows_each_call_as_the_endpoint_received_it_even_in_a_recording() {
         // The same calls in the recording of the run, with the network gone.
         rig.js(CAPTURE_DOWNLOADS).await;
         rig.click("#export-json").await;
-        let downloads: Vec<Download> = serde_json::from_value(
-            rig.client
-                .execute_async(READ_DOWNLOADS, vec![])
-                .await
-                .unwrap(),
-        )
-        .unwrap();
+        let downloads = rig.downloads().await;
         let nowhere = format!("http://127.0.0.1:{}/v1", closed_port());
         rig.open_app_with(json!({ "base_url": nowhere }), "", false)
             .await;

@@ -11,18 +11,12 @@ use std::time::Duration;
 use fantoccini::Locator;
 use react_arena::agent::Mode;
 use react_arena::run_file::RunFile;
-use serde::Deserialize;
 use serde_json::{json, Value};
-use support::browser::{browser_test, PanelView, Rig, CAPTURE_DOWNLOADS, READ_DOWNLOADS};
+use support::browser::{browser_test, PanelView, Rig, CAPTURE_DOWNLOADS};
 use support::mock::Reply;
 
 const SETTLE: Duration = Duration::from_secs(30);
 const QUESTION: &str = "What is 6 times 7?";
-
-#[derive(Debug, Deserialize)]
-struct Download {
-    text: String,
-}
 
 /// What a user reads in a panel.
 fn seen(p: &PanelView) -> Value {
@@ -42,13 +36,7 @@ async fn export(rig: &Rig) -> (RunFile, String) {
     rig.js(CAPTURE_DOWNLOADS).await;
     rig.click("#export-json").await;
     rig.click("#export-markdown").await;
-    let downloads: Vec<Download> = serde_json::from_value(
-        rig.client
-            .execute_async(READ_DOWNLOADS, vec![])
-            .await
-            .unwrap(),
-    )
-    .expect("the downloads");
+    let downloads = rig.downloads().await;
     assert_eq!(downloads.len(), 2);
     let file = RunFile::from_json(&downloads[0].text).expect("the JSON export reads back");
     (file, downloads[1].text.clone())
@@ -541,7 +529,8 @@ fn blind_mode_names_no_mode_or_model_until_the_vote_and_the_vote_is_kept() {
         let violations = support::axe::axe(&rig).await;
         support::axe::assert_no_serious("a blind run before the vote", &violations);
         assert!(violations.is_empty(), "{violations:#?}");
-        rig.screenshot("blind-before-vote").await;
+        let shot = rig.screenshot("blind-before-vote.png").await;
+        support::browser::keep_for_docs(&shot, "blind-before-vote.png");
 
         let react = letter_answering(&rig, "by reasoning and acting").await;
         rig.click(&format!(".vote-best[data-label='{react}']"))
@@ -587,7 +576,8 @@ fn blind_mode_names_no_mode_or_model_until_the_vote_and_the_vote_is_kept() {
             json!([3, 3]),
             "named after the vote"
         );
-        rig.screenshot("blind-after-vote").await;
+        let shot = rig.screenshot("blind-after-vote.png").await;
+        support::browser::keep_for_docs(&shot, "blind-after-vote.png");
 
         // The vote is in each record, in the export and in the kept run after a reload.
         let (file, md) = export(&rig).await;
@@ -702,18 +692,13 @@ fn the_leaderboard_of_scripted_votes_is_the_one_worked_out_by_hand() {
         assert!(violations.is_empty(), "{violations:#?}");
         rig.js("document.querySelector('#leaderboard').scrollIntoView(); return true;")
             .await;
-        rig.screenshot("leaderboard").await;
+        let shot = rig.screenshot("leaderboard.png").await;
+        support::browser::keep_for_docs(&shot, "leaderboard.png");
 
         // CSV: the same numbers.
         rig.js(CAPTURE_DOWNLOADS).await;
         rig.click("#leaderboard-csv").await;
-        let downloads: Vec<Download> = serde_json::from_value(
-            rig.client
-                .execute_async(READ_DOWNLOADS, vec![])
-                .await
-                .unwrap(),
-        )
-        .unwrap();
+        let downloads = rig.downloads().await;
         let csv = &downloads[0].text;
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 4, "{csv}");

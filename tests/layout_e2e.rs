@@ -11,7 +11,8 @@ use std::time::Duration;
 use fantoccini::Locator;
 use react_arena::agent::Mode;
 use serde_json::{json, Value};
-use support::browser::{browser_test, Rig};
+use support::browser::{browser_test, keep_for_docs, Rig};
+use support::cdp::emulate_color_scheme;
 use support::layout::{resize, LayoutCheck};
 use support::mock::Reply;
 
@@ -76,6 +77,13 @@ fn a_first_visit_and_a_replay_lay_out_at_every_width() {
         )
         .await;
         check.view(&rig, "first-visit").await;
+        // What a phone in dark mode shows first, for the README.
+        resize(&rig, 360, 740).await;
+        emulate_color_scheme(&rig.client, "dark").await;
+        let shot = rig.screenshot("layout/first-visit-360-dark-top.png").await;
+        keep_for_docs(&shot, "first-visit-360-dark.png");
+        resize(&rig, 1400, 900).await;
+        emulate_color_scheme(&rig.client, "light").await;
         rig.js("document.querySelector('#replay-speed').value = 'instant'; document.querySelector('#replay-speed').dispatchEvent(new Event('change'));").await;
         play_recording(&rig, "multiply.json").await;
         wait_for_replay_end(&rig).await;
@@ -115,8 +123,10 @@ fn play_on_a_first_visit_brings_the_panels_into_view() {
             } else {
                 assert!(in_view(&heads[0]), "at {width}: {heads:#?}");
             }
-            rig.screenshot(&format!("layout/play-in-view-{width}.png"))
+            let shot = rig
+                .screenshot(&format!("layout/play-in-view-{width}.png"))
                 .await;
+            keep_for_docs(&shot, &format!("first-visit-play-{width}.png"));
         }
     });
 }

@@ -6,7 +6,6 @@
 
 mod support;
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use react_arena::agent::Mode;
@@ -337,10 +336,7 @@ fn embed_fits_360_and_1280_pixels() {
                 .await;
             assert_eq!(hidden, Value::Bool(true), "settings hidden in the embed");
             let shot = rig.screenshot(name).await;
-            let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("docs")
-                .join(name);
-            std::fs::copy(shot, docs).unwrap();
+            support::browser::keep_for_docs(&shot, name);
         }
     });
 }

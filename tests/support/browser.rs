@@ -295,6 +295,26 @@ Promise.all(window.__downloads.map(async (d) => {
 })).then(done, (e) => done("read failed: " + e));
 "#;
 
+/// Copies a test's screenshot over the README's `docs/<name>` when
+/// `REACT_ARENA_UPDATE_SCREENSHOT` is set: the README shows what the tests saw on the build.
+pub fn keep_for_docs(shot: &std::path::Path, name: &str) {
+    if std::env::var_os("REACT_ARENA_UPDATE_SCREENSHOT").is_some() {
+        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::copy(shot, docs.join(name)).unwrap();
+    }
+}
+
+/// A file the page downloaded, as `CAPTURE_DOWNLOADS` kept it.
+#[derive(Debug, Deserialize)]
+pub struct Download {
+    pub name: String,
+    pub mime: String,
+    pub text: String,
+    /// When the page started it (`performance.now()`).
+    pub at: f64,
+}
+
 /// base64url of deflate-raw of the text `arguments[0]`, made by the page itself.
 const DEFLATED: &str = r#"
 const done = arguments[arguments.length - 1];
@@ -323,6 +343,16 @@ impl Rig {
             .await
             .unwrap();
         v.as_str().unwrap().to_string()
+    }
+
+    /// Every download the page started since `CAPTURE_DOWNLOADS` ran, in order.
+    pub async fn downloads(&self) -> Vec<Download> {
+        let value = self
+            .client
+            .execute_async(READ_DOWNLOADS, vec![])
+            .await
+            .unwrap();
+        serde_json::from_value(value).expect("the downloads")
     }
 
     pub async fn js(&self, script: &str) -> Value {

@@ -13,7 +13,7 @@ use react_arena::agent::Mode;
 use serde_json::{json, Value};
 use support::browser::{browser_test, keep_for_docs, Rig};
 use support::cdp::emulate_color_scheme;
-use support::layout::{resize, LayoutCheck};
+use support::layout::{findings, resize, LayoutCheck};
 use support::mock::Reply;
 
 const SETTLE: Duration = Duration::from_secs(60);
@@ -92,6 +92,9 @@ fn a_first_visit_and_a_replay_lay_out_at_every_width() {
     });
 }
 
+/// Keeps every waiting line the panels show, as they change.
+const WATCH_WAIT_LINES: &str = "window.__waitLines = []; new MutationObserver(() => document.querySelectorAll('section.panel .progress').forEach(p => { const t = p.textContent; if (t.includes('first token') && !window.__waitLines.includes(t)) window.__waitLines.push(t); })).observe(document.body, { subtree: true, childList: true, characterData: true }); return true;";
+
 /// Where each panel's head is, relative to the viewport.
 const PANEL_HEADS: &str = "return Array.from(document.querySelectorAll('section.panel .panel-head')).map(h => { const r = h.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, height: innerHeight, left: r.left, right: r.right, width: innerWidth }; });";
 
@@ -101,6 +104,7 @@ fn play_on_a_first_visit_brings_the_panels_into_view() {
         for (width, height) in [(1280, 900), (360, 740)] {
             open_fresh(&rig, "").await;
             resize(&rig, width, height).await;
+            rig.js(WATCH_WAIT_LINES).await;
             play_recording(&rig, "multiply.json").await;
             // The first panel's head comes into view once Play is pressed, and stays there.
             rig.wait_for(
@@ -126,6 +130,21 @@ fn play_on_a_first_visit_brings_the_panels_into_view() {
             let shot = rig
                 .screenshot(&format!("layout/play-in-view-{width}.png"))
                 .await;
+            // The waiting lines count on the recording's clock: seconds, not the days since
+            // it was recorded.
+            let waits = rig.js("return window.__waitLines").await;
+            let waits: Vec<String> = serde_json::from_value(waits).unwrap();
+            eprintln!("waiting lines at {width}: {waits:?}");
+            assert!(!waits.is_empty(), "a panel waited for a first token");
+            for line in &waits {
+                let secs: u64 = line
+                    .rsplit('…')
+                    .next()
+                    .and_then(|s| s.trim().strip_suffix(" s"))
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or_else(|| panic!("a count of seconds in {line:?}"));
+                assert!(secs < 30, "{line:?} at {width}");
+            }
             keep_for_docs(&shot, &format!("first-visit-play-{width}.png"));
         }
     });
@@ -358,6 +377,77 @@ fn answers_that_are_only_a_marker_are_shown_as_text() {
                 "the answer {answer:?} is shown as its text: {shown}"
             );
             assert_eq!(shown["lists"], 0, "no empty list or heading: {shown}");
+        }
+    });
+}
+
+/// A page laid out wrong on purpose, as the issue found the Evaluate view: the check names
+/// each fault, and leaves alone what is right (a link in a sentence, text kept for screen
+/// readers, a wide table in its own scroller).
+const BROKEN: &str = r#"
+<style>body { margin: 0; font: 16px sans-serif; } fieldset { margin: 0; } button { min-height: 30px; }</style>
+<main>
+  <fieldset id="questions"><legend>Questions</legend><input id="q-file" aria-label="file" style="height: 30px"></fieldset>
+  <fieldset id="models" style="margin-top: -30px"><legend>Modes and models</legend><input id="m-name" aria-label="model" style="height: 30px"></fieldset>
+  <table style="table-layout: fixed; width: 300px; border-collapse: collapse"><tr>
+    <td style="width: 60px; white-space: nowrap">EM 1 · F1 0.667</td><td><button id="open-run">Open</button></td>
+  </tr></table>
+  <div id="cut" style="width: 80px; overflow: hidden; white-space: nowrap">A label that is cut short</div>
+  <button id="tiny" style="min-height: 0; padding: 0; font-size: 10px">x</button>
+  <div id="too-wide" style="width: 2000px; height: 10px"></div>
+  <p>Read <a href="https://example.org/">the paper</a> for the scores.</p>
+  <span style="position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%)">Screen readers only, a long text</span>
+  <div tabindex="0" style="overflow-x: auto; width: 200px"><table><tr><td style="white-space: nowrap">A wide table that scrolls on its own</td></tr></table></div>
+</main>
+"#;
+
+#[test]
+fn the_layout_check_names_each_fault_of_a_page_laid_out_wrong() {
+    browser_test(|rig: Rig| async move {
+        // A blank page: the app's own CSP would refuse the inline styles.
+        rig.client.goto("about:blank").await.unwrap();
+        rig.client
+            .execute(
+                "document.body.innerHTML = arguments[0]; return true;",
+                vec![json!(BROKEN)],
+            )
+            .await
+            .unwrap();
+        resize(&rig, 1280, 900).await;
+        let found = findings(&rig).await;
+        let report = found.join("\n");
+        for (fault, needle) in [
+            ("fieldsets overlap", "overlap: fieldset#questions"),
+            ("inputs in them overlap", "input#q-file"),
+            (
+                "the scores run out of their cell",
+                "text runs out of its box: \"EM 1 · F1 0.667\"",
+            ),
+            (
+                "the scores run over the Open button",
+                "over button#open-run",
+            ),
+            (
+                "a label is cut",
+                "text clipped: \"A label that is cut short\" by div#cut",
+            ),
+            ("a control is too small", "too small: button#tiny"),
+            (
+                "the page scrolls sideways",
+                "the page scrolls sideways (2000 px wide): div#too-wide",
+            ),
+        ] {
+            assert!(
+                report.contains(needle),
+                "{fault}: no {needle:?} in\n{report}"
+            );
+        }
+        for fine in [
+            "the paper",
+            "Screen readers only",
+            "A wide table that scrolls",
+        ] {
+            assert!(!report.contains(fine), "{fine:?} is not a fault:\n{report}");
         }
     });
 }

@@ -5,6 +5,7 @@ use super::panel::Panel;
 use super::panel_run::PanelAction;
 use super::parts::{show, Part};
 use super::question_bar::QuestionBar;
+use super::replay_player::ReplayClock;
 use super::settings_panel::SettingsPanel;
 use super::welcome::Welcome;
 use crate::agent::Mode;
@@ -27,6 +28,7 @@ pub fn App() -> impl IntoView {
         shower,
         ..
     } = arena;
+    provide_context(ReplayClock(replay.clock));
     view! {
         <header class="top">
             <h1>"ReAct Arena"</h1>

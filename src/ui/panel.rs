@@ -171,7 +171,7 @@ pub(super) fn run_body(body: RunBody) -> AnyView {
     });
 
     view! {
-            <ProgressLine state=state />
+            <ProgressLine state=state recording=recording />
             {(!recording).then(|| view! {
                 <div class="panel-actions">
                     <Show when=move || active.get()>

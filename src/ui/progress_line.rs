@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use std::time::Duration;
 
+use super::replay_player::ReplayClock;
 use crate::agent::record::{RunRecord, Status};
 use crate::progress::wait_line;
 use crate::web::browser_model;
@@ -14,7 +15,13 @@ use crate::web::python_worker::pyodide_download;
 const TICK: Duration = Duration::from_millis(250);
 
 #[component]
-pub fn ProgressLine(state: RwSignal<RunRecord>) -> impl IntoView {
+pub fn ProgressLine(
+    state: RwSignal<RunRecord>,
+    /// Played back from a file: its times are the recording's, so the line counts on the
+    /// replay's clock (a recording made two days ago does not wait "172800 s").
+    recording: bool,
+) -> impl IntoView {
+    let replay_clock = recording.then(use_context::<ReplayClock>).flatten();
     let now = RwSignal::new(wall_ms());
     // The clock ticks only while there is something to wait for.
     let ticking = Memo::new(move |_| {
@@ -31,7 +38,14 @@ pub fn ProgressLine(state: RwSignal<RunRecord>) -> impl IntoView {
         on_cleanup(move || handle.clear());
     }
     let line = move || {
-        let at = now.get().max(wall_ms());
+        let at = match replay_clock {
+            Some(ReplayClock(clock)) => match clock.get() {
+                Some(at) => at,
+                // Not playing: a played-back panel waits for nothing.
+                None => return String::new(),
+            },
+            None => now.get().max(wall_ms()),
+        };
         let holder = browser_model::holder();
         state.with(|r| wait_line(r, at, pyodide_download(), holder.as_ref()))
     };

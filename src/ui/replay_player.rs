@@ -31,6 +31,9 @@ pub struct ReplayControl {
     pub recording: RwSignal<Option<Recording>>,
     /// A replay is going.
     pub playing: RwSignal<bool>,
+    /// The moment of the recording being played (its own epoch ms), while one plays: a
+    /// panel's waiting line counts from it, not from today's clock.
+    pub clock: RwSignal<Option<f64>>,
     /// The records as they were loaded, to play again.
     records: StoredValue<Vec<RunRecord>>,
     /// Changes when a replay ends early: a replay that sees it change stops.
@@ -43,6 +46,7 @@ impl ReplayControl {
             speed: RwSignal::new(Speed::default()),
             recording: RwSignal::new(None),
             playing: RwSignal::new(false),
+            clock: RwSignal::new(None),
             records: StoredValue::new(Vec::new()),
             generation: StoredValue::new(0),
         }
@@ -94,6 +98,7 @@ impl ReplayControl {
                         playback.advance(played)
                     }
                 };
+                self.clock.set(Some(playback.now()));
                 for (state, events) in states.iter().zip(due) {
                     if !events.is_empty() {
                         state.try_update(|r| events.iter().for_each(|(at, e)| r.apply(*at, e)));
@@ -105,6 +110,7 @@ impl ReplayControl {
                     .any(|s| s.try_with_untracked(|_| ()).is_some());
                 if playback.is_done() || !shown {
                     self.playing.set(false);
+                    self.clock.set(None);
                     return;
                 }
                 let wait = match (playback.until_next(), speed) {
@@ -136,5 +142,11 @@ impl ReplayControl {
     fn end(self) {
         self.generation.update_value(|g| *g = g.wrapping_add(1));
         self.playing.set(false);
+        self.clock.set(None);
     }
 }
+
+/// The clock of the recording being played, given to the panels as context: a played-back
+/// panel's waiting line reads it.
+#[derive(Clone, Copy)]
+pub struct ReplayClock(pub RwSignal<Option<f64>>);

@@ -43,12 +43,13 @@ const name = el => {
 const shown = el => el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
 const clips = s => s.overflowX !== 'visible' || s.overflowY !== 'visible';
 const scrolls = v => v === 'auto' || v === 'scroll';
-// The part of a box left visible by the ancestors that clip it; whether a scroller clipped it.
-const visible = (r, el) => {
+// The part of a box left visible by the ancestors that clip it (for text, its own element
+// too); whether a scroller clipped it.
+const visible = (r, el, own = false) => {
   const box = { l: r.left, t: r.top, r: r.right, b: r.bottom, scrolled: false, clippedBy: null };
   for (let a = el; a && a !== document.documentElement && a !== document.body; a = a.parentElement) {
     const s = css(a);
-    if (a !== el && clips(s)) {
+    if ((own || a !== el) && clips(s)) {
       const ar = a.getBoundingClientRect();
       const l = ar.left + a.clientLeft, t = ar.top + a.clientTop;
       const cut = { l: Math.max(box.l, l), r: Math.min(box.r, l + a.clientWidth),
@@ -109,7 +110,7 @@ for (let node = walker.nextNode(); node; node = walker.nextNode()) {
   range.selectNodeContents(node);
   for (const r of range.getClientRects()) {
     if (r.width < 1 || r.height < 1) continue;
-    const b = visible(r, parent);
+    const b = visible(r, parent, true);
     texts.push({ node, parent, owner, r, b, float: floating(parent) });
   }
 }
@@ -235,9 +236,7 @@ impl LayoutCheck {
             emulate_color_scheme(&rig.client, theme).await;
             for (width, height) in SCREENS {
                 resize(rig, width, height).await;
-                let findings = rig.client.execute(CHECK, vec![]).await.unwrap();
-                for finding in findings.as_array().expect("a list of findings") {
-                    let finding = finding.as_str().unwrap().to_string();
+                for finding in findings(rig).await {
                     let kind: String = finding.chars().filter(|c| !c.is_ascii_digit()).collect();
                     self.found
                         .entry((view.to_string(), kind))
@@ -254,6 +253,12 @@ impl LayoutCheck {
         }
         resize(rig, 1400, 900).await;
         emulate_color_scheme(&rig.client, "light").await;
+        // Written after each view, so a test that stops later still leaves what it found.
+        let report = screenshot_dir().join(format!(
+            "findings-{}.txt",
+            std::thread::current().name().unwrap_or("test")
+        ));
+        std::fs::write(&report, self.report()).unwrap();
     }
 
     /// Every finding, one per line: the view, the screens, what is wrong.
@@ -274,12 +279,6 @@ impl LayoutCheck {
             self.screenshots.len(),
             screenshot_dir().display()
         );
-        let report = screenshot_dir().join(format!(
-            "findings-{}.txt",
-            std::thread::current().name().unwrap_or("test")
-        ));
-        std::fs::create_dir_all(screenshot_dir()).unwrap();
-        std::fs::write(&report, self.report()).unwrap();
         assert!(
             self.found.is_empty(),
             "the layout check found {} problems:\n{}",
@@ -287,6 +286,12 @@ impl LayoutCheck {
             self.report()
         );
     }
+}
+
+/// What the check finds on the page as it is now, at the current size and theme.
+pub async fn findings(rig: &Rig) -> Vec<String> {
+    let found = rig.client.execute(CHECK, vec![]).await.unwrap();
+    serde_json::from_value(found).expect("a list of findings")
 }
 
 /// Gives the page this viewport, as a phone or a desktop would, and lets it lay out.

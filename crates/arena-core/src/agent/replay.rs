@@ -328,6 +328,8 @@ pub struct Playback {
     next: Vec<usize>,
     /// Recording time played so far, on the shared clock.
     clock: f64,
+    /// The epoch ms the shared clock starts at: the earliest replay's first event.
+    earliest: f64,
 }
 
 /// The events now due, per replay, with the times (epoch ms) to apply them at.
@@ -355,7 +357,14 @@ impl Playback {
             shifts,
             replays,
             clock: 0.0,
+            earliest: if earliest.is_finite() { earliest } else { 0.0 },
         }
+    }
+
+    /// The moment of the recording played so far, in its own epoch ms: what a panel's
+    /// waiting line counts from, not the wall clock of today.
+    pub fn now(&self) -> f64 {
+        self.earliest + self.clock
     }
 
     /// Moves the clock on by `ms` of recording time; returns what is due.
@@ -647,8 +656,11 @@ mod tests {
         let due = playback.advance(0.0);
         assert!(!due[0].is_empty() && due[1].is_empty());
         assert_eq!(playback.until_next(), Some(200.0));
+        // The recording's own time, as its waiting lines count it (its first event at 1000).
+        assert_eq!(playback.now(), 1000.0);
         // 4× for 100 ms of real time is 400 ms of the recording.
         let due = playback.advance(100.0 * Speed::Fast.factor().unwrap());
+        assert_eq!(playback.now(), 1400.0);
         assert!(due[0].iter().all(|(t, _)| *t <= 1400.0));
         assert!(due[1].iter().all(|(t, _)| *t <= 1400.0));
         assert!(!playback.is_done());

@@ -8,28 +8,32 @@ use leptos::prelude::request_animation_frame;
 const MARGIN_PX: f64 = 8.0;
 
 /// Scrolls the page (its own document only: a host page around a frame is left alone) so the
-/// first panel's head is at the top, unless it is in view already. Runs once the new panels
+/// first panel is at the top, unless its head is in view already. Runs once the new panels
 /// are drawn.
 pub fn bring_panels_into_view() {
     request_animation_frame(|| {
         let Some(window) = web_sys::window() else {
             return;
         };
-        let Some(head) = window
-            .document()
-            .and_then(|d| d.query_selector("#panels .panel-head").ok().flatten())
+        let Some(document) = window.document() else {
+            return;
+        };
+        let find = |css: &str| document.query_selector(css).ok().flatten();
+        let (Some(panel), Some(head)) = (find("#panels .panel"), find("#panels .panel-head"))
         else {
             return;
         };
-        let rect = head.get_bounding_client_rect();
+        let head = head.get_bounding_client_rect();
         let height = window
             .inner_height()
             .ok()
             .and_then(|h| h.as_f64())
             .unwrap_or(0.0);
-        if rect.top() >= 0.0 && rect.bottom() <= height {
+        if head.top() >= 0.0 && head.bottom() <= height {
             return;
         }
-        window.scroll_by_with_x_and_y(0.0, rect.top() - MARGIN_PX);
+        // The panel's top edge (its mode's colour) comes into view with its head.
+        let top = panel.get_bounding_client_rect().top();
+        window.scroll_by_with_x_and_y(0.0, top - MARGIN_PX);
     });
 }

@@ -348,7 +348,7 @@ fn evaluate_lays_out_at_every_width_in_setup_running_and_results() {
         rig.wait_for(
             "every answer",
             Duration::from_secs(10),
-            "return document.querySelectorAll('#eval-answers .eval-cell').length === 9",
+            "return document.querySelectorAll('#eval-answers tbody tr').length === 3",
         )
         .await;
         check.view(&rig, "evaluate-results").await;

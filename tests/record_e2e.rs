@@ -91,6 +91,7 @@ fn after_an_all_run_a_table_compares_the_modes_with_the_scripted_numbers() {
         assert!(act.text.contains("50 in + 10 out tokens"), "{act:#?}");
         assert!(act.text.contains("70 in + 5 out tokens"), "{act:#?}");
         let shot = rig.screenshot("comparison-table.png").await;
+        assert!(shot.is_file());
         support::browser::keep_for_docs(&shot, "comparison-table.png");
     });
 }

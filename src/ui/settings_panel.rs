@@ -28,7 +28,6 @@ pub fn SettingsPanel(
     // where to get one are in view, and the rest is one click away.
     let needs_token =
         token.get_untracked().is_empty() && !settings.get_untracked().endpoint_is_local();
-    let open = needs_token;
     let field_error = RwSignal::new(None::<String>);
     let token_error = Memo::new(move |_| token.with(|t| token_problem(t)));
 
@@ -61,7 +60,7 @@ pub fn SettingsPanel(
 
     view! {
         <section aria-label="Settings">
-        <details id="settings" class="settings" open=open node_ref=details>
+        <details id="settings" class="settings" open=needs_token node_ref=details>
             <summary>"Settings"</summary>
             <div class="settings-grid">
                 <label for="token">"Hugging Face token"</label>

@@ -395,6 +395,8 @@ const BROKEN: &str = r#"
   <div id="cut" style="width: 80px; overflow: hidden; white-space: nowrap">A label that is cut short</div>
   <button id="tiny" style="min-height: 0; padding: 0; font-size: 10px">x</button>
   <div id="too-wide" style="width: 2000px; height: 10px"></div>
+  <div id="clipper" style="width: 120px; height: 30px; overflow: hidden"><button id="hidden-open" style="margin-top: 40px">Open</button></div>
+  <div id="two-lines" style="width: 300px; height: 20px; line-height: 20px; overflow: hidden">First line of text<br>Second line, cut off entirely</div>
   <p>Read <a href="https://example.org/">the paper</a> for the scores.</p>
   <span style="position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%)">Screen readers only, a long text</span>
   <div tabindex="0" style="overflow-x: auto; width: 200px"><table><tr><td style="white-space: nowrap">A wide table that scrolls on its own</td></tr></table></div>
@@ -435,6 +437,14 @@ fn the_layout_check_names_each_fault_of_a_page_laid_out_wrong() {
             (
                 "the page scrolls sideways",
                 "the page scrolls sideways (2000 px wide): div#too-wide",
+            ),
+            (
+                "a button is hidden by its box",
+                "control cut off: button#hidden-open \"Open\" by div#clipper",
+            ),
+            (
+                "a line is hidden by its box",
+                "text clipped: \"Second line, cut off entirely\" by div#two-lines",
             ),
         ] {
             assert!(

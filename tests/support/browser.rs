@@ -460,6 +460,11 @@ impl Rig {
                 .unwrap();
             summary.click().await.unwrap();
         }
+        // Without a token the model, tools and prompts wait under their own summary.
+        self.js(
+            "const more = document.querySelector('#settings-more'); if (more) more.open = true;",
+        )
+        .await;
         // The tool section is drawn once the parts chunk is in.
         self.wait_for(
             "the settings' tool section",
@@ -569,6 +574,8 @@ impl Rig {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/e2e");
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(name);
+        // A name may hold a folder of its own (layout/…).
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, png).unwrap();
         path
     }

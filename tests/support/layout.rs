@@ -83,15 +83,21 @@ const floating = el => {
   return false;
 };
 
-// Boxes: controls, fieldsets and table cells.
-const CONTROLS = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [tabindex]:not([tabindex="-1"])';
+// Boxes: controls, fieldsets and table cells. A label holding an invisible file input is
+// what a user clicks.
+const CONTROLS = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [tabindex]:not([tabindex="-1"]), label:has(> input[type=file])';
+// A box of a pixel or so hides its content on purpose (text for screen readers only).
+const tiny = el => el.clientWidth * el.clientHeight <= 4;
 const boxes = [];
 for (const el of scope.querySelectorAll(CONTROLS + ', fieldset, td, th')) {
   if (!shown(el)) continue;
   // An inline box (a link in a sentence) is one box per line it runs on.
   const rects = css(el).display === 'inline' ? Array.from(el.getClientRects()) : [el.getBoundingClientRect()];
   for (const r of rects) {
+    if (r.width * r.height <= 4) continue;
     const b = visible(r, el);
+    // Cut by a box that does not scroll: that part cannot be reached at all.
+    if (b.clippedBy && !tiny(b.clippedBy) && el.matches(CONTROLS)) found.push(`control cut off: ${name(el)} by ${name(b.clippedBy)}`);
     if (area(b) <= 4) continue;
     boxes.push({ el, b, control: el.matches(CONTROLS), float: floating(el) });
   }
@@ -134,8 +140,6 @@ for (let i = 0; i < sorted.length; i++) {
   for (let j = i + 1; j < sorted.length && sorted[j].b.t < sorted[i].b.b; j++) {
     const x = sorted[i], y = sorted[j];
     if (x.float !== y.float || related(x.el, y.el) || !overlap(x.b, y.b)) continue;
-    // A label's own input sits inside it.
-    if ((x.el.labels && Array.from(x.el.labels).includes(y.el)) || (y.el.labels && Array.from(y.el.labels).includes(x.el))) continue;
     found.push(`overlap: ${name(x.el)} and ${name(y.el)}`);
   }
 }
@@ -144,12 +148,9 @@ for (let i = 0; i < sorted.length; i++) {
 for (const t of texts) {
   if (area(t.b) <= 1) continue;
   for (const x of boxes) {
+    // A box's own text (a legend on its fieldset's border, a cell's words) is in it.
     if (x.float !== t.float || x.el.contains(t.node) || !overlap(x.b, t.b)) continue;
-    // A fieldset's text (its legend) sits on its border; a table cell's text inside it.
-    if (!x.control && x.el.contains(t.parent)) continue;
-    if (x.control || !t.parent.closest('td, th, fieldset') || !x.el.contains(t.parent)) {
-      found.push(`text over a box: "${t.node.data.trim().slice(0, 30)}" (${name(t.parent)}) over ${name(x.el)}`);
-    }
+    found.push(`text over a box: "${t.node.data.trim().slice(0, 30)}" (${name(t.parent)}) over ${name(x.el)}`);
   }
 }
 const textsByTop = texts.filter(t => area(t.b) > 1).sort((x, y) => x.b.t - y.b.t);
@@ -164,9 +165,10 @@ for (let i = 0; i < textsByTop.length; i++) {
 // 4. Text clipped by its box, or running out of it.
 const seen = new Set();
 for (const t of texts) {
-  // Text hidden on purpose (a screen reader's only: a box of a pixel) is not clipped text.
-  if (seen.has(t.node) || area(t.b) <= 4) continue;
+  if (seen.has(t.node)) continue;
   if (t.b.clippedBy) {
+    // Text hidden on purpose is not clipped text.
+    if (tiny(t.b.clippedBy)) continue;
     seen.add(t.node);
     const ellipsis = css(t.b.clippedBy).textOverflow === 'ellipsis' ? ' (cut with an ellipsis)' : '';
     found.push(`text clipped: "${t.node.data.trim().slice(0, 40)}" by ${name(t.b.clippedBy)}${ellipsis}`);
@@ -196,10 +198,12 @@ for (const s of scope.querySelectorAll('select')) {
 
 // 5. Controls smaller than 24 × 24 (a checkbox or radio counts with its label).
 const measured = new Set();
-for (const { el, b, control } of boxes) {
+for (const { el, control } of boxes) {
   if (!control || el.disabled || measured.has(el)) continue;
   measured.add(el);
-  let w = b.r - b.l, h = b.b - b.t;
+  // Its own size: what a scroller or a clipping box hides of it is another finding.
+  const own = el.getBoundingClientRect();
+  let w = own.width, h = own.height;
   if (el.labels && el.labels.length && ['checkbox', 'radio'].includes(el.type)) {
     const all = [el, ...el.labels].map(x => x.getBoundingClientRect());
     w = Math.max(...all.map(r => r.right)) - Math.min(...all.map(r => r.left));
@@ -212,9 +216,6 @@ for (const { el, b, control } of boxes) {
     while (block && css(block).display === 'inline') block = block.parentElement;
     if (block && block.textContent.trim().length > el.textContent.trim().length) continue;
   }
-  // A box the page scrolls out of view is measured where it is fully shown.
-  const full = el.getBoundingClientRect();
-  if ((full.width >= MIN_TARGET - 0.5 && full.height >= MIN_TARGET - 0.5)) continue;
   found.push(`too small: ${name(el)} is ${Math.round(w)} × ${Math.round(h)} px`);
 }
 return Array.from(new Set(found));

@@ -4,12 +4,14 @@
 
 use leptos::prelude::request_animation_frame;
 
-/// Space kept above the panels' heads once scrolled to, in CSS pixels.
+/// Space kept above the panels once scrolled to, in CSS pixels.
 const MARGIN_PX: f64 = 8.0;
+/// How much of a panel below its head must be in view to see it stream: a few lines.
+const BODY_IN_VIEW_PX: f64 = 120.0;
 
 /// Scrolls the page (its own document only: a host page around a frame is left alone) so the
-/// first panel is at the top, unless its head is in view already. Runs once the new panels
-/// are drawn.
+/// first panel is at the top, unless its head and a few lines below it are in view already.
+/// Runs once the new panels are drawn.
 pub fn bring_panels_into_view() {
     request_animation_frame(|| {
         let Some(window) = web_sys::window() else {
@@ -29,7 +31,7 @@ pub fn bring_panels_into_view() {
             .ok()
             .and_then(|h| h.as_f64())
             .unwrap_or(0.0);
-        if head.top() >= 0.0 && head.bottom() <= height {
+        if head.top() >= 0.0 && head.bottom() + BODY_IN_VIEW_PX <= height {
             return;
         }
         // The panel's top edge (its mode's colour) comes into view with its head.

@@ -254,8 +254,9 @@ mod tests {
             md("1. a\n2.\n3. c"),
             "<ol>\n<li>a</li>\n<li></li>\n<li>c</li>\n</ol>\n"
         );
-        // Its text is escaped like any other.
-        assert_eq!(md("<b>2.</b>"), "<p>&lt;b&gt;2.&lt;/b&gt;</p>\n");
+        // Its text is escaped like any other: a list whose only item defines a link (no
+        // event of its own) is empty, and given back as written.
+        assert_eq!(md("- [a]: <script>"), "<p>- [a]: &lt;script&gt;</p>\n");
     }
 
     #[test]

@@ -26,23 +26,6 @@ and `a_very_long_identifier_that_does_not_break_anywhere_in_the_text_at_all`.\n\
 ```\nlet answer = 6 * 7; // a line of code that runs well past the width of a phone's screen, and on\n```\n\n\
 | factor | factor | product |\n|---|---|---|\n| 6 | 7 | 42 |";
 
-/// Opens the app with nothing stored, as a first visitor.
-async fn open_fresh(rig: &Rig, query: &str) {
-    rig.client.goto(&rig.app_url).await.unwrap();
-    rig.js("localStorage.clear(); sessionStorage.clear();")
-        .await;
-    rig.client
-        .goto(&format!("{}{query}", rig.app_url))
-        .await
-        .unwrap();
-    rig.wait_for(
-        "the app to render",
-        Duration::from_secs(20),
-        "return !!document.querySelector('#run')",
-    )
-    .await;
-}
-
 async fn play_recording(rig: &Rig, file: &str) {
     rig.wait_for(
         "the recordings to be listed",
@@ -56,20 +39,11 @@ async fn play_recording(rig: &Rig, file: &str) {
     .await;
 }
 
-async fn wait_for_replay_end(rig: &Rig) {
-    rig.wait_for(
-        "the recording to play to its end",
-        SETTLE,
-        "const b = document.querySelector('#recording-banner'); return !!b && b.dataset.playing === 'false' && Array.from(document.querySelectorAll('section.panel')).every(p => p.querySelector('ol.steps, .part-missing'));",
-    )
-    .await;
-}
-
 #[test]
 fn a_first_visit_and_a_replay_lay_out_at_every_width() {
     browser_test(|rig: Rig| async move {
         let mut check = LayoutCheck::default();
-        open_fresh(&rig, "").await;
+        rig.open_fresh(&rig.app_url).await;
         rig.wait_for(
             "the recordings to be listed",
             Duration::from_secs(10),
@@ -86,7 +60,7 @@ fn a_first_visit_and_a_replay_lay_out_at_every_width() {
         emulate_color_scheme(&rig.client, "light").await;
         rig.js("document.querySelector('#replay-speed').value = 'instant'; document.querySelector('#replay-speed').dispatchEvent(new Event('change'));").await;
         play_recording(&rig, "multiply.json").await;
-        wait_for_replay_end(&rig).await;
+        rig.wait_for_replay_end(SETTLE).await;
         check.view(&rig, "replay").await;
         check.assert_clean();
     });
@@ -102,7 +76,7 @@ const PANEL_HEADS: &str = "return Array.from(document.querySelectorAll('section.
 fn play_on_a_first_visit_brings_the_panels_into_view() {
     browser_test(|rig: Rig| async move {
         for (width, height) in [(1280, 900), (360, 740)] {
-            open_fresh(&rig, "").await;
+            rig.open_fresh(&rig.app_url).await;
             resize(&rig, width, height).await;
             rig.js(WATCH_WAIT_LINES).await;
             play_recording(&rig, "multiply.json").await;
@@ -153,7 +127,7 @@ fn play_on_a_first_visit_brings_the_panels_into_view() {
 #[test]
 fn without_a_token_the_settings_show_the_token_and_keep_the_rest_one_click_away() {
     browser_test(|rig: Rig| async move {
-        open_fresh(&rig, "").await;
+        rig.open_fresh(&rig.app_url).await;
         let shown = rig
             .js("const s = document.querySelector('#settings'); return { open: s.open, token: !!document.querySelector('#token') && document.querySelector('#token').checkVisibility(), protocol: !!document.querySelector('#protocol') && document.querySelector('#protocol').checkVisibility() };")
             .await;

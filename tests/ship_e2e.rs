@@ -10,42 +10,16 @@ use std::time::{Duration, Instant};
 
 use react_arena::agent::Mode;
 use serde_json::{json, Value};
-use support::browser::{browser_test, dist_dir, serve_dir, shipped, PanelView, Rig};
+use support::browser::{browser_test, dist_dir, serve_dir, shipped, Rig};
 use support::fixtures::FixtureServer;
 use support::mock::{Reply, THINK_42};
 
 const SETTLE: Duration = Duration::from_secs(40);
 
-/// Opens `url` with no token and nothing stored, as a first visitor.
-async fn open_fresh(rig: &Rig, url: &str) {
-    rig.client.goto(&rig.app_url).await.unwrap();
-    rig.js("localStorage.clear(); sessionStorage.clear();")
-        .await;
-    rig.client.goto(url).await.unwrap();
-    rig.wait_for(
-        "the app to render",
-        Duration::from_secs(20),
-        "return !!document.querySelector('#run')",
-    )
-    .await;
-}
-
-/// Until the replay has ended and every panel shows its run (drawn by the engine's chunk,
-/// which may arrive after an instant replay has ended).
-async fn wait_for_replay_end(rig: &Rig, timeout: Duration) -> Vec<PanelView> {
-    rig.wait_for(
-        "the recording to play to its end",
-        timeout,
-        "const b = document.querySelector('#recording-banner'); return !!b && b.dataset.playing === 'false' && Array.from(document.querySelectorAll('section.panel')).every(p => p.querySelector('ol.steps, .part-missing'));",
-    )
-    .await;
-    rig.panels().await
-}
-
 #[test]
 fn a_first_visit_without_a_token_plays_a_recording_in_three_panels_with_no_request() {
     browser_test(|rig| async move {
-        open_fresh(&rig, &rig.app_url).await;
+        rig.open_fresh(&rig.app_url).await;
         rig.wait_for(
             "the recordings to be listed",
             Duration::from_secs(10),
@@ -62,7 +36,7 @@ fn a_first_visit_without_a_token_plays_a_recording_in_three_panels_with_no_reque
         rig.js("document.querySelector('#replay-speed').value = 'instant'; document.querySelector('#replay-speed').dispatchEvent(new Event('change'));").await;
         rig.click(".recording-card[data-file='multiply.json'] .play-recording")
             .await;
-        let panels = wait_for_replay_end(&rig, Duration::from_secs(20)).await;
+        let panels = rig.wait_for_replay_end(Duration::from_secs(20)).await;
         let banner = rig
             .js("return document.querySelector('#recording-banner').innerText")
             .await;
@@ -91,7 +65,7 @@ fn a_first_visit_without_a_token_plays_a_recording_in_three_panels_with_no_reque
 #[test]
 fn a_bad_recording_is_refused_with_the_reason_and_a_token_hides_the_welcome() {
     browser_test(|rig| async move {
-        open_fresh(&rig, &rig.app_url).await;
+        rig.open_fresh(&rig.app_url).await;
         rig.wait_for(
             "the recordings to be listed",
             Duration::from_secs(10),
@@ -240,7 +214,7 @@ fn under_a_sub_path_the_app_runs_keeps_runs_loads_python_and_plays_recordings() 
             .goto(&format!("{}?recording=square-root.json", sub.app_url))
             .await
             .unwrap();
-        let panels = wait_for_replay_end(&sub, Duration::from_secs(90)).await;
+        let panels = sub.wait_for_replay_end(Duration::from_secs(90)).await;
         assert_eq!(panels.len(), 3, "{panels:#?}");
         assert!(
             panels.iter().all(|p| !p.answer.trim().is_empty()),
@@ -318,7 +292,7 @@ fn embed_fits_360_and_1280_pixels() {
         for (width, name) in [(360u32, "embed-360.png"), (1280, "embed-1280.png")] {
             rig.client.set_window_size(width, 900).await.unwrap();
             rig.client.goto(&url).await.unwrap();
-            wait_for_replay_end(&rig, Duration::from_secs(30)).await;
+            rig.wait_for_replay_end(Duration::from_secs(30)).await;
             let (inner, scroll) = serde_json::from_value::<(f64, f64)>(
                 rig.js("return [innerWidth, document.documentElement.scrollWidth]")
                     .await,
@@ -359,8 +333,8 @@ fn a_run_in_the_address_replays_with_no_token_and_no_request() {
         println!("a run in the address: {} characters", url.len());
         let asked = rig.mock.requests().len();
 
-        open_fresh(&rig, &url).await;
-        let shown = wait_for_replay_end(&rig, Duration::from_secs(30)).await;
+        rig.open_fresh(&url).await;
+        let shown = rig.wait_for_replay_end(Duration::from_secs(30)).await;
         for (a, b) in ran.iter().zip(&shown) {
             assert_eq!(
                 (&a.mode, &a.answer, &a.actions),
@@ -437,7 +411,7 @@ fn hostile_addresses_get_a_clear_error_and_run_nothing() {
             .goto(&format!("{base}#run={trapped}"))
             .await
             .unwrap();
-        wait_for_replay_end(&rig, Duration::from_secs(90)).await;
+        rig.wait_for_replay_end(Duration::from_secs(90)).await;
         let text = rig
             .js("return document.querySelector('section.panel').innerText")
             .await;

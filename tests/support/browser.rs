@@ -407,6 +407,32 @@ impl Rig {
         .await;
     }
 
+    /// Opens `url` with no token and nothing stored, as a first visitor.
+    pub async fn open_fresh(&self, url: &str) {
+        self.client.goto(&self.app_url).await.unwrap();
+        self.js("localStorage.clear(); sessionStorage.clear();")
+            .await;
+        self.client.goto(url).await.unwrap();
+        self.wait_for(
+            "the app to render",
+            Duration::from_secs(20),
+            "return !!document.querySelector('#run')",
+        )
+        .await;
+    }
+
+    /// Until a replay has ended and every panel shows its run (drawn by the engine's chunk,
+    /// which may arrive after an instant replay has ended); then what the panels show.
+    pub async fn wait_for_replay_end(&self, timeout: Duration) -> Vec<PanelView> {
+        self.wait_for(
+            "the recording to play to its end",
+            timeout,
+            "const b = document.querySelector('#recording-banner'); return !!b && b.dataset.playing === 'false' && Array.from(document.querySelectorAll('section.panel')).every(p => p.querySelector('ol.steps, .part-missing'));",
+        )
+        .await;
+        self.panels().await
+    }
+
     /// Opens the app pointed at the mock endpoint, with the marker token.
     pub async fn open_app(&self, max_steps: u32) {
         self.open_app_overriding(json!({ "max_steps": max_steps }))

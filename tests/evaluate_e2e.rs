@@ -536,15 +536,8 @@ fn the_view_and_hotpotqa_load_only_when_opened_and_show_the_paper() {
 
 /// Chooses `text` as the user's question file, named `name`.
 async fn choose_file(rig: &Rig, name: &str, text: &str) {
-    let path = std::env::temp_dir().join(format!("{}-{name}", std::process::id()));
-    std::fs::write(&path, text).unwrap();
-    rig.client
-        .find(Locator::Css("#eval-file"))
-        .await
-        .unwrap()
-        .send_keys(path.to_str().unwrap())
-        .await
-        .unwrap();
+    let name = format!("{}-{name}", std::process::id());
+    rig.choose_file("#eval-file", &name, text).await;
 }
 
 /// Chooses a question file and waits until the view has read it: `size` is what it then says

@@ -8,7 +8,6 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use fantoccini::Locator;
 use react_arena::agent::replay::Replay;
 use react_arena::agent::Mode;
 use react_arena::run_file::RunFile;
@@ -90,11 +89,6 @@ async fn panel_count_with(rig: &Rig, css: &str) -> u64 {
     .await
     .as_u64()
     .unwrap()
-}
-
-async fn choose_speed(rig: &Rig, id: &str) {
-    rig.click(&format!("#replay-speed option[value='{id}']"))
-        .await;
 }
 
 /// Waits until the recording has played to its end and every panel shows its run (drawn by
@@ -232,16 +226,11 @@ fn an_exported_run_replays_from_its_file_without_token_or_network() {
         rig.js(COUNT_FETCHES).await;
 
         // Import, played instantly.
-        choose_speed(&rig, "instant").await;
-        let path = std::env::temp_dir().join(format!("{stem}-{}.json", std::process::id()));
-        std::fs::write(&path, &json_file.text).unwrap();
-        rig.client
-            .find(Locator::Css("#import-file"))
-            .await
-            .unwrap()
-            .send_keys(path.to_str().unwrap())
-            .await
-            .unwrap();
+        rig.choose_speed("instant").await;
+        let name = format!("{stem}-{}.json", std::process::id());
+        let path = rig
+            .choose_file("#import-file", &name, &json_file.text)
+            .await;
         wait_for_replay_end(&rig).await;
         let replayed = rig.wait_until_settled(SETTLE).await;
         assert_eq!(
@@ -273,7 +262,7 @@ fn an_exported_run_replays_from_its_file_without_token_or_network() {
         );
 
         // At 4×: it plays over a quarter of the recorded time.
-        choose_speed(&rig, "4").await;
+        rig.choose_speed("4").await;
         let started = Instant::now();
         rig.click("#replay-again").await;
         let going = rig
@@ -298,7 +287,7 @@ fn an_exported_run_replays_from_its_file_without_token_or_network() {
         );
 
         // Stop ends a replay where it is.
-        choose_speed(&rig, "1").await;
+        rig.choose_speed("1").await;
         rig.click("#replay-again").await;
         tokio::time::sleep(Duration::from_millis(300)).await;
         rig.click("#stop").await;
@@ -415,16 +404,11 @@ fn inspect_shows_each_call_as_the_endpoint_received_it_even_in_a_recording() {
         let nowhere = format!("http://127.0.0.1:{}/v1", closed_port());
         rig.open_app_with(json!({ "base_url": nowhere }), "", false)
             .await;
-        choose_speed(&rig, "instant").await;
-        let path = std::env::temp_dir().join(format!("inspect-{}.json", std::process::id()));
-        std::fs::write(&path, &downloads[0].text).unwrap();
-        rig.client
-            .find(Locator::Css("#import-file"))
-            .await
-            .unwrap()
-            .send_keys(path.to_str().unwrap())
-            .await
-            .unwrap();
+        rig.choose_speed("instant").await;
+        let name = format!("inspect-{}.json", std::process::id());
+        let path = rig
+            .choose_file("#import-file", &name, &downloads[0].text)
+            .await;
         rig.wait_for(
             "the recording",
             SETTLE,
@@ -476,15 +460,14 @@ fn a_file_that_is_not_a_run_is_refused_with_the_reason_and_changes_nothing() {
     browser_test(|rig: Rig| async move {
         rig.open_app(5).await;
         let before = stored_state(&rig).await;
-        let path = std::env::temp_dir().join(format!("not-a-run-{}.json", std::process::id()));
-        std::fs::write(&path, r#"{"format": "something/else", "version": 1}"#).unwrap();
-        rig.client
-            .find(Locator::Css("#import-file"))
-            .await
-            .unwrap()
-            .send_keys(path.to_str().unwrap())
-            .await
-            .unwrap();
+        let name = format!("not-a-run-{}.json", std::process::id());
+        let path = rig
+            .choose_file(
+                "#import-file",
+                &name,
+                r#"{"format": "something/else", "version": 1}"#,
+            )
+            .await;
         let alert = rig.alert_text(SETTLE).await;
         assert!(
             alert.contains("not-a-run-") && alert.contains("not a ReAct Arena run"),

@@ -347,16 +347,15 @@ fn an_edited_prompt_is_what_the_endpoint_receives_and_goes_with_the_run() {
         // Replayed from its file on a page with the default prompts: Inspect shows the
         // edited prompt as the one sent.
         rig.open_app_with(json!({}), "", false).await;
-        rig.click("#replay-speed option[value='instant']").await;
-        let path = std::env::temp_dir().join(format!("edited-prompt-{}.json", std::process::id()));
-        std::fs::write(&path, serde_json::to_string(&file).unwrap()).unwrap();
-        rig.client
-            .find(Locator::Css("#import-file"))
-            .await
-            .unwrap()
-            .send_keys(path.to_str().unwrap())
-            .await
-            .unwrap();
+        rig.choose_speed("instant").await;
+        let name = format!("edited-prompt-{}.json", std::process::id());
+        let path = rig
+            .choose_file(
+                "#import-file",
+                &name,
+                &serde_json::to_string(&file).unwrap(),
+            )
+            .await;
         rig.wait_for(
             "the recording",
             SETTLE,

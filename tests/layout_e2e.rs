@@ -8,7 +8,6 @@ mod support;
 
 use std::time::Duration;
 
-use fantoccini::Locator;
 use react_arena::agent::Mode;
 use serde_json::{json, Value};
 use support::browser::{browser_test, keep_for_docs, Rig};
@@ -26,30 +25,12 @@ and `a_very_long_identifier_that_does_not_break_anywhere_in_the_text_at_all`.\n\
 ```\nlet answer = 6 * 7; // a line of code that runs well past the width of a phone's screen, and on\n```\n\n\
 | factor | factor | product |\n|---|---|---|\n| 6 | 7 | 42 |";
 
-async fn play_recording(rig: &Rig, file: &str) {
-    rig.wait_for(
-        "the recordings to be listed",
-        Duration::from_secs(10),
-        "return document.querySelectorAll('.recording-card').length >= 3",
-    )
-    .await;
-    rig.click(&format!(
-        ".recording-card[data-file='{file}'] .play-recording"
-    ))
-    .await;
-}
-
 #[test]
 fn a_first_visit_and_a_replay_lay_out_at_every_width() {
     browser_test(|rig: Rig| async move {
         let mut check = LayoutCheck::default();
         rig.open_fresh(&rig.app_url).await;
-        rig.wait_for(
-            "the recordings to be listed",
-            Duration::from_secs(10),
-            "return document.querySelectorAll('.recording-card').length >= 3",
-        )
-        .await;
+        rig.wait_for_recordings().await;
         check.view(&rig, "first-visit").await;
         // What a phone in dark mode shows first, for the README.
         resize(&rig, 360, 740).await;
@@ -58,8 +39,8 @@ fn a_first_visit_and_a_replay_lay_out_at_every_width() {
         keep_for_docs(&shot, "first-visit-360-dark.png");
         resize(&rig, 1400, 900).await;
         emulate_color_scheme(&rig.client, "light").await;
-        rig.js("document.querySelector('#replay-speed').value = 'instant'; document.querySelector('#replay-speed').dispatchEvent(new Event('change'));").await;
-        play_recording(&rig, "multiply.json").await;
+        rig.choose_speed("instant").await;
+        rig.play_recording("multiply.json").await;
         rig.wait_for_replay_end(SETTLE).await;
         check.view(&rig, "replay").await;
         check.assert_clean();
@@ -79,7 +60,7 @@ fn play_on_a_first_visit_brings_the_panels_into_view() {
             rig.open_fresh(&rig.app_url).await;
             resize(&rig, width, height).await;
             rig.js(WATCH_WAIT_LINES).await;
-            play_recording(&rig, "multiply.json").await;
+            rig.play_recording("multiply.json").await;
             // The first panel's head comes into view once Play is pressed, and stays there.
             rig.wait_for(
                 "the panels to be scrolled into view",
@@ -287,15 +268,9 @@ fn evaluate_lays_out_at_every_width_in_setup_running_and_results() {
             .map(|(q, a, _)| json!({ "question": q, "answer": a }))
             .collect();
         rig.click("#eval-set-own").await;
-        let path = std::env::temp_dir().join(format!("{}-layout.json", std::process::id()));
-        std::fs::write(&path, serde_json::to_string(&file).unwrap()).unwrap();
-        rig.client
-            .find(Locator::Css("#eval-file"))
-            .await
-            .unwrap()
-            .send_keys(path.to_str().unwrap())
-            .await
-            .unwrap();
+        let name = format!("{}-layout.json", std::process::id());
+        rig.choose_file("#eval-file", &name, &serde_json::to_string(&file).unwrap())
+            .await;
         rig.wait_for(
             "the file to be read",
             Duration::from_secs(10),

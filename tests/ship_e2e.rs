@@ -20,12 +20,7 @@ const SETTLE: Duration = Duration::from_secs(40);
 fn a_first_visit_without_a_token_plays_a_recording_in_three_panels_with_no_request() {
     browser_test(|rig| async move {
         rig.open_fresh(&rig.app_url).await;
-        rig.wait_for(
-            "the recordings to be listed",
-            Duration::from_secs(10),
-            "return document.querySelectorAll('.recording-card').length >= 3",
-        )
-        .await;
+        rig.wait_for_recordings().await;
         let guide = rig
             .js("return document.querySelector('.token-guide').innerText")
             .await;
@@ -33,7 +28,7 @@ fn a_first_visit_without_a_token_plays_a_recording_in_three_panels_with_no_reque
             guide.as_str().unwrap().contains("Hugging Face token"),
             "{guide}"
         );
-        rig.js("document.querySelector('#replay-speed').value = 'instant'; document.querySelector('#replay-speed').dispatchEvent(new Event('change'));").await;
+        rig.choose_speed("instant").await;
         rig.click(".recording-card[data-file='multiply.json'] .play-recording")
             .await;
         let panels = rig.wait_for_replay_end(Duration::from_secs(20)).await;
@@ -66,12 +61,7 @@ fn a_first_visit_without_a_token_plays_a_recording_in_three_panels_with_no_reque
 fn a_bad_recording_is_refused_with_the_reason_and_a_token_hides_the_welcome() {
     browser_test(|rig| async move {
         rig.open_fresh(&rig.app_url).await;
-        rig.wait_for(
-            "the recordings to be listed",
-            Duration::from_secs(10),
-            "return document.querySelectorAll('.recording-card').length >= 3",
-        )
-        .await;
+        rig.wait_for_recordings().await;
         // The server answers the recording with something that is not a run.
         rig.js(
             "const f = window.fetch; window.fetch = function (r, ...rest) { \
@@ -111,12 +101,7 @@ fn a_bad_recording_is_refused_with_the_reason_and_a_token_hides_the_welcome() {
             .await;
         assert_eq!(state, json!([false, true]));
         rig.click("#show-recordings").await;
-        rig.wait_for(
-            "the recordings again",
-            Duration::from_secs(10),
-            "return document.querySelectorAll('.recording-card').length >= 3",
-        )
-        .await;
+        rig.wait_for_recordings().await;
     });
 }
 

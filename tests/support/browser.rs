@@ -407,6 +407,46 @@ impl Rig {
         .await;
     }
 
+    /// Writes `text` to a file `name` in the temporary folder and chooses it in the file
+    /// input `input_css`, as a user picking it would; returns the file's path.
+    pub async fn choose_file(&self, input_css: &str, name: &str, text: &str) -> PathBuf {
+        let path = std::env::temp_dir().join(name);
+        std::fs::write(&path, text).unwrap();
+        self.client
+            .find(Locator::Css(input_css))
+            .await
+            .unwrap_or_else(|e| panic!("no {input_css} to choose a file in: {e}"))
+            .send_keys(path.to_str().unwrap())
+            .await
+            .unwrap();
+        path
+    }
+
+    /// Waits until the welcome lists the shipped recordings.
+    pub async fn wait_for_recordings(&self) {
+        self.wait_for(
+            "the recordings to be listed",
+            Duration::from_secs(10),
+            "return document.querySelectorAll('.recording-card').length >= 3",
+        )
+        .await;
+    }
+
+    /// Presses Play on the shipped recording `file` once the recordings are listed.
+    pub async fn play_recording(&self, file: &str) {
+        self.wait_for_recordings().await;
+        self.click(&format!(
+            ".recording-card[data-file='{file}'] .play-recording"
+        ))
+        .await;
+    }
+
+    /// Chooses the replay speed by its id (`1`, `4`, `instant`…).
+    pub async fn choose_speed(&self, id: &str) {
+        self.click(&format!("#replay-speed option[value='{id}']"))
+            .await;
+    }
+
     /// Opens `url` with no token and nothing stored, as a first visitor.
     pub async fn open_fresh(&self, url: &str) {
         self.client.goto(&self.app_url).await.unwrap();

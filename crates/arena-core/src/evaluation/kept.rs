@@ -26,30 +26,13 @@ pub fn results_of(spec: &EvalSpec, texts: &[String]) -> Vec<JobResult> {
 mod tests {
     use super::*;
     use crate::agent::Mode;
-    use crate::evaluation::plan::{Job, SetKind};
-    use crate::evaluation::questions::{Check, Question};
+    use crate::evaluation::plan::{test_spec, Job};
     use crate::evaluation::score::Score;
 
     fn spec(id: &str, questions: usize) -> EvalSpec {
         EvalSpec {
             id: id.into(),
-            created: 0.0,
-            set: SetKind::Own,
-            set_name: "mine.json".into(),
-            questions: (0..questions)
-                .map(|i| Question {
-                    id: format!("q{i}"),
-                    question: format!("Q{i}?"),
-                    answer: format!("A{i}"),
-                    check: Check::Text,
-                })
-                .collect(),
-            modes: vec![Mode::Think],
-            models: vec!["m".into()],
-            max_steps: 3,
-            concurrency: 1,
-            fallback: false,
-            judge_model: String::new(),
+            ..test_spec(questions, &[Mode::Think], 1, false)
         }
     }
 

@@ -208,33 +208,41 @@ pub fn eta_ms(finished: usize, remaining: usize, elapsed_ms: f64) -> Option<f64>
     (finished > 0 && remaining > 0).then(|| elapsed_ms / finished as f64 * remaining as f64)
 }
 
+/// An evaluation of `questions` plain questions (`Q0?` answered `A0`…) for the tests here
+/// and in the modules that read evaluations.
+#[cfg(test)]
+pub(crate) fn test_spec(
+    questions: usize,
+    modes: &[Mode],
+    concurrency: u32,
+    fallback: bool,
+) -> EvalSpec {
+    use crate::evaluation::questions::Check;
+    EvalSpec {
+        id: "e".into(),
+        created: 0.0,
+        set: SetKind::Own,
+        set_name: "t".into(),
+        questions: (0..questions)
+            .map(|i| Question {
+                id: format!("q{i}"),
+                question: format!("Q{i}?"),
+                answer: format!("A{i}"),
+                check: Check::Text,
+            })
+            .collect(),
+        modes: modes.to_vec(),
+        models: vec!["m".into()],
+        max_steps: 7,
+        concurrency,
+        fallback,
+        judge_model: String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evaluation::questions::Check;
-
-    fn spec(questions: usize, modes: &[Mode], concurrency: u32, fallback: bool) -> EvalSpec {
-        EvalSpec {
-            id: "e".into(),
-            created: 0.0,
-            set: SetKind::Own,
-            set_name: "t".into(),
-            questions: (0..questions)
-                .map(|i| Question {
-                    id: format!("q{i}"),
-                    question: format!("Q{i}?"),
-                    answer: format!("A{i}"),
-                    check: Check::Text,
-                })
-                .collect(),
-            modes: modes.to_vec(),
-            models: vec!["m".into()],
-            max_steps: 7,
-            concurrency,
-            fallback,
-            judge_model: String::new(),
-        }
-    }
 
     fn drain(s: &mut Scheduler, now: f64) -> Vec<Job> {
         std::iter::from_fn(|| s.next(now)).collect()
@@ -242,7 +250,7 @@ mod tests {
 
     #[test]
     fn keeps_at_most_the_limit_in_flight_and_goes_question_by_question() {
-        let spec = spec(4, &Mode::ALL, 3, false);
+        let spec = test_spec(4, &Mode::ALL, 3, false);
         let mut s = Scheduler::new(&spec, []);
         let first = drain(&mut s, 0.0);
         assert_eq!(first.len(), 3);
@@ -261,7 +269,7 @@ mod tests {
 
     #[test]
     fn a_resume_does_not_redo_what_is_done() {
-        let spec = spec(10, &Mode::ALL, 3, false);
+        let spec = test_spec(10, &Mode::ALL, 3, false);
         let done: Vec<Job> = jobs(&spec).into_iter().take(4).collect();
         let mut s = Scheduler::new(&spec, done.clone());
         assert_eq!(s.remaining(), 26);
@@ -277,7 +285,7 @@ mod tests {
 
     #[test]
     fn a_stopped_run_is_done_again_and_a_rate_limit_holds_new_starts() {
-        let spec = spec(2, &[Mode::ReAct], 2, false);
+        let spec = test_spec(2, &[Mode::ReAct], 2, false);
         let mut s = Scheduler::new(&spec, []);
         let a = s.next(0.0).unwrap();
         s.hold(5_000.0);
@@ -291,7 +299,7 @@ mod tests {
 
     #[test]
     fn fallback_runs_think_only_for_what_react_left_unanswered() {
-        let spec = spec(2, &[Mode::ReAct], 1, true);
+        let spec = test_spec(2, &[Mode::ReAct], 1, true);
         let mut s = Scheduler::new(&spec, []);
         let q0 = s.next(0.0).unwrap();
         s.finished(q0, false);
@@ -308,7 +316,7 @@ mod tests {
         s.finished(q1, true);
         assert!(s.is_finished(), "answered questions need no fallback");
         // With Think-only among the modes its own runs serve as the fallback.
-        let spec = super::tests::spec(1, &[Mode::Think, Mode::ReAct], 1, true);
+        let spec = super::tests::test_spec(1, &[Mode::Think, Mode::ReAct], 1, true);
         let mut s = Scheduler::new(&spec, []);
         let t = s.next(0.0).unwrap();
         s.finished(t, true);
@@ -334,7 +342,7 @@ mod tests {
 
     #[test]
     fn sample_takes_the_sets_own_order_and_eta_scales_the_mean() {
-        let spec = spec(30, &[Mode::Act], 3, false);
+        let spec = test_spec(30, &[Mode::Act], 3, false);
         assert_eq!(sample(&spec.questions, Some(20)).len(), 20);
         assert_eq!(sample(&spec.questions, Some(50)).len(), 30);
         assert_eq!(sample(&spec.questions, None)[0].id, "q0");

@@ -330,29 +330,12 @@ pub fn evaluation_json(spec: &EvalSpec, results: &[JobResult]) -> String {
 mod tests {
     use super::*;
     use crate::evaluation::csv::parse_csv;
-    use crate::evaluation::plan::Job;
-    use crate::evaluation::questions::{Check, Question};
+    use crate::evaluation::plan::{test_spec, Job};
 
     fn spec(set: SetKind, modes: &[Mode], fallback: bool) -> EvalSpec {
         EvalSpec {
-            id: "e".into(),
-            created: 0.0,
             set,
-            set_name: "t".into(),
-            questions: (0..2)
-                .map(|i| Question {
-                    id: format!("q{i}"),
-                    question: format!("Q{i}?"),
-                    answer: format!("A{i}"),
-                    check: Check::Text,
-                })
-                .collect(),
-            modes: modes.to_vec(),
-            models: vec!["m".into()],
-            max_steps: 7,
-            concurrency: 3,
-            fallback,
-            judge_model: String::new(),
+            ..test_spec(2, modes, 3, fallback)
         }
     }
 

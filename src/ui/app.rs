@@ -8,6 +8,7 @@ use super::question_bar::QuestionBar;
 use super::replay_player::ReplayClock;
 use super::settings_panel::SettingsPanel;
 use super::welcome::Welcome;
+use crate::agent::mode::ModeChoice;
 use crate::agent::Mode;
 
 #[component]
@@ -54,6 +55,10 @@ pub fn App() -> impl IntoView {
             on_run=Callback::new(move |()| arena.run())
             on_stop=stop
             on_new_conversation=Callback::new(move |()| arena.new_conversation())
+            blind_skips_mcp=Signal::derive(move || {
+                mode_choice.get() == ModeChoice::Blind
+                    && arena.settings.with(|s| !s.mcp_servers.is_empty())
+            })
         />
         {show(Part::RunFiles {
             panels,

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::tools_settings::{tool_toggle, TOOL_MODES};
+use crate::mcp::consent::AskPolicy;
 use crate::mcp::server_tools::McpServer;
 use crate::origin::Origin;
 use crate::settings::{mcp_url_problem, Settings, MAX_MCP_SERVERS, MAX_MCP_TIMEOUT_SECS};
@@ -230,6 +231,22 @@ fn ServerCard(
     let url = server.url.clone();
     let gone = url.clone();
     let again = server.clone();
+    let ask_url = url.clone();
+    let ask_id = format!(
+        "mcp-ask-{}",
+        settings.with_untracked(|s| s
+            .mcp_servers
+            .servers()
+            .iter()
+            .position(|s| s.url == url)
+            .unwrap_or(0))
+    );
+    let current = server.ask;
+    let on_ask = move |ev: leptos::ev::Event| {
+        if let Some(policy) = AskPolicy::from_id(&event_target_value(&ev)) {
+            settings.update(|s| s.set_mcp_ask(&ask_url, policy));
+        }
+    };
     let rows = server
         .tools
         .iter()
@@ -242,6 +259,7 @@ fn ServerCard(
                         {tool.renamed.clone().map(|why| view! { <span class="mcp-renamed">{why}</span> })}
                     </th>
                     <td class="mcp-tool-about">
+                        {tool.read_only.then(|| view! { <span class="mcp-read-only" title="The server marks this tool as only reading (readOnlyHint)">"Only reads. "</span> })}
                         <span class="mcp-tool-description">{tool.description.clone()}</span>
                         <span class="mcp-tool-params">{params}</span>
                     </td>
@@ -256,6 +274,13 @@ fn ServerCard(
             <span class="mcp-server-url">{url}</span>
             <button class="mcp-reconnect" on:click=move |_| on_reconnect.run(again.clone())>"Reconnect"</button>
             <button class="mcp-remove" on:click=move |_| on_remove.run(gone.clone())>"Remove"</button>
+            <div class="mcp-ask">
+                <label for=ask_id.clone()>"Before its tools run"</label>
+                <select id=ask_id class="mcp-ask-select" on:change=on_ask>
+                    {AskPolicy::ALL.map(|p| view! { <option value=p.id() selected=p == current>{p.label()}</option> })}
+                </select>
+                <p class="hint">"A tool's result can tell the model what to call next, so a call right after another source's result is asked about too, unless you trust this server. Blind votes and evaluations skip calls that would ask."</p>
+            </div>
             <table class="tool-choice">
                 <thead>
                     <tr>

@@ -7,6 +7,7 @@ mod backend_settings;
 mod blind_vote;
 mod browser_model_settings;
 mod comparison;
+mod consent_question;
 mod copy_button;
 mod embed_code;
 mod evaluate;

@@ -1,5 +1,6 @@
 use leptos::prelude::*;
 
+use super::consent_question::ConsentQuestions;
 use super::copy_button::CopyButton;
 use super::follow_scroll::FollowScroll;
 use super::inspect::Inspect;
@@ -191,6 +192,8 @@ pub(super) fn run_body(body: RunBody) -> AnyView {
                     </Show>
                 </div>
             })}
+            // Calls waiting for the user's consent, above the output so they are not scrolled away.
+            <ConsentQuestions run=state.with_untracked(|r| r.id.clone()) />
             <FollowScroll state=state label=format!("{} output", state.with_untracked(RunRecord::shown_name))>
             {move || {
                 earlier

@@ -35,6 +35,9 @@ pub fn QuestionBar(
     on_run: Callback<()>,
     on_stop: Callback<()>,
     on_new_conversation: Callback<()>,
+    /// A blind vote is chosen while MCP servers are added: say, before Run, that calls which
+    /// would ask for consent are skipped.
+    blind_skips_mcp: Signal<bool>,
 ) -> impl IntoView {
     // Ctrl/Cmd+Enter (from the question box too), Escape and "/", on the whole page.
     listen_for_shortcuts(on_run, on_stop, running);
@@ -60,6 +63,11 @@ pub fn QuestionBar(
                     .get()
                     .map(|note| view! { <p id="question-note" class="question-note" role="status">{note}</p> })
             }}
+            <Show when=move || blind_skips_mcp.get()>
+                <p id="blind-mcp-note" class="question-note" role="status">
+                    "In a blind vote, MCP tool calls that would ask for your consent are skipped: a question in one panel would tell the answers apart."
+                </p>
+            </Show>
             <div class="controls">
                 <label class="mode-label">
                     "Mode "

@@ -7,11 +7,13 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::AbortSignal;
 
+use super::consent_question;
 use super::frame_batch::FrameBatch;
 use crate::agent::record::RunRecord;
 use crate::agent::run::Next;
 use crate::agent::turn_setup::set_up_turn;
 use crate::agent::Mode;
+use crate::mcp::consent::{skipping, BLIND_SKIPS};
 use crate::settings::Settings;
 use crate::turn_request::TurnRequest;
 use crate::web::agent_engine::run_request;
@@ -42,10 +44,16 @@ pub fn drive(turn: Turn) {
         state,
         signal,
     } = turn;
+    // A blind vote cannot stop to ask: a question in one panel would tell the modes apart.
+    let asker = if request.record.blind.is_some() {
+        skipping(BLIND_SKIPS)
+    } else {
+        consent_question::asker(request.record.id.clone())
+    };
     spawn_local(async move {
         let batch = FrameBatch::new(state);
         let sink = batch.clone();
-        run_request(request, signal, &mut |event| sink.push(event)).await;
+        run_request(request, signal, asker, &mut |event| sink.push(event)).await;
         // The last events are drawn at the next frame like the others (or within 100 ms in a
         // hidden tab, which draws none): drawn in the task where the turn ended, they made it
         // a long one.

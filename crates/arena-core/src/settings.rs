@@ -9,6 +9,7 @@ pub use crate::browser_model::Backend;
 use crate::edited_prompts::EditedPrompts;
 use crate::hidden_text::is_invisible;
 use crate::mcp::client::Connected;
+use crate::mcp::consent::AskPolicy;
 use crate::mcp::server_tools::{read_tools, repair_tools, server_name, McpServer};
 use crate::origin::Origin;
 use crate::tools::endpoints::ToolEndpoints;
@@ -271,10 +272,17 @@ impl Settings {
             .map(|s| s.tools.clone())
             .unwrap_or_default();
         let tools = read_tools(&connected.tools, &name, &previous, &mut taken);
+        // Connecting again keeps what the user chose about asking.
+        let ask = servers
+            .iter()
+            .find(|s| s.url == url)
+            .map(|s| s.ask)
+            .unwrap_or_default();
         let server = McpServer {
             name,
             url: url.to_string(),
             tools,
+            ask,
         };
         let room = servers.len() < MAX_MCP_SERVERS;
         match servers.iter_mut().find(|s| s.url == url) {
@@ -284,6 +292,15 @@ impl Settings {
         }
         self.mcp_servers = McpServerList::of(&servers);
         true
+    }
+
+    /// Sets when the page asks before a tool of the server at `url` is called.
+    pub fn set_mcp_ask(&mut self, url: &str, ask: AskPolicy) {
+        let mut servers = self.mcp_servers.servers();
+        if let Some(server) = servers.iter_mut().find(|s| s.url == url) {
+            server.ask = ask;
+            self.mcp_servers = McpServerList::of(&servers);
+        }
     }
 
     /// Forgets the server at `url`, and its tools' places in the tool choice.
@@ -378,7 +395,12 @@ impl McpServerList {
                 let url = server.url.trim().to_string();
                 let name = server_name(&server.name, &url);
                 let tools = repair_tools(server.tools, &name, &mut taken);
-                McpServer { name, url, tools }
+                McpServer {
+                    name,
+                    url,
+                    tools,
+                    ask: server.ask,
+                }
             })
             .collect()
     }

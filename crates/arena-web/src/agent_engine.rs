@@ -18,6 +18,7 @@ use crate::tool_fetch::BrowserHttp;
 use arena_core::agent::run::run_turn;
 use arena_core::agent::{AgentEvent, Mode};
 use arena_core::llm::ChatParams;
+use arena_core::mcp::consent::{Asker, ConsentGate, GatedTools};
 use arena_core::settings::{Backend, Settings};
 use arena_core::tools::registry::ToolEnv;
 use arena_core::tools::Registry;
@@ -32,7 +33,7 @@ const TOOL_TIMEOUT_SECS: u32 = 15;
 const KEPT_TOOLS: usize = Mode::ALL.len();
 
 thread_local! {
-    static TOOLS: RefCell<VecDeque<(String, Rc<Registry>)>> = RefCell::default();
+    static TOOLS: RefCell<VecDeque<(String, Rc<RunTools>)>> = RefCell::default();
 }
 
 /// How long the model in this browser may be silent: its first token waits for the whole
@@ -76,9 +77,34 @@ pub fn chat_model(
     }
 }
 
+/// One run's tools and the consent its servers' tools need (what the user allowed for the run,
+/// where the last results came from).
+pub struct RunTools {
+    pub registry: Registry,
+    pub gate: Rc<ConsentGate>,
+}
+
+impl RunTools {
+    /// The run's toolbox for a turn whose questions `asker` answers, stopped by `signal`.
+    pub fn for_turn(
+        &self,
+        asker: Asker,
+        signal: AbortSignal,
+    ) -> StoppableTools<GatedTools<'_, Registry>> {
+        self.gate.set_asker(asker);
+        StoppableTools {
+            tools: GatedTools {
+                tools: &self.registry,
+                gate: &self.gate,
+            },
+            signal,
+        }
+    }
+}
+
 /// Each panel's run has its own tools: its own cache, Wikipedia page and Python worker; the
 /// MCP tools `mode` may call share their servers' sessions. None of them is given the token.
-pub fn run_tools(settings: &Settings, mode: Mode) -> Registry {
+pub fn run_tools(settings: &Settings, mode: Mode) -> RunTools {
     let env = ToolEnv {
         http: Rc::new(BrowserHttp {
             timeout_secs: TOOL_TIMEOUT_SECS,
@@ -91,8 +117,9 @@ pub fn run_tools(settings: &Settings, mode: Mode) -> Registry {
         python_timeout_secs: settings.python_timeout_secs,
     };
     let mut registry = Registry::for_run(&env, |name| settings.tool_enabled(mode, name));
-    mcp_tools::add_tools(&mut registry, settings, mode);
-    registry
+    let gate = ConsentGate::new();
+    mcp_tools::add_tools(&mut registry, settings, mode, &gate);
+    RunTools { registry, gate }
 }
 
 /// What a call of `model` sends besides the conversation.
@@ -105,7 +132,7 @@ pub fn chat_params(settings: &Settings, model: &str) -> ChatParams {
 }
 
 /// The tools kept under `key`, or new ones kept from now on.
-fn panel_tools(key: &str, settings: &Settings, mode: Mode) -> Rc<Registry> {
+fn panel_tools(key: &str, settings: &Settings, mode: Mode) -> Rc<RunTools> {
     TOOLS.with(|kept| {
         let mut kept = kept.borrow_mut();
         if let Some((_, tools)) = kept.iter().find(|(k, _)| k == key) {
@@ -120,10 +147,12 @@ fn panel_tools(key: &str, settings: &Settings, mode: Mode) -> Rc<Registry> {
     })
 }
 
-/// Runs the turn `request` asks for, reporting every event; stopped by `signal`.
+/// Runs the turn `request` asks for, reporting every event; stopped by `signal`. `asker`
+/// answers the questions of calls that need the user's consent.
 pub async fn run_request(
     request: TurnRequest,
     signal: AbortSignal,
+    asker: Asker,
     emit: &mut dyn FnMut(AgentEvent),
 ) {
     let TurnRequest {
@@ -142,10 +171,7 @@ pub async fn run_request(
         signal.clone(),
         (&record.id, &record.shown_name()),
     );
-    let registry = panel_tools(&tools_key, &settings, record.config.mode);
-    let tools = StoppableTools {
-        tools: registry.as_ref(),
-        signal,
-    };
+    let run_tools = panel_tools(&tools_key, &settings, record.config.mode);
+    let tools = run_tools.for_turn(asker, signal);
     run_turn(record, next, &model, &tools, &options, emit).await;
 }

@@ -8,6 +8,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use arena_core::agent::Mode;
+use arena_core::mcp::consent::ConsentGate;
 use arena_core::mcp::server_tools::{runtime_tool, McpServer, Sessions};
 use arena_core::mcp::{McpClient, McpEndpoint};
 use arena_core::settings::Settings;
@@ -70,8 +71,8 @@ pub fn forget(url: &str) {
 
 /// Adds the MCP tools `mode` may call to `registry`, after the built-in ones. Only servers the
 /// user has added are called (a run shown from a file carries none), with the token and
-/// session they have when the call is made.
-pub fn add_tools(registry: &mut Registry, settings: &Settings, mode: Mode) {
+/// session they have when the call is made, once the run's `gate` lets them.
+pub fn add_tools(registry: &mut Registry, settings: &Settings, mode: Mode, gate: &Rc<ConsentGate>) {
     let origin = page_origin();
     for server in &settings.mcp_servers.servers() {
         let enabled: Vec<_> = server
@@ -89,6 +90,7 @@ pub fn add_tools(registry: &mut Registry, settings: &Settings, mode: Mode) {
                 tool,
                 sessions.clone(),
                 &origin,
+                gate.clone(),
             )));
         }
     }

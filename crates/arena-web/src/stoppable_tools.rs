@@ -9,17 +9,16 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
-use arena_core::tools::Toolbox;
-use arena_core::tools::{Registry, ToolSpec};
+use arena_core::tools::{ToolSpec, Toolbox};
 
 const STOPPED: &str = "Stopped by the user.";
 
-pub struct StoppableTools<'a> {
-    pub tools: &'a Registry,
+pub struct StoppableTools<T> {
+    pub tools: T,
     pub signal: AbortSignal,
 }
 
-impl Toolbox for StoppableTools<'_> {
+impl<T: Toolbox> Toolbox for StoppableTools<T> {
     fn specs(&self) -> Vec<ToolSpec> {
         self.tools.specs()
     }

@@ -31,6 +31,7 @@ use crate::evaluation::context::EvalContext;
 use crate::evaluation::plan::{EvalSpec, Job};
 use crate::evaluation::summary::{answers_csv, evaluation_json, summarize, table_csv};
 use crate::export::file_stem;
+use crate::mcp::consent::skip_notice;
 use crate::origin::Origin;
 use crate::settings::{cannot_call_model, host_to_confirm};
 use crate::web::download::download;
@@ -244,7 +245,7 @@ fn EvaluateView() -> impl IntoView {
                         view! { <HostConfirm origin=origin on_confirm=on_confirm on_cancel=on_cancel /> }
                     })
             }}
-            <Setup form=form busy=busy on_start=on_start />
+            <Setup form=form busy=busy on_start=on_start skip_note=skip_notice(&storage::load_settings().mcp_servers.servers(), "An evaluation") />
             <SavedList saved=saved busy=busy on_open=Callback::new(move |id: String| open_saved(state, id)) on_delete=Callback::new(move |id: String| {
                 spawn_local(async move {
                     if let Err(r) = eval_store::delete_evaluation(&id).await {

@@ -11,12 +11,12 @@ use crate::edited_prompts::EditedPrompts;
 use crate::evaluation::context::EvalContext;
 use crate::evaluation::plan::{EvalSpec, Job};
 use crate::llm::retry::rate_limit_wait_secs;
+use crate::mcp::consent::{skipping, EVALUATION_SKIPS};
 use crate::settings::{ModeModels, Settings};
 use crate::ui::runner::new_record;
 use crate::web::agent_engine::{chat_model, chat_params, run_tools};
 use crate::web::clock::wall_ms;
 use crate::web::model_info::model_list;
-use crate::web::stoppable_tools::StoppableTools;
 
 /// The arena's settings with the evaluation's choices for this run.
 fn job_settings(context: &EvalContext, spec: &EvalSpec, job: Job) -> Settings {
@@ -70,10 +70,9 @@ pub async fn run_job(
         }
         timed.apply(wall_ms(), &event);
     };
-    let stoppable = StoppableTools {
-        tools: &tools,
-        signal: model.signal.clone(),
-    };
+    // An evaluation runs unattended: a call that needs the user's consent is skipped (its
+    // setup says so before it starts).
+    let stoppable = tools.for_turn(skipping(EVALUATION_SKIPS), model.signal.clone());
     run_turn(
         record,
         Next::Question(question),

@@ -211,7 +211,13 @@ fn read_own_file(form: Form, ev: leptos::ev::Event) {
 }
 
 #[component]
-pub fn Setup(form: Form, busy: Signal<bool>, on_start: Callback<()>) -> impl IntoView {
+pub fn Setup(
+    form: Form,
+    busy: Signal<bool>,
+    on_start: Callback<()>,
+    /// What the runs will skip of the MCP servers' tools (they cannot stop to ask).
+    skip_note: Option<String>,
+) -> impl IntoView {
     let set_radio = move |kind: SetKind, id: &'static str, label: &'static str| {
         view! {
             <label>
@@ -378,6 +384,7 @@ pub fn Setup(form: Form, busy: Signal<bool>, on_start: Callback<()>) -> impl Int
                     on:input=move |ev| form.judge_model.set(event_target_value(&ev))
                 />
             </fieldset>
+            {skip_note.map(|note| view! { <p id="eval-mcp-note" class="hint">{note}</p> })}
             <button type="submit" id="eval-start" class="primary" disabled=move || busy.get()>
                 "Start evaluation"
             </button>

@@ -5,6 +5,7 @@
 //! arena-web.
 
 pub mod client;
+pub mod consent;
 pub mod failure;
 pub mod result;
 pub mod server_tools;

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use super::client::McpClient;
 pub use super::client::MAX_TOOLS;
+use super::consent::{AskPolicy, ConsentGate, GatedCall};
 use super::result;
 use crate::agent::tool_json::{is_finish_name, names_no_tool};
 use crate::hidden_text::is_invisible;
@@ -35,6 +36,8 @@ pub struct McpServer {
     pub url: String,
     /// The tools it listed when last connected.
     pub tools: Vec<McpTool>,
+    /// When the page asks the user before one of its tools is called.
+    pub ask: AskPolicy,
 }
 
 /// One tool of a server.
@@ -283,16 +286,26 @@ fn offered_name(name: &str, prefix: &str, taken: &[String]) -> (String, Option<S
 pub type Sessions = Rc<dyn Fn() -> Result<Rc<McpClient>, String>>;
 
 /// The tool `tool` of `server` as a registry tool that calls it through a session of
-/// `sessions`. Failures are messages naming the server; `page_origin` is what it must allow.
+/// `sessions`, once the run's `gate` lets it (the user's consent, when the call needs it).
+/// Failures are messages naming the server; `page_origin` is what it must allow.
 pub fn runtime_tool(
     server: &McpServer,
     tool: &McpTool,
     sessions: Sessions,
     page_origin: &str,
+    gate: Rc<ConsentGate>,
 ) -> RuntimeTool {
     let label = server.label();
     let origin = page_origin.to_string();
     let remote = tool.name.clone();
+    gate.register(&tool.offered, &server.url, &label);
+    let gated = GatedCall {
+        server_url: server.url.clone(),
+        server_label: label.clone(),
+        tool: tool.name.clone(),
+        read_only: tool.read_only,
+        policy: server.ask,
+    };
     let description = match tool.description.as_str() {
         "" => format!("A tool of the MCP server \"{}\".", server.name),
         // The prompt goes on with " Input: …" after it.
@@ -304,13 +317,16 @@ pub fn runtime_tool(
         &description,
         tool.schema(),
         Rc::new(move |args: Value| {
-            let (sessions, label, origin, remote) = (
+            let (sessions, label, origin, remote, gate, gated) = (
                 sessions.clone(),
                 label.clone(),
                 origin.clone(),
                 remote.clone(),
+                gate.clone(),
+                gated.clone(),
             );
             Box::pin(async move {
+                gate.check(&gated, &args).await?;
                 let client = sessions()?;
                 let answer = client.call_tool(&remote, &args).await;
                 answer
@@ -421,7 +437,7 @@ mod tests {
         let s = McpServer {
             name: "Docs".into(),
             url: "https://mcp.test:8443/mcp?x".into(),
-            tools: vec![],
+            ..McpServer::default()
         };
         assert_eq!(s.label(), "The MCP server \"Docs\" (https://mcp.test:8443)");
     }

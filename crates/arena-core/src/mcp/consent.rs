@@ -1,0 +1,553 @@
+//! The user's consent to what an MCP tool does in their name. A tool result is untrusted input
+//! to the model (OWASP LLM01: prompt injection), whichever server or tool sent it: one
+//! server's answer can tell the model to call another server's tools. So a call that may
+//! change something is shown to the user, with its server, tool and exact arguments, before it
+//! is made; and a call to a server right after another source's result entered the
+//! conversation is shown too, unless the user trusts that server.
+//!
+//! One [`ConsentGate`] per run: it keeps what the user allowed for the run and where the last
+//! results came from. The page answers its questions ([`Asker`]); a run that cannot ask (a
+//! blind vote, an evaluation) answers them itself with [`ConsentAnswer::Skipped`].
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::server_tools::McpServer;
+use crate::tools::registry::normalise_tool_name;
+use crate::tools::{ToolSpec, Toolbox};
+
+/// When the page asks before a server's tool is called. Kept per server in the settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AskPolicy {
+    /// Ask before each call of a tool the server does not mark as only reading
+    /// (`annotations.readOnlyHint`).
+    #[default]
+    UnlessReadOnly,
+    /// Ask before every call.
+    Always,
+    /// The user trusts the server: never ask, not even after another source's result.
+    Never,
+}
+
+impl AskPolicy {
+    pub const ALL: [AskPolicy; 3] = [Self::UnlessReadOnly, Self::Always, Self::Never];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::UnlessReadOnly => "unless_read_only",
+            Self::Always => "always",
+            Self::Never => "never",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.id() == id)
+    }
+
+    /// What Settings call it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::UnlessReadOnly => "Ask before calls that may change something",
+            Self::Always => "Ask before every call",
+            Self::Never => "Never ask: I trust this server",
+        }
+    }
+}
+
+/// Why a call is shown to the user before it is made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AskReason {
+    /// The server does not say the tool only reads.
+    MayChangeSomething,
+    /// The user asked to see every call of this server.
+    EveryCall,
+    /// The result that last entered the conversation came from another source (named), which
+    /// may have told the model to make this call.
+    AfterOtherSource(String),
+}
+
+impl AskReason {
+    /// One line for the question.
+    pub fn explain(&self) -> String {
+        match self {
+            Self::MayChangeSomething => {
+                "The server does not say this tool only reads: it may act in your name.".into()
+            }
+            Self::EveryCall => "You asked to see every call to this server.".into(),
+            Self::AfterOtherSource(source) => format!(
+                "The model asks for this right after reading a result from {source}, which may have told it to."
+            ),
+        }
+    }
+}
+
+/// A call waiting for the user: what would be sent, to whom, and why it is asked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConsentRequest {
+    /// How the server is named: `The MCP server "Notes" (https://notes.test)`.
+    pub server: String,
+    /// The tool's name on the server (what is called).
+    pub tool: String,
+    /// The exact arguments sent, as indented JSON.
+    pub arguments: String,
+    pub reason: AskReason,
+}
+
+/// The user's answer (or the run's own, when it cannot ask).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConsentAnswer {
+    AllowOnce,
+    /// This tool of this server, for the rest of the run (a call after another source's
+    /// result is still asked).
+    AllowForRun,
+    Deny,
+    /// The run cannot ask (the text says why); the call is not made.
+    Skipped(String),
+}
+
+/// Asks the user about one call; the future ends with their answer. Dropping it (Stop) takes
+/// the question away.
+pub type Asker = Rc<dyn Fn(ConsentRequest) -> LocalBoxFuture<'static, ConsentAnswer>>;
+
+/// Why an evaluation's runs skip such calls (told to the model, and said in its setup).
+pub const EVALUATION_SKIPS: &str = "an evaluation runs unattended and does not ask";
+/// Why a blind vote's runs skip them: a question in one panel would tell the modes apart.
+pub const BLIND_SKIPS: &str =
+    "a blind vote does not ask, since a question would tell the panels apart";
+
+/// What the page says before a blind vote or an evaluation starts, when some MCP server's
+/// tools may need consent; `None` when every server is trusted (or there is none).
+pub fn skip_notice(servers: &[McpServer], run: &str) -> Option<String> {
+    servers
+        .iter()
+        .any(|s| s.ask != AskPolicy::Never && !s.tools.is_empty())
+        .then(|| {
+            format!(
+                "{run} cannot stop to ask you: calls of MCP tools that need your consent are skipped (trust a server in Settings to let its tools run)."
+            )
+        })
+}
+
+/// An asker for runs that cannot ask: every call that needs consent is skipped, and `why`
+/// tells the model (and the user reading the run) why.
+pub fn skipping(why: &str) -> Asker {
+    let why = why.to_string();
+    Rc::new(move |_| {
+        let why = why.clone();
+        Box::pin(async move { ConsentAnswer::Skipped(why) })
+    })
+}
+
+/// What the run knows of a server's tool when it is called.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GatedCall {
+    pub server_url: String,
+    pub server_label: String,
+    /// The tool's name on the server.
+    pub tool: String,
+    pub read_only: bool,
+    pub policy: AskPolicy,
+}
+
+#[derive(Default)]
+struct GateState {
+    /// (server URL, tool) the user allowed for the run.
+    allowed: Vec<(String, String)>,
+    /// Offered tool name (normalised) → server URL and label, for the servers' tools.
+    servers: Vec<(String, String, String)>,
+    /// Sources of the results of the latest calls that have entered the conversation.
+    last: Vec<String>,
+    /// Sources of results that came after the latest calls began.
+    fresh: Vec<String>,
+}
+
+/// One run's consent: shared by its servers' tools (which ask) and its toolbox (which notes
+/// where each result came from).
+#[derive(Default)]
+pub struct ConsentGate {
+    state: RefCell<GateState>,
+    asker: RefCell<Option<Asker>>,
+}
+
+/// A source of results: a server (by URL) or a built-in tool (by name).
+fn built_in_source(tool: &str) -> String {
+    format!("tool:{}", normalise_tool_name(tool))
+}
+
+impl ConsentGate {
+    pub fn new() -> Rc<Self> {
+        Rc::new(Self::default())
+    }
+
+    /// Who answers this turn's questions (each turn of a run is driven anew).
+    pub fn set_asker(&self, asker: Asker) {
+        *self.asker.borrow_mut() = Some(asker);
+    }
+
+    /// Notes that the tool offered as `offered` belongs to the server at `url` (`label`).
+    pub fn register(&self, offered: &str, url: &str, label: &str) {
+        self.state.borrow_mut().servers.push((
+            normalise_tool_name(offered),
+            url.to_string(),
+            label.to_string(),
+        ));
+    }
+
+    fn source_of(&self, offered: &str) -> String {
+        let wanted = normalise_tool_name(offered);
+        self.state
+            .borrow()
+            .servers
+            .iter()
+            .find(|(name, _, _)| *name == wanted)
+            .map_or_else(|| built_in_source(offered), |(_, url, _)| url.clone())
+    }
+
+    /// How a source is named to the user.
+    fn describe_source(&self, source: &str) -> String {
+        match source.strip_prefix("tool:") {
+            Some(tool) => format!("the {tool} tool"),
+            None => self
+                .state
+                .borrow()
+                .servers
+                .iter()
+                .find(|(_, url, _)| url == source)
+                .map_or_else(|| source.to_string(), |(_, _, label)| label.clone()),
+        }
+    }
+
+    /// Calls are beginning: the results that came since the calls before have now entered
+    /// the conversation, and are what the model last read.
+    fn calls_begin(&self) {
+        let mut state = self.state.borrow_mut();
+        if !state.fresh.is_empty() {
+            state.last = std::mem::take(&mut state.fresh);
+        }
+    }
+
+    fn result_from(&self, source: String) {
+        let mut state = self.state.borrow_mut();
+        if !state.fresh.contains(&source) {
+            state.fresh.push(source);
+        }
+    }
+
+    /// Why `call` must be asked about, or `None` when it may go ahead.
+    pub fn reason(&self, call: &GatedCall) -> Option<AskReason> {
+        if call.policy == AskPolicy::Never {
+            return None;
+        }
+        let state = self.state.borrow();
+        // Asked even when allowed for the run: the other source may have steered the model.
+        if let Some(other) = state.last.iter().find(|s| **s != call.server_url) {
+            let other = other.clone();
+            drop(state);
+            return Some(AskReason::AfterOtherSource(self.describe_source(&other)));
+        }
+        let allowed = state
+            .allowed
+            .iter()
+            .any(|(url, tool)| *url == call.server_url && *tool == call.tool);
+        match call.policy {
+            _ if allowed => None,
+            AskPolicy::Always => Some(AskReason::EveryCall),
+            AskPolicy::UnlessReadOnly if !call.read_only => Some(AskReason::MayChangeSomething),
+            _ => None,
+        }
+    }
+
+    /// Asks about `call` with `args` when it must: `Err` is what the model is told instead of
+    /// a result (the user declined, or the run could not ask).
+    pub async fn check(&self, call: &GatedCall, args: &Value) -> Result<(), String> {
+        let Some(reason) = self.reason(call) else {
+            return Ok(());
+        };
+        let asker = self.asker.borrow().clone();
+        let Some(asker) = asker else {
+            return Err(skipped_text(call, "this run has no one to ask"));
+        };
+        let request = ConsentRequest {
+            server: call.server_label.clone(),
+            tool: call.tool.clone(),
+            arguments: serde_json::to_string_pretty(args).unwrap_or_else(|_| args.to_string()),
+            reason,
+        };
+        match asker(request).await {
+            ConsentAnswer::AllowOnce => Ok(()),
+            ConsentAnswer::AllowForRun => {
+                self.state
+                    .borrow_mut()
+                    .allowed
+                    .push((call.server_url.clone(), call.tool.clone()));
+                Ok(())
+            }
+            ConsentAnswer::Deny => Err(format!(
+                "The user declined this call: {} of {} was not made. Do not try it again; \
+                 go on without it or give your answer.",
+                call.tool, call.server_label
+            )),
+            ConsentAnswer::Skipped(why) => Err(skipped_text(call, &why)),
+        }
+    }
+}
+
+fn skipped_text(call: &GatedCall, why: &str) -> String {
+    format!(
+        "This call needs the user's consent and was not made ({why}): {} of {}. Go on without it.",
+        call.tool, call.server_label
+    )
+}
+
+/// A run's toolbox with its consent gate: it notes where each result came from, so a call
+/// after another source's result is asked about.
+pub struct GatedTools<'a, T> {
+    pub tools: &'a T,
+    pub gate: &'a ConsentGate,
+}
+
+impl<T: Toolbox> Toolbox for GatedTools<'_, T> {
+    fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.specs()
+    }
+
+    async fn call(&self, name: &str, args: &Value) -> Result<String, String> {
+        self.gate.calls_begin();
+        let result = self.tools.call(name, args).await;
+        // Every answer counts as its tool's words, failures too (a server's error text is its
+        // own): counting one the page wrote only asks once more than needed.
+        self.gate.result_from(self.gate.source_of(name));
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::executor::block_on;
+    use serde_json::json;
+    use std::cell::Cell;
+
+    fn call(url: &str, tool: &str, read_only: bool, policy: AskPolicy) -> GatedCall {
+        GatedCall {
+            server_url: url.into(),
+            server_label: format!("The MCP server \"{tool}\" ({url})"),
+            tool: tool.into(),
+            read_only,
+            policy,
+        }
+    }
+
+    type LastQuestion = Rc<RefCell<Option<ConsentRequest>>>;
+
+    /// An asker that answers `answer` and counts the questions, keeping the last.
+    fn answering(answer: ConsentAnswer) -> (Asker, Rc<Cell<u32>>, LastQuestion) {
+        let asked = Rc::new(Cell::new(0));
+        let last = Rc::new(RefCell::new(None));
+        let (a, l) = (asked.clone(), last.clone());
+        let asker: Asker = Rc::new(move |request| {
+            a.set(a.get() + 1);
+            *l.borrow_mut() = Some(request);
+            let answer = answer.clone();
+            Box::pin(async move { answer })
+        });
+        (asker, asked, last)
+    }
+
+    #[test]
+    fn a_tool_that_may_change_something_is_asked_about_with_its_exact_arguments() {
+        let gate = ConsentGate::new();
+        let (asker, asked, last) = answering(ConsentAnswer::AllowOnce);
+        gate.set_asker(asker);
+        let send = call(
+            "https://v.test/mcp",
+            "send_email",
+            false,
+            AskPolicy::default(),
+        );
+        let args = json!({"to": "a@b.test", "body": "hi"});
+        assert_eq!(block_on(gate.check(&send, &args)), Ok(()));
+        assert_eq!(asked.get(), 1);
+        let request = last.borrow().clone().unwrap();
+        assert_eq!(request.tool, "send_email");
+        assert_eq!(request.server, send.server_label);
+        assert_eq!(
+            serde_json::from_str::<Value>(&request.arguments).unwrap(),
+            args
+        );
+        assert_eq!(request.reason, AskReason::MayChangeSomething);
+        // Allowed once: the next call asks again.
+        block_on(gate.check(&send, &args)).unwrap();
+        assert_eq!(asked.get(), 2);
+        // A read-only tool is not asked about; a trusted server never is.
+        let read = call(
+            "https://v.test/mcp",
+            "read_notes",
+            true,
+            AskPolicy::default(),
+        );
+        block_on(gate.check(&read, &json!({}))).unwrap();
+        let trusted = call("https://v.test/mcp", "send_email", false, AskPolicy::Never);
+        block_on(gate.check(&trusted, &args)).unwrap();
+        assert_eq!(asked.get(), 2);
+        // "Every call" asks about read-only tools too.
+        let every = call("https://v.test/mcp", "read_notes", true, AskPolicy::Always);
+        block_on(gate.check(&every, &json!({}))).unwrap();
+        assert_eq!(asked.get(), 3);
+    }
+
+    #[test]
+    fn a_declined_or_skipped_call_is_told_to_the_model_and_allow_for_run_holds() {
+        let gate = ConsentGate::new();
+        let send = call(
+            "https://v.test/mcp",
+            "send_email",
+            false,
+            AskPolicy::default(),
+        );
+        // No one to ask: not made.
+        let no_one = block_on(gate.check(&send, &json!({}))).unwrap_err();
+        assert!(no_one.contains("was not made"), "{no_one}");
+        let (asker, _, _) = answering(ConsentAnswer::Deny);
+        gate.set_asker(asker);
+        let denied = block_on(gate.check(&send, &json!({}))).unwrap_err();
+        assert!(
+            denied.starts_with("The user declined this call: send_email"),
+            "{denied}"
+        );
+        gate.set_asker(skipping("a blind vote cannot ask"));
+        let skipped = block_on(gate.check(&send, &json!({}))).unwrap_err();
+        assert!(skipped.contains("a blind vote cannot ask"), "{skipped}");
+        let (asker, asked, _) = answering(ConsentAnswer::AllowForRun);
+        gate.set_asker(asker);
+        block_on(gate.check(&send, &json!({}))).unwrap();
+        block_on(gate.check(&send, &json!({"x": 1}))).unwrap();
+        assert_eq!(asked.get(), 1, "allowed for the run: asked once");
+        // Another tool of the same server is still asked about.
+        let other = call(
+            "https://v.test/mcp",
+            "delete_all",
+            false,
+            AskPolicy::default(),
+        );
+        block_on(gate.check(&other, &json!({}))).unwrap();
+        assert_eq!(asked.get(), 2);
+    }
+
+    /// A toolbox whose every call answers with the tool's name.
+    struct Echo;
+    impl Toolbox for Echo {
+        fn specs(&self) -> Vec<ToolSpec> {
+            Vec::new()
+        }
+        async fn call(&self, name: &str, _: &Value) -> Result<String, String> {
+            Ok(format!("result of {name}"))
+        }
+    }
+
+    #[test]
+    fn a_call_right_after_another_source_s_result_is_asked_about_even_when_read_only() {
+        let gate = ConsentGate::new();
+        gate.register(
+            "evil_lookup",
+            "https://evil.test/mcp",
+            "The MCP server \"Evil\"",
+        );
+        gate.register(
+            "read_notes",
+            "https://v.test/mcp",
+            "The MCP server \"Victim\"",
+        );
+        let (asker, asked, last) = answering(ConsentAnswer::AllowForRun);
+        gate.set_asker(asker);
+        let tools = GatedTools {
+            tools: &Echo,
+            gate: &gate,
+        };
+        let read = call(
+            "https://v.test/mcp",
+            "read_notes",
+            true,
+            AskPolicy::default(),
+        );
+        // Nothing has entered the conversation yet: a read-only call goes ahead.
+        block_on(gate.check(&read, &json!({}))).unwrap();
+        assert_eq!(asked.get(), 0);
+        block_on(tools.call("evil_lookup", &json!({}))).unwrap();
+        // The next calls begin with the hostile server's result read by the model.
+        gate.calls_begin();
+        assert_eq!(
+            gate.reason(&read),
+            Some(AskReason::AfterOtherSource(
+                "The MCP server \"Evil\"".into()
+            ))
+        );
+        // Allowed for the run, and asked again: the other source may steer every call.
+        block_on(gate.check(&read, &json!({}))).unwrap();
+        block_on(gate.check(&read, &json!({}))).unwrap();
+        assert_eq!(asked.get(), 2);
+        assert!(last
+            .borrow()
+            .as_ref()
+            .unwrap()
+            .reason
+            .explain()
+            .contains("Evil"));
+        // A trusted server is not asked about.
+        let trusted = call("https://v.test/mcp", "read_notes", true, AskPolicy::Never);
+        assert_eq!(gate.reason(&trusted), None);
+        // A built-in tool's result counts as another source too.
+        block_on(tools.call("web_search", &json!({}))).unwrap();
+        gate.calls_begin();
+        assert_eq!(
+            gate.reason(&read),
+            Some(AskReason::AfterOtherSource("the web_search tool".into()))
+        );
+        // After the server's own result, its next read-only call goes ahead.
+        block_on(tools.call("read_notes", &json!({}))).unwrap();
+        gate.calls_begin();
+        assert_eq!(gate.reason(&read), None);
+    }
+
+    #[test]
+    fn calls_of_one_step_are_judged_by_the_results_before_it() {
+        let gate = ConsentGate::new();
+        gate.register("evil_lookup", "https://evil.test/mcp", "Evil");
+        gate.register("read_notes", "https://v.test/mcp", "Victim");
+        let tools = GatedTools {
+            tools: &Echo,
+            gate: &gate,
+        };
+        let read = call(
+            "https://v.test/mcp",
+            "read_notes",
+            true,
+            AskPolicy::default(),
+        );
+        // Two calls of one step: both begin before either result enters.
+        gate.calls_begin();
+        assert_eq!(gate.reason(&read), None);
+        block_on(tools.call("evil_lookup", &json!({}))).unwrap();
+        // Still the same step: no new call has begun, the evil result has not been read.
+        assert_eq!(gate.reason(&read), None);
+        gate.calls_begin();
+        assert!(gate.reason(&read).is_some());
+    }
+
+    #[test]
+    fn ask_policies_round_trip_by_id() {
+        for p in AskPolicy::ALL {
+            assert_eq!(AskPolicy::from_id(p.id()), Some(p));
+        }
+        assert_eq!(AskPolicy::from_id("nope"), None);
+        assert_eq!(
+            serde_json::to_string(&AskPolicy::UnlessReadOnly).unwrap(),
+            "\"unless_read_only\""
+        );
+    }
+}

@@ -1,0 +1,122 @@
+//! A call that needs the user's consent, asked in its panel: the server, the tool, the exact
+//! arguments and why it is asked, with Allow once / Allow for this run / Deny. The run waits
+//! for the answer; Stop (or any end of the run) takes the question away. Drawn in the
+//! engine's chunk, with the run's body.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use futures::channel::oneshot;
+use leptos::prelude::*;
+
+use crate::mcp::consent::{Asker, ConsentAnswer, ConsentRequest};
+
+/// One open question: the run (its record's id) that asks, and what it asks.
+#[derive(Clone, PartialEq)]
+struct Question {
+    id: u64,
+    run: String,
+    request: ConsentRequest,
+}
+
+thread_local! {
+    /// Every open question of the page; each panel draws its own.
+    static QUESTIONS: RwSignal<Vec<Question>> = RwSignal::new(Vec::new());
+    /// Where each question's answer goes, by its id.
+    static ANSWERS: RefCell<Vec<(u64, oneshot::Sender<ConsentAnswer>)>> = RefCell::default();
+    static NEXT_ID: Cell<u64> = const { Cell::new(1) };
+}
+
+fn questions() -> RwSignal<Vec<Question>> {
+    QUESTIONS.with(|q| *q)
+}
+
+/// Takes question `id` away, giving `answer` to the run if it still waits.
+fn close(id: u64, answer: Option<ConsentAnswer>) {
+    let sender = ANSWERS.with(|a| {
+        let mut a = a.borrow_mut();
+        a.iter()
+            .position(|(i, _)| *i == id)
+            .map(|at| a.remove(at).1)
+    });
+    if let (Some(sender), Some(answer)) = (sender, answer) {
+        let _ = sender.send(answer);
+    }
+    questions().update(|q| q.retain(|q| q.id != id));
+}
+
+/// Closes its question when the run stops waiting for it (answered, stopped, or dropped).
+struct Asked(u64);
+
+impl Drop for Asked {
+    fn drop(&mut self) {
+        close(self.0, None);
+    }
+}
+
+/// The asker of the run whose record's id is `run`: its questions appear in its panel.
+pub fn asker(run: String) -> Asker {
+    Rc::new(move |request| {
+        let id = NEXT_ID.with(|n| {
+            let id = n.get();
+            n.set(id + 1);
+            id
+        });
+        let (tx, rx) = oneshot::channel();
+        ANSWERS.with(|a| a.borrow_mut().push((id, tx)));
+        questions().update(|q| {
+            q.push(Question {
+                id,
+                run: run.clone(),
+                request,
+            })
+        });
+        let asked = Asked(id);
+        Box::pin(async move {
+            let answer = rx.await.unwrap_or(ConsentAnswer::Deny);
+            drop(asked);
+            answer
+        })
+    })
+}
+
+/// The open questions of the run whose record's id is `run`.
+#[component]
+pub fn ConsentQuestions(run: String) -> impl IntoView {
+    let open = Memo::new(move |_| {
+        questions().with(|q| {
+            q.iter()
+                .filter(|q| q.run == run)
+                .cloned()
+                .collect::<Vec<_>>()
+        })
+    });
+    view! {
+        <For each=move || open.get() key=|q| q.id let:question>
+            <ConsentCard question=question />
+        </For>
+    }
+}
+
+#[component]
+fn ConsentCard(question: Question) -> impl IntoView {
+    let Question { id, request, .. } = question;
+    let heading = format!("consent-{id}");
+    let labelled_by = heading.clone();
+    let answer = move |a: ConsentAnswer| move |_| close(id, Some(a.clone()));
+    view! {
+        <div class="consent-question" role="alertdialog" aria-labelledby=labelled_by>
+            <p id=heading class="consent-title">
+                "Allow "<code class="consent-tool">{request.tool.clone()}</code>" of "
+                <span class="consent-server">{request.server.clone()}</span>"?"
+            </p>
+            <p class="consent-reason">{request.reason.explain()}</p>
+            <pre class="consent-arguments" tabindex="0" aria-label="The exact arguments it would send">{request.arguments.clone()}</pre>
+            <div class="consent-actions">
+                <button class="consent-allow-once" on:click=answer(ConsentAnswer::AllowOnce)>"Allow once"</button>
+                <button class="consent-allow-run" on:click=answer(ConsentAnswer::AllowForRun)>"Allow for this run"</button>
+                <button class="consent-deny warn" on:click=answer(ConsentAnswer::Deny)>"Deny"</button>
+            </div>
+        </div>
+    }
+}

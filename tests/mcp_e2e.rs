@@ -905,7 +905,11 @@ fn a_server_s_injection_cannot_reach_another_server_s_tools_without_the_user() {
             // The read of the notes follows the news server's result: asked, with the server,
             // the tool and the exact arguments, and nothing reaches the victim meanwhile.
             let (title, reason, arguments) = consent_question(&rig).await;
-            assert!(title.contains("read_notes"), "{protocol}: {title}");
+            assert!(
+                title.contains("read_notes"),
+                "{protocol}: {title} {:#?}",
+                rig.panels().await
+            );
             assert!(title.contains("\"Victim\""), "{protocol}: {title}");
             assert!(reason.contains("\"News\""), "{protocol}: {reason}");
             assert_eq!(arguments, json!({}), "{protocol}");

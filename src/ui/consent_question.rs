@@ -20,15 +20,16 @@ struct Question {
 }
 
 thread_local! {
-    /// Every open question of the page; each panel draws its own.
-    static QUESTIONS: RwSignal<Vec<Question>> = RwSignal::new(Vec::new());
+    /// Every open question of the page; each panel draws its own. (Counted, not owned by
+    /// the view that first reads it: a panel drawn again would take it with it.)
+    static QUESTIONS: ArcRwSignal<Vec<Question>> = ArcRwSignal::new(Vec::new());
     /// Where each question's answer goes, by its id.
     static ANSWERS: RefCell<Vec<(u64, oneshot::Sender<ConsentAnswer>)>> = RefCell::default();
     static NEXT_ID: Cell<u64> = const { Cell::new(1) };
 }
 
-fn questions() -> RwSignal<Vec<Question>> {
-    QUESTIONS.with(|q| *q)
+fn questions() -> ArcRwSignal<Vec<Question>> {
+    QUESTIONS.with(ArcRwSignal::clone)
 }
 
 /// Takes question `id` away, giving `answer` to the run if it still waits.

@@ -103,7 +103,8 @@ pub fn parse_json_reaction(text: &str) -> JsonReaction {
                 "Step {n} ({action}) has no \"arguments\". Reply with {SHAPE}."
             ));
         };
-        let several = arguments.as_object().is_some_and(|m| m.len() > 1);
+        // Several fields, or none (a tool without parameters), are given as written.
+        let several = arguments.as_object().is_some_and(|m| m.len() != 1);
         actions.push(JsonAction {
             tool: action,
             input: args_text(arguments),
@@ -264,6 +265,14 @@ mod tests {
                 },
             ])
         );
+    }
+
+    #[test]
+    fn empty_arguments_reach_a_tool_without_parameters_as_an_object() {
+        match parse_json_reaction(r#"[{"action": "read_notes", "arguments": {}}]"#) {
+            JsonReaction::Actions(a) => assert_eq!(a[0].fields, Some(serde_json::json!({}))),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -54,8 +54,9 @@ pub fn call_input(call: &ToolCall) -> Result<String, String> {
 
 /// A native call as the loop runs it: the text shown for it ([`call_input`]) and the arguments
 /// the tool is given. The arguments are the call's JSON (a twice-encoded object decoded), or
-/// its raw text when that is not JSON. An object of fields that gives no one input text is
-/// shown as its JSON and still given to the tool, whose schema decides whether it fits.
+/// its raw text when that is not JSON. An object of fields that gives no one input text (the
+/// empty object of a tool without parameters among them) is shown as its JSON and still given
+/// to the tool, whose schema decides whether it fits.
 pub fn planned_call(call: &ToolCall) -> (Result<String, String>, Value) {
     let raw = call.arguments.trim();
     let args = match serde_json::from_str::<Value>(raw) {
@@ -67,9 +68,7 @@ pub fn planned_call(call: &ToolCall) -> (Result<String, String>, Value) {
         Err(_) => Value::String(raw.to_string()),
     };
     let input = match (call_input(call), &args) {
-        (Err(_), Value::Object(map)) if !map.is_empty() && !map.values().any(Value::is_null) => {
-            Ok(args.to_string())
-        }
+        (Err(_), Value::Object(map)) if !map.values().any(Value::is_null) => Ok(args.to_string()),
         (input, _) => input,
     };
     (input, args)
@@ -203,6 +202,20 @@ mod tests {
         assert!(err("[1, 2").contains("not valid JSON"));
         assert!(err(r#"{"a": 1, "b": 2}"#).contains("fields a, b"));
         assert!(err(r#"[{"a": 1}]"#).contains("list of objects"));
+    }
+
+    #[test]
+    fn a_call_with_no_arguments_reaches_the_tool_whose_schema_decides() {
+        // A tool without parameters (an MCP server's `read_notes`) is called with `{}`.
+        let (input, args) = planned_call(&call("read_notes", "{}"));
+        assert_eq!(input.as_deref(), Ok("{}"));
+        assert_eq!(args, json!({}));
+        // A one-text tool still hears that it needs an input, from the registry's reading.
+        assert!(
+            crate::tools::args::read("calculator", &crate::tools::text_parameters("x"), &args)
+                .unwrap_err()
+                .contains("without an input")
+        );
     }
 
     #[test]

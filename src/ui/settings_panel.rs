@@ -53,14 +53,19 @@ pub fn SettingsPanel(
             }
         }
     };
+    // Storage is read again for the list of what is kept when a secret changes here, and
+    // when Settings open (a host may have been confirmed elsewhere since).
+    let kept_changed = RwSignal::new(0u32);
     let forget = move |_| {
-        storage::forget_token();
+        storage::forget_secrets();
         token.set(String::new());
+        kept_changed.update(|n| *n += 1);
     };
 
     view! {
         <section aria-label="Settings">
-        <details id="settings" class="settings" open=needs_token node_ref=details>
+        <details id="settings" class="settings" open=needs_token node_ref=details
+            on:toggle=move |_| kept_changed.update(|n| *n += 1)>
             <summary>"Settings"</summary>
             <div class="settings-grid">
                 <label for="token">"Hugging Face token"</label>
@@ -95,6 +100,7 @@ pub fn SettingsPanel(
                     <a href="https://huggingface.co/settings/tokens" target="_blank" rel="noopener noreferrer">"your Hugging Face settings"</a>
                     "."
                 </p>
+                {parts::show(Part::KeptSecrets { settings, token, changed: kept_changed })}
             </div>
             <details id="settings-more" class="settings-more" open=!needs_token>
                 <summary>"Model, tools and prompts"</summary>

@@ -1,6 +1,7 @@
 use leptos::prelude::*;
 
 use super::parts::{self, Part};
+use crate::origin::{is_shared_origin, Origin};
 use crate::settings::{token_problem, Settings};
 use crate::web::storage;
 
@@ -61,6 +62,11 @@ pub fn SettingsPanel(
         token.set(String::new());
         kept_changed.update(|n| *n += 1);
     };
+    // On a GitHub Pages project site, other sites of its owner share this page's origin.
+    let shared_origin = web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .filter(|href| is_shared_origin(href))
+        .and_then(|href| Origin::of(&href));
 
     view! {
         <section aria-label="Settings">
@@ -90,6 +96,11 @@ pub fn SettingsPanel(
                     </label>
                     <button id="forget-token" on:click=forget>"Forget"</button>
                 </div>
+                {shared_origin.map(|origin| view! {
+                    <p id="shared-origin-note" class="hint wide">
+                        "Other pages of this site ("{origin.to_string()}") can read what is remembered here: this page shares their origin."
+                    </p>
+                })}
                 <Show when=move || token_error.get().is_some()>
                     <p id="token-error" class="field-error wide" role="alert">
                         {move || token_error.get().unwrap_or_default()}

@@ -15,6 +15,7 @@ use support::attacker::AttackerServer;
 use support::browser::{browser_test, Rig, MARKER_TOKEN};
 use support::fixtures::FixtureServer;
 use support::https_endpoint::HttpsEndpoint;
+use support::layout::LayoutCheck;
 use support::mock::{Ending, MockEndpoint, Reply};
 
 const SETTLE: Duration = Duration::from_secs(30);
@@ -453,5 +454,9 @@ fn a_project_site_says_other_pages_of_its_site_can_read_what_is_remembered() {
                  return n.top >= r.bottom - 1 && n.top - r.bottom < 40 && n.height > 0")
             .await;
         assert_eq!(placed, Value::Bool(true));
+        // And laid out like the rest of Settings, at every width.
+        let mut check = LayoutCheck::default();
+        check.view(&rig, "settings-on-a-project-site").await;
+        check.assert_clean();
     });
 }

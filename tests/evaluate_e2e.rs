@@ -799,7 +799,7 @@ fn a_judge_grades_each_answer_beside_em_and_its_cost_counts() {
         assert_eq!(
             first["messages"][1]["content"],
             format!(
-                "Question: {}\nGold target: Chinua Achebe\nPredicted answer: <answer>{}</answer>",
+                "Question: {}\nGold target: Chinua Achebe\nPredicted answer:\n<answer>\n| {}\n</answer>",
                 JUDGED[0].0, JUDGED[0].2
             )
         );

@@ -975,3 +975,144 @@ fn a_server_s_injection_cannot_reach_another_server_s_tools_without_the_user() {
         );
     });
 }
+
+/// The token the tests give a server that never answers as MCP: a marker, like the others.
+const FAILED_MCP_TOKEN: &str = "mcp-marker-FAILED-1313131313";
+/// The token the tests give the hostile `/expiring` server.
+const EXPIRING_MCP_TOKEN: &str = "mcp-marker-EXPIRING-5656565656";
+
+/// What Settings says this browser keeps, once the parts chunk has drawn it.
+async fn kept_secrets_line(rig: &Rig) -> String {
+    rig.wait_for(
+        "the list of what is kept",
+        Duration::from_secs(20),
+        "return !!document.querySelector('#kept-secrets')",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    rig.js("return document.querySelector('#kept-secrets').textContent")
+        .await
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+async fn web_storage(rig: &Rig) -> String {
+    rig.js(DUMP_WEB_STORAGE).await.as_str().unwrap().to_string()
+}
+
+/// Issue 36, attack 3: with Remember ticked, a Connect that failed still kept its token, and
+/// tokens and confirmed hosts outlived their servers, Forget and new visits.
+#[test]
+fn mcp_secrets_last_only_as_long_as_their_servers_and_forget_clears_every_secret() {
+    browser_test(|rig: Rig| async move {
+        let hostile = HostileMcp::start().await;
+        let host = format!("http://{}", hostile.addr);
+        rig.open_app_overriding(json!({ "protocol": "text" })).await;
+        open_mcp_settings(&rig).await;
+        rig.click("#remember-token").await;
+        assert_eq!(rig.stored_token().await, json!([null, MARKER_TOKEN]));
+
+        // A Connect that fails keeps nothing: not when nothing listens, not when the server
+        // is no MCP server (after its host was confirmed).
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let nothing_listens = format!("http://{}/mcp", closed.local_addr().unwrap());
+        drop(closed);
+        for url in [nothing_listens.as_str(), &hostile.url(Behaviour::NotMcp)] {
+            let said = connect(&rig, url, "", FAILED_MCP_TOKEN).await;
+            assert!(!said.starts_with("Connected"), "{url}: {said}");
+            let storage = web_storage(&rig).await;
+            assert!(!storage.contains(FAILED_MCP_TOKEN), "{url}: {storage}");
+            assert!(
+                !storage.contains("react-arena.mcp-token"),
+                "{url}: {storage}"
+            );
+            let kept = kept_secrets_line(&rig).await;
+            assert!(
+                !kept.contains("MCP token") && !kept.contains(&host),
+                "{kept}"
+            );
+        }
+        let failed_bearer = format!("Bearer {FAILED_MCP_TOKEN}");
+        assert!(
+            hostile
+                .requests_to(Behaviour::NotMcp)
+                .iter()
+                .any(|r| r.header("authorization") == Some(failed_bearer.as_str())),
+            "the failed Connect did send the token it was given"
+        );
+
+        // Two servers on one host, each with its token: both kept, the host confirmed once.
+        let (words, expiring) = (hostile.url(Behaviour::Ok), hostile.url(Behaviour::Expiring));
+        let said = connect(&rig, &words, "Words", OK_MCP_TOKEN).await;
+        assert!(said.starts_with("Connected to"), "{said}");
+        let said = connect(&rig, &expiring, "Expiring", EXPIRING_MCP_TOKEN).await;
+        assert!(said.starts_with("Connected to"), "{said}");
+        let kept = kept_secrets_line(&rig).await;
+        assert!(kept.contains("2 MCP tokens (on this device)"), "{kept}");
+        assert!(kept.contains(&host), "{kept}");
+
+        // Removing one drops its token; the host stays for the other server on it.
+        rig.click(&format!(".mcp-server[data-url='{expiring}'] .mcp-remove"))
+            .await;
+        let storage = web_storage(&rig).await;
+        assert!(!storage.contains(EXPIRING_MCP_TOKEN), "{storage}");
+        assert!(storage.contains(OK_MCP_TOKEN), "{storage}");
+        let kept = kept_secrets_line(&rig).await;
+        assert!(kept.contains("1 MCP token (on this device)"), "{kept}");
+        assert!(kept.contains(&host), "{kept}");
+        assert_eq!(
+            rig.js("return localStorage.getItem('react-arena.mcp-token-hosts')")
+                .await,
+            json!(json!([host]).to_string())
+        );
+
+        // Removing the last one drops its token and the host.
+        rig.click(&format!(".mcp-server[data-url='{words}'] .mcp-remove"))
+            .await;
+        let storage = web_storage(&rig).await;
+        assert!(!storage.contains(OK_MCP_TOKEN), "{storage}");
+        assert!(!storage.contains(&host), "{storage}");
+        let kept = kept_secrets_line(&rig).await;
+        assert!(
+            !kept.contains("MCP token") && !kept.contains(&host),
+            "{kept}"
+        );
+
+        // Forget clears every secret: the Hugging Face token, the MCP tokens, the hosts.
+        let said = connect(&rig, &words, "Words", OK_MCP_TOKEN).await;
+        assert!(said.starts_with("Connected to"), "{said}");
+        let kept = kept_secrets_line(&rig).await;
+        assert!(
+            kept.contains("the Hugging Face token (on this device)")
+                && kept.contains("1 MCP token")
+                && kept.contains(&rig.mock.base_url().replace("/v1", "")),
+            "{kept}"
+        );
+        rig.click("#forget-token").await;
+        let nothing = "This browser keeps no token and no confirmed host.";
+        assert_eq!(kept_secrets_line(&rig).await, nothing);
+        let no_secret = |storage: &str| {
+            for secret in [
+                MARKER_TOKEN,
+                OK_MCP_TOKEN,
+                "react-arena.token",
+                "react-arena.mcp-token",
+            ] {
+                assert!(!storage.contains(secret), "{secret}: {storage}");
+            }
+        };
+        no_secret(&web_storage(&rig).await);
+
+        // A new visit finds nothing remembered: no token in its field, nothing listed.
+        rig.client.goto(&rig.app_url).await.unwrap();
+        rig.open_settings().await;
+        assert_eq!(kept_secrets_line(&rig).await, nothing);
+        assert_eq!(
+            rig.js("return document.querySelector('#token').value")
+                .await,
+            json!("")
+        );
+        no_secret(&web_storage(&rig).await);
+    });
+}

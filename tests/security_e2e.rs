@@ -15,6 +15,7 @@ use support::attacker::AttackerServer;
 use support::browser::{browser_test, Rig, MARKER_TOKEN};
 use support::fixtures::FixtureServer;
 use support::https_endpoint::HttpsEndpoint;
+use support::layout::LayoutCheck;
 use support::mock::{Ending, MockEndpoint, Reply};
 
 const SETTLE: Duration = Duration::from_secs(30);
@@ -410,5 +411,52 @@ fn the_page_policy_and_the_app_agree_on_what_is_local() {
             )),
             "{label}"
         );
+    });
+}
+
+/// Issue 36, item 8: on a GitHub Pages project site every other site of the owner shares the
+/// page's origin, and can read what Remember keeps. The browser resolves `owner.github.io` to
+/// this machine (`support::browser`), where the app is served under `/arena/` as Pages serves
+/// a project site; the page says so next to Remember there, and not on this machine's own
+/// origin.
+#[test]
+fn a_project_site_says_other_pages_of_its_site_can_read_what_is_remembered() {
+    browser_test(|rig: Rig| async move {
+        let note =
+            "return (document.querySelector('#shared-origin-note') || {}).textContent || null";
+        rig.open_fresh(&rig.app_url).await;
+        rig.open_settings().await;
+        assert_eq!(rig.js(note).await, Value::Null, "on {}", rig.app_url);
+
+        let app = axum::Router::new().nest_service(
+            "/arena",
+            tower_http::services::ServeDir::new(support::browser::dist_dir()),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let project_site = format!("http://owner.github.io:{port}/arena/");
+        rig.open_fresh(&project_site).await;
+        rig.open_settings().await;
+        let said = rig.js(note).await;
+        let said = said
+            .as_str()
+            .unwrap_or_else(|| panic!("no note on {project_site}"));
+        assert!(
+            said.contains("Other pages of this site")
+                && said.contains(&format!("owner.github.io:{port}")),
+            "{said}"
+        );
+        // Next to Remember: right under its row, in view with it.
+        let placed = rig
+            .js("const r = document.querySelector('#remember-token').closest('.token-row').getBoundingClientRect(); \
+                 const n = document.querySelector('#shared-origin-note').getBoundingClientRect(); \
+                 return n.top >= r.bottom - 1 && n.top - r.bottom < 40 && n.height > 0")
+            .await;
+        assert_eq!(placed, Value::Bool(true));
+        // And laid out like the rest of Settings, at every width.
+        let mut check = LayoutCheck::default();
+        check.view(&rig, "settings-on-a-project-site").await;
+        check.assert_clean();
     });
 }

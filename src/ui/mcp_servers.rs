@@ -40,14 +40,12 @@ pub fn McpServers(settings: RwSignal<Settings>) -> impl IntoView {
     let status = RwSignal::new(Status::Idle);
     let pending = RwSignal::new(None::<Pending>);
 
-    let connect_now = move |name_given: String, url_given: String, token_given: String| {
-        let remember = settings.with_untracked(|s| s.remember_token);
-        let mut tokens = storage::load_mcp_tokens();
-        tokens.set(&url_given, &token_given);
-        if let Err(e) = storage::save_mcp_tokens(&tokens, remember) {
-            status.set(Status::Failed(e));
-            return;
-        }
+    // The token and the host confirmed for it are kept only once the server has answered:
+    // a Connect that fails leaves nothing behind.
+    let connect_now = move |name_given: String,
+                            url_given: String,
+                            token_given: String,
+                            confirmed: Option<Origin>| {
         let timeout = settings.with_untracked(|s| s.mcp_timeout_secs);
         let sent = Some(token_given.trim().to_string()).filter(|t| !t.is_empty());
         status.set(Status::Connecting(format!("Connecting to {url_given}…")));
@@ -62,6 +60,17 @@ pub fn McpServers(settings: RwSignal<Settings>) -> impl IntoView {
                         status.set(Status::Failed(format!(
                             "At most {MAX_MCP_SERVERS} MCP servers are kept: remove one first."
                         )));
+                        return;
+                    }
+                    let remember = settings.with_untracked(|s| s.remember_token);
+                    let saved = storage::keep_mcp_token(
+                        &url_given,
+                        &token_given,
+                        remember,
+                        confirmed.as_ref(),
+                    );
+                    if let Err(e) = saved {
+                        status.set(Status::Failed(e));
                         return;
                     }
                     let count = settings.with_untracked(|s| {
@@ -105,7 +114,7 @@ pub fn McpServers(settings: RwSignal<Settings>) -> impl IntoView {
             }));
             return;
         }
-        connect_now(name_given, url_given, token_given);
+        connect_now(name_given, url_given, token_given, None);
     };
 
     let on_connect = move |ev: leptos::ev::SubmitEvent| {
@@ -122,13 +131,7 @@ pub fn McpServers(settings: RwSignal<Settings>) -> impl IntoView {
             return;
         };
         pending.set(None);
-        let mut hosts = storage::load_mcp_token_hosts();
-        hosts.trust(&p.origin);
-        if let Err(e) = storage::save_mcp_token_hosts(&hosts) {
-            status.set(Status::Failed(e));
-            return;
-        }
-        connect_now(p.name, p.url, p.token);
+        connect_now(p.name, p.url, p.token, Some(p.origin));
     };
 
     let reconnect = move |server: McpServer| {
@@ -139,16 +142,18 @@ pub fn McpServers(settings: RwSignal<Settings>) -> impl IntoView {
         ask_connect(server.name, server.url, kept);
     };
 
+    // Its token goes with it, and its confirmed host when no other server is on it.
     let remove = move |url_gone: String| {
         settings.update(|s| s.remove_mcp_server(&url_gone));
         mcp_tools::forget(&url_gone);
-        let mut tokens = storage::load_mcp_tokens();
-        tokens.set(&url_gone, "");
-        let remember = settings.with_untracked(|s| s.remember_token);
-        if let Err(e) = storage::save_mcp_tokens(&tokens, remember) {
-            status.set(Status::Failed(e));
-        } else {
-            status.set(Status::Idle);
+        let (urls, remember) = settings.with_untracked(|s| {
+            let urls: Vec<String> = s.mcp_servers.servers().into_iter().map(|s| s.url).collect();
+            (urls, s.remember_token)
+        });
+        let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
+        match storage::keep_mcp_secrets_for(&urls, remember) {
+            Err(e) => status.set(Status::Failed(e)),
+            Ok(()) => status.set(Status::Idle),
         }
     };
 

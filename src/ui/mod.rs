@@ -18,6 +18,7 @@ mod history;
 mod host_confirm;
 mod inspect;
 mod keep;
+mod kept_secrets;
 mod leaderboard;
 mod markdown_view;
 mod mcp_servers;

@@ -14,6 +14,7 @@ use super::from_address::show_carried_run;
 use super::history::History;
 use super::host_confirm::HostConfirm;
 use super::keep::Keeper;
+use super::kept_secrets::KeptSecretsLine;
 use super::leaderboard::Leaderboard;
 use super::mcp_servers::McpServers;
 use super::panel::run_body;
@@ -73,6 +74,11 @@ pub fn draw(part: Part) -> AnyView {
             settings,
             field_error,
         } => view! { <ModelBackend settings=settings field_error=field_error /> }.into_any(),
+        Part::KeptSecrets {
+            settings,
+            token,
+            changed,
+        } => view! { <KeptSecretsLine settings=settings token=token changed=changed /> }.into_any(),
     }
 }
 

@@ -65,6 +65,13 @@ pub enum Part {
     },
     /// A blind run's vote.
     BlindVote(RwSignal<Vec<PanelRun>>),
+    /// Settings' list of the secrets this browser keeps and where; read again when `token`,
+    /// `settings` or `changed` change.
+    KeptSecrets {
+        settings: RwSignal<Settings>,
+        token: RwSignal<String>,
+        changed: RwSignal<u32>,
+    },
     /// Settings' choice of where the model runs, and the model in this browser (its
     /// download, what is kept, Delete).
     ModelBackend {

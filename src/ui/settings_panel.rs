@@ -1,6 +1,7 @@
 use leptos::prelude::*;
 
 use super::parts::{self, Part};
+use crate::origin::{is_shared_origin, Origin};
 use crate::settings::{token_problem, Settings};
 use crate::web::storage;
 
@@ -53,14 +54,24 @@ pub fn SettingsPanel(
             }
         }
     };
+    // Storage is read again for the list of what is kept when a secret changes here, and
+    // when Settings open (a host may have been confirmed elsewhere since).
+    let kept_changed = RwSignal::new(0u32);
     let forget = move |_| {
-        storage::forget_token();
+        storage::forget_secrets();
         token.set(String::new());
+        kept_changed.update(|n| *n += 1);
     };
+    // On a GitHub Pages project site, other sites of its owner share this page's origin.
+    let shared_origin = web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .filter(|href| is_shared_origin(href))
+        .and_then(|href| Origin::of(&href));
 
     view! {
         <section aria-label="Settings">
-        <details id="settings" class="settings" open=needs_token node_ref=details>
+        <details id="settings" class="settings" open=needs_token node_ref=details
+            on:toggle=move |_| kept_changed.update(|n| *n += 1)>
             <summary>"Settings"</summary>
             <div class="settings-grid">
                 <label for="token">"Hugging Face token"</label>
@@ -85,6 +96,11 @@ pub fn SettingsPanel(
                     </label>
                     <button id="forget-token" on:click=forget>"Forget"</button>
                 </div>
+                {shared_origin.map(|origin| view! {
+                    <p id="shared-origin-note" class="hint wide">
+                        "Other pages of this site ("{origin.to_string()}") can read what is remembered here: this page shares their origin."
+                    </p>
+                })}
                 <Show when=move || token_error.get().is_some()>
                     <p id="token-error" class="field-error wide" role="alert">
                         {move || token_error.get().unwrap_or_default()}
@@ -95,6 +111,7 @@ pub fn SettingsPanel(
                     <a href="https://huggingface.co/settings/tokens" target="_blank" rel="noopener noreferrer">"your Hugging Face settings"</a>
                     "."
                 </p>
+                {parts::show(Part::KeptSecrets { settings, token, changed: kept_changed })}
             </div>
             <details id="settings-more" class="settings-more" open=!needs_token>
                 <summary>"Model, tools and prompts"</summary>

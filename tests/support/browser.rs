@@ -205,6 +205,8 @@ async fn start_browser() -> (Child, Client, PathBuf) {
                 "--window-size=1400,900", "--enable-precise-memory-info",
                 // The https test endpoint has a self-signed certificate.
                 "--ignore-certificate-errors",
+                // A GitHub Pages host served from this machine (the shared-origin note).
+                "--host-resolver-rules=MAP owner.github.io 127.0.0.1",
                 format!("--user-data-dir={}", profile.display()),
             ]
         }),

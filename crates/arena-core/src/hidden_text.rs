@@ -31,6 +31,22 @@ pub fn is_invisible(c: char) -> bool {
             | 0xFE00..=0xFE0F) // variation selectors
 }
 
+/// Text from elsewhere (a server, a schema) made plain for a prompt or the page: no control
+/// or invisible characters, spacing squashed (so no line breaks), at most `limit` characters.
+pub fn plain(text: &str, limit: usize) -> String {
+    let cleaned: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .filter(|c| !is_invisible(*c))
+        .collect();
+    let squashed = cleaned.split_whitespace().collect::<Vec<_>>().join(" ");
+    if squashed.chars().count() <= limit {
+        return squashed;
+    }
+    let cut: String = squashed.chars().take(limit.saturating_sub(1)).collect();
+    format!("{}…", cut.trim_end())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -103,6 +103,30 @@ impl Origin {
     }
 }
 
+/// Whether the page at `page_url` shares its origin with pages it does not control: a GitHub
+/// Pages project site (`https://<owner>.github.io/<repo>/`) has the origin of every other
+/// project site of that owner, and of the owner's own site, so any of them can read what
+/// this page keeps in local storage and Cache Storage. A user or organisation site served at
+/// its root, a custom domain or this machine has an origin of its own.
+pub fn is_shared_origin(page_url: &str) -> bool {
+    let Some(origin) = Origin::of(page_url) else {
+        return false;
+    };
+    let owner = origin.host.strip_suffix(".github.io").unwrap_or("");
+    if owner.is_empty() || owner.contains('.') {
+        return false;
+    }
+    let after_host = page_url.split_once("://").map_or("", |(_, rest)| rest);
+    let path = after_host
+        .find('/')
+        .map_or("", |at| &after_host[at..])
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("");
+    // A folder below the root: `/<repo>/…`.
+    path.trim_start_matches('/').contains('/')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,6 +196,33 @@ mod tests {
             "http://localhost./v1",
         ] {
             assert!(!Origin::of(url).unwrap().is_local(), "{url}");
+        }
+    }
+
+    #[test]
+    fn a_github_pages_project_site_shares_its_origin() {
+        for shared in [
+            "https://o.github.io/repo/",
+            "https://o.github.io/repo/index.html?embed=1#run=x",
+            "https://Owner-1.GitHub.io/react-arena/",
+            "http://o.github.io:8080/repo/",
+        ] {
+            assert!(is_shared_origin(shared), "{shared}");
+        }
+        for own in [
+            "https://o.github.io/",
+            "https://o.github.io",
+            "https://o.github.io/index.html",
+            "https://o.github.io/?q=a/b#run=c/d",
+            "https://arena.example.org/repo/",
+            "https://github.io/repo/",
+            "https://a.b.github.io/repo/",
+            "https://o.github.io.evil.test/repo/",
+            "http://localhost:8080/repo/",
+            "http://127.0.0.1:8080/",
+            "not a url",
+        ] {
+            assert!(!is_shared_origin(own), "{own}");
         }
     }
 }

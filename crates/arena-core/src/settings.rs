@@ -554,6 +554,22 @@ impl TokenHosts {
             self.0.insert(at, origin);
         }
     }
+
+    /// Forgets every origin but those in `used`.
+    pub fn keep_only(&mut self, used: &[Origin]) {
+        self.0.retain(|h| used.iter().any(|o| o.to_string() == *h));
+    }
+
+    /// The origins the user confirmed: all but the Hugging Face router, which needs no
+    /// confirmation.
+    pub fn confirmed_by_user(&self) -> Vec<String> {
+        let router = TokenHosts::default().0;
+        self.0
+            .iter()
+            .filter(|h| !router.contains(h))
+            .cloned()
+            .collect()
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,9 @@
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Storage;
 
-use arena_core::mcp::tokens::McpTokens;
+use arena_core::kept_secrets::{KeptSecrets, Place};
+use arena_core::mcp::tokens::{keep_for_servers, McpTokens};
+use arena_core::origin::Origin;
 use arena_core::settings::{Settings, TokenHosts};
 
 const SETTINGS_KEY: &str = "react-arena.settings";
@@ -28,6 +30,13 @@ impl Area {
             Area::Local
         } else {
             Area::Session
+        }
+    }
+
+    fn place(self) -> Place {
+        match self {
+            Area::Session => Place::Tab,
+            Area::Local => Place::Device,
         }
     }
 
@@ -121,9 +130,41 @@ pub fn save_token(token: &str, remember: bool) -> Result<(), String> {
     })
 }
 
-pub fn forget_token() {
-    Area::Session.remove(TOKEN_KEY);
-    Area::Local.remove(TOKEN_KEY);
+/// Forget: every secret goes, wherever it was kept: the Hugging Face token, the MCP
+/// servers' tokens, and the hosts confirmed for either.
+pub fn forget_secrets() {
+    for key in [TOKEN_KEY, MCP_TOKENS_KEY] {
+        Area::Session.remove(key);
+        Area::Local.remove(key);
+    }
+    Area::Local.remove(TOKEN_HOSTS_KEY);
+    Area::Local.remove(MCP_TOKEN_HOSTS_KEY);
+}
+
+/// Where a secret is kept: this tab's copy is the one read first.
+fn place_of(key: &str) -> Option<(Area, String)> {
+    [Area::Session, Area::Local]
+        .into_iter()
+        .find_map(|area| area.read(key).map(|text| (area, text)))
+        .filter(|(_, text)| !text.is_empty())
+}
+
+/// What this browser keeps of the secrets, and where.
+pub fn kept_secrets() -> KeptSecrets {
+    let mcp_tokens = place_of(MCP_TOKENS_KEY)
+        .map(|(area, json)| (McpTokens::from_json(&json).len(), area.place()))
+        .filter(|(count, _)| *count > 0);
+    let mut confirmed_hosts = load_token_hosts().confirmed_by_user();
+    for host in load_mcp_token_hosts().confirmed_by_user() {
+        if !confirmed_hosts.contains(&host) {
+            confirmed_hosts.push(host);
+        }
+    }
+    KeptSecrets {
+        hf_token: place_of(TOKEN_KEY).map(|(area, _)| area.place()),
+        mcp_tokens,
+        confirmed_hosts,
+    }
 }
 
 pub fn load_token_hosts() -> TokenHosts {
@@ -169,6 +210,35 @@ pub fn move_mcp_tokens(remember: bool) -> Result<(), String> {
     };
     save_secret(MCP_TOKENS_KEY, &text, remember)
         .map_err(|e| format!("The MCP tokens were not moved: {e}."))
+}
+
+/// After a successful Connect: the server's token (an empty one removes it), kept where
+/// `remember` chooses, and `confirmed`, the host the user confirmed for it. Nothing is kept
+/// for a server that did not answer.
+pub fn keep_mcp_token(
+    url: &str,
+    token: &str,
+    remember: bool,
+    confirmed: Option<&Origin>,
+) -> Result<(), String> {
+    let mut tokens = load_mcp_tokens();
+    tokens.set(url, token);
+    save_mcp_tokens(&tokens, remember)?;
+    if let Some(origin) = confirmed {
+        let mut hosts = load_mcp_token_hosts();
+        hosts.trust(origin);
+        save_mcp_token_hosts(&hosts)?;
+    }
+    Ok(())
+}
+
+/// After a server is removed: only the servers at `urls` keep tokens and confirmed hosts.
+pub fn keep_mcp_secrets_for(urls: &[&str], remember: bool) -> Result<(), String> {
+    let mut tokens = load_mcp_tokens();
+    let mut hosts = load_mcp_token_hosts();
+    keep_for_servers(&mut tokens, &mut hosts, urls);
+    save_mcp_tokens(&tokens, remember)?;
+    save_mcp_token_hosts(&hosts)
 }
 
 /// The origins the user confirmed as places to send an MCP token (apart from the model's).

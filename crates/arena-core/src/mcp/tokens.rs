@@ -26,6 +26,10 @@ impl McpTokens {
         self.0.is_empty()
     }
 
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
     /// Keeps `token` for the server at `url`; an empty token removes it.
     pub fn set(&mut self, url: &str, token: &str) {
         let token = token.trim();
@@ -49,6 +53,16 @@ impl McpTokens {
         }
         self.get(url).map(str::to_string)
     }
+}
+
+/// What stays kept once the servers at `urls` are the only ones: their tokens, and the
+/// confirmed hosts at least one of them is on. A removed server's token goes, and so does its
+/// host when no other server is on it; so does a token no server uses (one a failed Connect
+/// kept before tokens waited for a successful one).
+pub fn keep_for_servers(tokens: &mut McpTokens, hosts: &mut TokenHosts, urls: &[&str]) {
+    tokens.0.retain(|url, _| urls.contains(&url.as_str()));
+    let used: Vec<Origin> = urls.iter().filter_map(|u| Origin::of(u.trim())).collect();
+    hosts.keep_only(&used);
 }
 
 #[cfg(test)]
@@ -84,5 +98,38 @@ mod tests {
         tokens.set("https://mcp.test/mcp", "");
         assert!(tokens.is_empty());
         assert_eq!(McpTokens::from_json("{bad"), McpTokens::default());
+    }
+
+    /// Issue 36, attack 3: tokens and confirmed hosts outlived their servers.
+    #[test]
+    fn removing_a_server_drops_its_token_and_a_host_no_other_server_is_on() {
+        let (a, b, c) = (
+            "https://mcp.test/a",
+            "https://mcp.test/b",
+            "https://other.test/mcp",
+        );
+        let mut tokens = McpTokens::default();
+        let mut hosts = TokenHosts::confirmed_only("[]");
+        for url in [a, b, c] {
+            tokens.set(url, "t");
+            hosts.trust(&Origin::of(url).unwrap());
+        }
+        tokens.set("https://gone.test/mcp", "orphan");
+        hosts.trust(&Origin::of("https://gone.test").unwrap());
+
+        // `c` removed: its token and its host go, and the orphan with them.
+        keep_for_servers(&mut tokens, &mut hosts, &[a, b]);
+        assert_eq!(
+            (tokens.get(c), tokens.get("https://gone.test/mcp")),
+            (None, None)
+        );
+        assert_eq!(hosts.confirmed_by_user(), ["https://mcp.test"]);
+        // `b` removed: `a` is still on its host.
+        keep_for_servers(&mut tokens, &mut hosts, &[a]);
+        assert_eq!((tokens.get(a), tokens.get(b)), (Some("t"), None));
+        assert_eq!(tokens.to_send(a, &hosts).as_deref(), Some("t"));
+        // The last one removed: nothing is kept.
+        keep_for_servers(&mut tokens, &mut hosts, &[]);
+        assert!(tokens.is_empty() && hosts.confirmed_by_user().is_empty());
     }
 }

@@ -1,0 +1,24 @@
+//! Settings: what this browser keeps of the user's secrets, and where. Drawn in the parts
+//! chunk, which already carries the MCP tokens' reader.
+
+use leptos::prelude::*;
+
+use crate::settings::Settings;
+use crate::web::storage;
+
+#[component]
+pub fn KeptSecretsLine(
+    settings: RwSignal<Settings>,
+    token: RwSignal<String>,
+    /// Bumped when a secret changes that neither signal follows (Forget, a confirmed host).
+    changed: RwSignal<u32>,
+) -> impl IntoView {
+    let summary = move || {
+        // The MCP servers (their tokens and hosts) and the Remember box are in the settings.
+        settings.track();
+        token.track();
+        changed.track();
+        storage::kept_secrets().summary()
+    };
+    view! { <p id="kept-secrets" class="hint wide">{summary}</p> }
+}

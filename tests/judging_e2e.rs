@@ -778,6 +778,61 @@ fn blind_panels_of_the_same_output_look_the_same_and_nothing_shares_them_until_t
 }
 
 #[test]
+fn a_blind_run_s_errors_name_no_model_until_the_vote() {
+    browser_test(|rig: Rig| async move {
+        // An endpoint's error often names the model it could not serve.
+        let models = ["lab/thinker-7b", "lab/actor-8b", "lab/reactor-9b"];
+        for (mode, model) in Mode::ALL.into_iter().zip(models) {
+            rig.mock.script(
+                mode.prompt_heading(),
+                [Reply::status(404, &format!("{model} does not exist"))],
+            );
+        }
+        rig.open_app_overriding(json!({
+            "protocol": "text",
+            "mode_models": { "think": models[0], "act": models[1], "react": models[2] },
+        }))
+        .await;
+        rig.ask(QUESTION, "blind").await;
+        let panels = rig.wait_until_settled(SETTLE).await;
+        for p in &panels {
+            assert!(p.error.ends_with("the model does not exist"), "{p:#?}");
+        }
+        rig.click("#history > summary").await;
+        rig.wait_for(
+            "the run in the history",
+            SETTLE,
+            "return document.querySelectorAll('#history li.history-item').length === 1",
+        )
+        .await;
+        let shown = rig
+            .client
+            .execute(NAMES_SHOWN, vec![json!(models)])
+            .await
+            .unwrap();
+        assert_eq!(shown, json!([]), "a model shows before the vote");
+
+        rig.click("#vote-all-bad").await;
+        rig.wait_for(
+            "the names",
+            SETTLE,
+            "return !!document.querySelector('#blind-result')",
+        )
+        .await;
+        for p in rig.panels().await {
+            let model = models[["think", "act", "react"]
+                .iter()
+                .position(|m| *m == p.mode)
+                .unwrap()];
+            assert!(
+                p.error.ends_with(&format!("{model} does not exist")),
+                "{p:#?}"
+            );
+        }
+    });
+}
+
+#[test]
 fn the_leaderboard_of_scripted_votes_is_the_one_worked_out_by_hand() {
     browser_test(|rig: Rig| async move {
         script_distinct_answers(&rig, 4);

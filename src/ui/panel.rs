@@ -10,7 +10,7 @@ use super::progress_line::ProgressLine;
 use crate::agent::record::{BlindVote, RunRecord, Status, Step as StepRecord, Turn};
 use crate::agent::Mode;
 use crate::live_lines::block_cuts;
-use crate::panel_lines::{figures_line, step_counter, step_figures};
+use crate::panel_lines::{error_line, figures_line, step_counter, step_figures};
 
 fn blurb(mode: Mode) -> &'static str {
     match mode {
@@ -140,7 +140,7 @@ pub(super) fn run_body(body: RunBody) -> AnyView {
         })
     });
     let answer = Memo::new(move |_| state.with(|s| s.last_turn().and_then(|t| t.answer.clone())));
-    let error = Memo::new(move |_| state.with(|s| s.last_turn().and_then(|t| t.error.clone())));
+    let error = Memo::new(move |_| state.with(error_line));
 
     let act = move |action: PanelAction| move |_| on_action.run((run_id, mode, action));
     let active = Memo::new(move |_| state.with(|s| s.status.is_active()));

@@ -1,7 +1,7 @@
-//! The lines a panel shows beside its steps: the step counter and the figures. Read from the
-//! record alone, so the three panels of a blind run say the same of the same output until the
-//! vote: Think-only's one-step limit, and the prompt tokens that count each mode's own system
-//! prompt, would name the mode.
+//! The lines a panel shows beside its steps: the step counter, the figures and the error. Read
+//! from the record alone, so the three panels of a blind run say the same of the same output
+//! until the vote: Think-only's one-step limit, the prompt tokens that count each mode's own
+//! system prompt, and an endpoint's error naming the model would each name the panel.
 
 use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line};
 use crate::agent::record::RunRecord;
@@ -68,6 +68,26 @@ pub fn step_figures(record: &RunRecord, index: usize) -> Option<String> {
         return None;
     }
     record.steps().get(index).and_then(step_line)
+}
+
+/// What a panel says of its latest turn's error. A blind run's, until the vote, has its model
+/// id put as "the model": an endpoint's message often names the model it could not serve.
+pub fn error_line(record: &RunRecord) -> Option<String> {
+    let error = record.error()?;
+    if !record.awaits_vote() {
+        return Some(error.to_string());
+    }
+    let id = record.config.model.trim();
+    // With a routing suffix (`org/model:provider`) the endpoint may name the model without it.
+    let base = id.split(':').next().unwrap_or(id);
+    let mut said = error.to_string();
+    for name in [id, base] {
+        // An id this short is more likely a piece of a word than a name.
+        if name.chars().count() >= 3 {
+            said = said.replace(name, "the model");
+        }
+    }
+    Some(said)
 }
 
 #[cfg(test)]
@@ -167,6 +187,34 @@ mod tests {
         let voted = blind(r, Some(BlindVote::NotBest));
         assert_eq!(figures_line(&voted), line);
         assert!(step_figures(&voted, 0).is_some());
+    }
+
+    #[test]
+    fn a_blind_run_s_error_does_not_name_its_model_until_the_vote() {
+        let config = RunConfig {
+            model: "lab/actor-8b:fastest".into(),
+            ..RunConfig::default()
+        };
+        let mut r = RunRecord::new("r", 0.0, config);
+        r.apply(
+            0.0,
+            &AgentEvent::TurnStarted {
+                question: "q".into(),
+            },
+        );
+        let said = "Not found (HTTP 404). Provider said (404): lab/actor-8b does not exist";
+        r.apply(1.0, &AgentEvent::Error(said.into()));
+        assert_eq!(error_line(&r).as_deref(), Some(said));
+        let waiting = blind(r.clone(), None);
+        assert_eq!(
+            error_line(&waiting).as_deref(),
+            Some("Not found (HTTP 404). Provider said (404): the model does not exist")
+        );
+        assert_eq!(
+            error_line(&blind(r, Some(BlindVote::AllBad))).as_deref(),
+            Some(said)
+        );
+        assert_eq!(error_line(&answered(Mode::Act, 5)), None);
     }
 
     #[test]

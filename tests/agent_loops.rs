@@ -10,8 +10,8 @@ use futures::future::LocalBoxFuture;
 use react_arena::agent::action_protocol::{Protocol, ProtocolPlan};
 use react_arena::agent::compaction::SUMMARY_PROMPT;
 use react_arena::agent::mode::{FORCE_ANSWER_PROMPT, STOP_SEQUENCES};
+use react_arena::agent::record::{Blind, RunRecord, Status};
 use react_arena::agent::record::{RunConfig, SUMMARY_LEAD};
-use react_arena::agent::record::{RunRecord, Status};
 use react_arena::agent::run::{run_turn, Next, RunOptions};
 use react_arena::agent::{run_agent, AgentEvent, ChatModel, Mode};
 use react_arena::llm::tool_calls::ToolCallDelta;
@@ -310,6 +310,41 @@ fn act_only_shows_no_thoughts() {
         !model.messages_of_call(0)[0].content.contains("Thought:"),
         "Act prompt asks for no thoughts"
     );
+}
+
+#[test]
+fn a_blind_run_keeps_the_same_thought_in_every_mode() {
+    // The same reply in each mode: the records must not tell the modes apart by it.
+    let reply = "Thought: six sevens.\nAnswer: 42";
+    let steps: Vec<_> = Mode::ALL
+        .into_iter()
+        .map(|mode| {
+            let config = RunConfig {
+                mode,
+                ..RunConfig::default()
+            };
+            let record = RunRecord {
+                blind: Some(Blind {
+                    label: "A".into(),
+                    vote: None,
+                }),
+                ..RunRecord::new("r", 0.0, config)
+            };
+            let model = ScriptedModel::new([says(reply)]);
+            let done = block_on(run_turn(
+                record,
+                Next::Question("What is 6 times 7?".into()),
+                &model,
+                &FakeTools::new(),
+                &RunOptions::text(5),
+                &mut |_| {},
+            ));
+            let step = &done.steps()[0];
+            (step.thought.clone(), done.answer().map(|a| a.text.clone()))
+        })
+        .collect();
+    let same = (Some("six sevens.".to_string()), Some("42".to_string()));
+    assert_eq!(steps, [same.clone(), same.clone(), same]);
 }
 
 #[test]

@@ -619,6 +619,219 @@ fn blind_mode_names_no_mode_or_model_until_the_vote_and_the_vote_is_kept() {
     });
 }
 
+/// Each panel as an attacker reads it: its visible text, and every element's tag and
+/// attributes (classes, ids, aria, data-*, titles), with the panel's own letter put as `?`.
+const PANEL_FACES: &str = r#"
+return Array.from(document.querySelectorAll('section.panel')).map(p => {
+  const letter = p.dataset.label;
+  const blank = s => s.replace(new RegExp('Answer ' + letter + '\\b', 'g'), 'Answer ?');
+  const attrs = [p, ...p.querySelectorAll('*')].map(e => e.tagName.toLowerCase() + ' ' +
+    Array.from(e.attributes)
+      .map(a => a.name + '=' + (a.name === 'data-label' ? '?' : blank(a.value)))
+      .sort().join(' '));
+  return { text: blank(p.innerText), attrs };
+});
+"#;
+
+/// What tells the faces apart: the texts if they differ, and each element line not in all
+/// three.
+fn differences(faces: &Value) -> Vec<String> {
+    let faces = faces.as_array().expect("the panels' faces");
+    let mut found = Vec::new();
+    let texts: Vec<&Value> = faces.iter().map(|f| &f["text"]).collect();
+    if texts.iter().any(|t| *t != texts[0]) {
+        found.push(format!("the panels' texts differ: {texts:#?}"));
+    }
+    let lines: Vec<Vec<&str>> = faces
+        .iter()
+        .map(|f| {
+            f["attrs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap())
+                .collect()
+        })
+        .collect();
+    for (i, own) in lines.iter().enumerate() {
+        for line in own {
+            if lines.iter().any(|other| !other.contains(line)) {
+                found.push(format!(
+                    "only some panels (panel {i} among them) have <{line}>"
+                ));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn blind_panels_of_the_same_output_look_the_same_and_nothing_shares_them_until_the_vote() {
+    browser_test(|rig: Rig| async move {
+        // The attack: every mode writes the same reply, Thought line included; anything that
+        // still tells the panels apart is the page's, not the model's.
+        let same = "Thought: six sevens are forty-two.\nAnswer: 42";
+        for mode in Mode::ALL {
+            rig.mock.script(mode.prompt_heading(), [Reply::text(same)]);
+        }
+        let models = ["lab/thinker-7b", "lab/actor-8b", "lab/reactor-9b"];
+        rig.open_app_overriding(json!({
+            "protocol": "text",
+            "mode_models": { "think": models[0], "act": models[1], "react": models[2] },
+        }))
+        .await;
+        rig.ask(QUESTION, "blind").await;
+        rig.wait_until_settled(SETTLE).await;
+
+        let mut tells = differences(&rig.js(PANEL_FACES).await);
+        let thoughts = rig
+            .js("return Array.from(document.querySelectorAll('section.panel')).map(p => p.querySelectorAll('.thought').length)")
+            .await;
+        if thoughts != json!([1, 1, 1]) {
+            tells.push(format!("the Thought line is not shown alike: {thoughts}"));
+        }
+        // Inspect shows the system prompt, which names the mode.
+        let prompts = rig
+            .client
+            .execute(
+                "const html = document.querySelector('#panels').outerHTML; return [document.querySelectorAll('section.panel .inspect').length, arguments[0].filter(h => html.includes(h))];",
+                vec![json!(Mode::ALL.map(Mode::prompt_heading))],
+            )
+            .await
+            .unwrap();
+        if prompts != json!([0, []]) {
+            tells.push(format!("Inspect or a prompt shows: {prompts}"));
+        }
+        // The files name the modes and models: not before the vote.
+        let exports = rig
+            .js("return ['#export-json', '#export-markdown'].map(s => document.querySelector(s).disabled)")
+            .await;
+        if exports != json!([true, true]) {
+            tells.push(format!("Export JSON / Markdown can be pressed: {exports}"));
+        }
+        rig.click("#embed-open").await;
+        rig.wait_for(
+            "the embed code",
+            SETTLE,
+            "return !!(document.querySelector('#embed-url') || {dataset: {}}).dataset.url",
+        )
+        .await;
+        // Give a deflated run, if any, the time to arrive in the snippet.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let snippet = rig
+            .js("return document.querySelector('#embed-snippet').value")
+            .await;
+        let snippet = snippet.as_str().unwrap();
+        let named: Vec<&str> = ["#run=", "Think-only", "Act-only", "ReAct ("]
+            .into_iter()
+            .chain(models)
+            .chain(Mode::ALL.map(Mode::prompt_heading))
+            .filter(|n| snippet.contains(n))
+            .collect();
+        if !named.is_empty() {
+            let start: String = snippet.chars().take(200).collect();
+            tells.push(format!("the embed code carries {named:?}: {start}…"));
+        }
+        if rig
+            .js("return document.querySelector('#embed-with-run').disabled")
+            .await
+            != json!(true)
+        {
+            tells.push("the embed code can carry the run".into());
+        }
+        rig.click("#embed-close").await;
+        assert!(tells.is_empty(), "before the vote: {tells:#?}");
+
+        // After the vote, everything comes back.
+        rig.click("#vote-tie").await;
+        rig.wait_for(
+            "the names",
+            SETTLE,
+            "return !!document.querySelector('#blind-result')",
+        )
+        .await;
+        let panels = rig.panels().await;
+        let mut modes: Vec<&str> = panels.iter().map(|p| p.mode.as_str()).collect();
+        modes.sort_unstable();
+        assert_eq!(modes, ["act", "react", "think"]);
+        for p in &panels {
+            assert!(p.usage.contains("completion tokens"), "{p:#?}");
+            assert_eq!(p.thoughts.len(), 1, "{p:#?}");
+        }
+        let think = panels.iter().find(|p| p.mode == "think").unwrap();
+        assert_eq!(think.counter, "Step 1 / 1");
+        assert_eq!(
+            rig.js("return document.querySelectorAll('section.panel .inspect').length")
+                .await,
+            json!(3)
+        );
+        let (file, md) = export(&rig).await;
+        assert_eq!(file.records.len(), 3);
+        for (mode, model) in Mode::ALL.iter().zip(models) {
+            assert!(
+                md.contains(mode.label()) && md.contains(model),
+                "{mode:?}: {md}"
+            );
+        }
+        assert!(rig.embed_address().await.contains("#run="));
+    });
+}
+
+#[test]
+fn a_blind_run_s_errors_name_no_model_until_the_vote() {
+    browser_test(|rig: Rig| async move {
+        // An endpoint's error often names the model it could not serve.
+        let models = ["lab/thinker-7b", "lab/actor-8b", "lab/reactor-9b"];
+        for (mode, model) in Mode::ALL.into_iter().zip(models) {
+            rig.mock.script(
+                mode.prompt_heading(),
+                [Reply::status(404, &format!("{model} does not exist"))],
+            );
+        }
+        rig.open_app_overriding(json!({
+            "protocol": "text",
+            "mode_models": { "think": models[0], "act": models[1], "react": models[2] },
+        }))
+        .await;
+        rig.ask(QUESTION, "blind").await;
+        let panels = rig.wait_until_settled(SETTLE).await;
+        for p in &panels {
+            assert!(p.error.ends_with("the model does not exist"), "{p:#?}");
+        }
+        rig.click("#history > summary").await;
+        rig.wait_for(
+            "the run in the history",
+            SETTLE,
+            "return document.querySelectorAll('#history li.history-item').length === 1",
+        )
+        .await;
+        let shown = rig
+            .client
+            .execute(NAMES_SHOWN, vec![json!(models)])
+            .await
+            .unwrap();
+        assert_eq!(shown, json!([]), "a model shows before the vote");
+
+        rig.click("#vote-all-bad").await;
+        rig.wait_for(
+            "the names",
+            SETTLE,
+            "return !!document.querySelector('#blind-result')",
+        )
+        .await;
+        for p in rig.panels().await {
+            let model = models[["think", "act", "react"]
+                .iter()
+                .position(|m| *m == p.mode)
+                .unwrap()];
+            assert!(
+                p.error.ends_with(&format!("{model} does not exist")),
+                "{p:#?}"
+            );
+        }
+    });
+}
+
 #[test]
 fn the_leaderboard_of_scripted_votes_is_the_one_worked_out_by_hand() {
     browser_test(|rig: Rig| async move {

@@ -191,6 +191,16 @@ fn the_arena_lays_out_at_every_width_idle_running_done_and_in_its_dialogs() {
         )
         .await;
         check.view(&rig, "blind-vote").await;
+        // Before the vote the embed code says why it carries no run.
+        rig.click("#embed-open").await;
+        rig.wait_for(
+            "the embed dialog of a blind run",
+            Duration::from_secs(10),
+            "return !!document.querySelector('#embed-blind')",
+        )
+        .await;
+        check.view(&rig, "embed-dialog-blind").await;
+        rig.click("#embed-close").await;
         check.assert_clean();
     });
 }

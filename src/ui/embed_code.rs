@@ -7,9 +7,10 @@ use leptos::task::spawn_local;
 
 use super::copy_button::CopyButton;
 use super::panel_run::PanelRun;
-use super::run_files::current_file;
+use super::run_files::{awaits_vote, current_file};
 use crate::agent::mode::ModeChoice;
 use crate::page_params::{base64url_encode, form_encode, RUN_KEY};
+use crate::run_file::RunFile;
 use crate::web::deflate::deflate;
 use crate::web::parent_height::HEIGHT_MESSAGE;
 
@@ -50,7 +51,9 @@ pub fn EmbedCode(
     let with_run = RwSignal::new(true);
     let url = RwSignal::new(String::new());
     let problem = RwSignal::new(None::<String>);
-    let has_run = Memo::new(move |_| panels.with(|ps| current_file(ps).is_some()));
+    // A blind run goes into the address once voted: until then its records name the modes.
+    let blind = Memo::new(move |_| panels.with(|ps| awaits_vote(ps)));
+    let has_run = Memo::new(move |_| !blind.get() && panels.with(|ps| current_file(ps).is_some()));
 
     let build = move || {
         let mut address = format!(
@@ -65,7 +68,8 @@ pub fn EmbedCode(
         let file = with_run
             .get_untracked()
             .then(|| panels.with_untracked(|ps| current_file(ps)))
-            .flatten();
+            .flatten()
+            .filter(RunFile::can_share);
         problem.set(None);
         match file {
             None => url.set(address),
@@ -95,6 +99,9 @@ pub fn EmbedCode(
                             on:change=move |ev| { with_run.set(event_target_checked(&ev)); build(); } />
                         "Carry the run the panels show, whole, in the address (it replays with no token and no network)"
                     </label>
+                    <Show when=move || blind.get()>
+                        <p id="embed-blind" class="embed-url">"A blind run goes into the address once you have voted."</p>
+                    </Show>
                     <textarea id="embed-snippet" readonly rows="12" aria-label="Embed code"
                         prop:value=move || snippet(&url.get())></textarea>
                     <p id="embed-url" class="embed-url" data-url=move || url.get()>

@@ -8,10 +8,10 @@ use super::markdown_view::Markdown;
 use super::panel_run::{PanelAction, PanelRun, RunBody};
 use super::parts::show_run;
 use super::progress_line::ProgressLine;
-use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line};
 use crate::agent::record::{BlindVote, RunRecord, Status, Step as StepRecord, Turn};
 use crate::agent::Mode;
 use crate::live_lines::block_cuts;
+use crate::panel_lines::{error_line, figures_line, step_counter, step_figures};
 
 fn blurb(mode: Mode) -> &'static str {
     match mode {
@@ -33,22 +33,7 @@ pub fn Panel(
     let state = run.state;
     let mode = run.mode;
     let status = Memo::new(move |_| state.with(|s| s.status));
-    let counter = move || {
-        // The run's own limit: going on past it raises it.
-        let max_steps = match (mode.uses_tools(), state.with(|r| r.config.max_steps)) {
-            (false, _) => 1,
-            (true, 0) => run.max_steps,
-            (true, n) => n,
-        };
-        let n = state.with(RunRecord::step_number);
-        if n == 0 {
-            String::new()
-        } else if n > max_steps {
-            format!("Step {max_steps} / {max_steps} + final answer")
-        } else {
-            format!("Step {n} / {max_steps}")
-        }
-    };
+    let counter = move || state.with(|r| step_counter(r, run.max_steps));
     let started = Memo::new(move |_| status.get() != Status::Idle);
     // A blind run's panel goes by its letter until the vote names it.
     let blind = Memo::new(move |_| state.with(|r| r.blind.clone()));
@@ -156,7 +141,7 @@ pub(super) fn run_body(body: RunBody) -> AnyView {
         })
     });
     let answer = Memo::new(move |_| state.with(|s| s.last_turn().and_then(|t| t.answer.clone())));
-    let error = Memo::new(move |_| state.with(|s| s.last_turn().and_then(|t| t.error.clone())));
+    let error = Memo::new(move |_| state.with(error_line));
 
     let act = move |action: PanelAction| move |_| on_action.run((run_id, mode, action));
     let active = Memo::new(move |_| state.with(|s| s.status.is_active()));
@@ -256,9 +241,9 @@ pub(super) fn run_body(body: RunBody) -> AnyView {
                 </button>
             </Show>
             </FollowScroll>
-            <footer class="usage">{move || metrics_line(&state.read())}</footer>
+            <footer class="usage">{move || figures_line(&state.read())}</footer>
             // Inspect names the model: a blind run's waits for the vote.
-            <Show when=move || state.with(|r| r.blind.as_ref().is_none_or(|b| !b.hides()))>
+            <Show when=move || !state.with(RunRecord::awaits_vote)>
                 <Inspect state=state />
             </Show>
     }
@@ -314,39 +299,6 @@ fn EarlierAttempt(turn: Turn, number: usize, total: usize) -> impl IntoView {
     }
 }
 
-/// The panel's figures once its run has started: time, tokens, cost.
-fn metrics_line(record: &RunRecord) -> String {
-    if record.steps().is_empty() || record.status.is_active() {
-        return String::new();
-    }
-    let m = run_metrics(record, record.config.pricing);
-    let mut parts = Vec::new();
-    if let Some(total) = m.total_ms {
-        parts.push(format!(
-            "{} (model {}, tools {})",
-            format_ms(total),
-            format_ms(m.model_ms),
-            format_ms(m.tool_ms)
-        ));
-    }
-    if let Some(ttft) = m.ttft_ms {
-        parts.push(format!("first token {}", format_ms(ttft)));
-    }
-    parts.push(format!(
-        "{} prompt + {} completion tokens{}",
-        m.tokens_in,
-        m.tokens_out,
-        if m.estimated { " (estimated)" } else { "" }
-    ));
-    if let Some(rate) = m.tokens_per_sec {
-        parts.push(format!("{rate:.1} tokens/s"));
-    }
-    if let Some(cost) = m.cost_usd {
-        parts.push(format_usd(cost));
-    }
-    parts.join(" · ")
-}
-
 #[component]
 fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
     // Each part is its own memo: a token only touches the part it changes.
@@ -400,7 +352,7 @@ fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
             .get(index)
             .map_or((0, false), |s| (s.number, s.forced))
     });
-    let figures = part(step_line);
+    let figures = Memo::new(move |_| state.with(|r| step_figures(r, index)));
     let title = if forced {
         "Final answer (step limit reached)".to_string()
     } else {

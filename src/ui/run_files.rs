@@ -39,6 +39,14 @@ pub(super) fn current_file(panels: &[PanelRun]) -> Option<RunFile> {
     ))
 }
 
+/// A blind run the panels show is still waiting for its vote: its file names every panel's
+/// mode and model, so it stays in the page until then. Tracks the records.
+pub(super) fn awaits_vote(panels: &[PanelRun]) -> bool {
+    panels
+        .iter()
+        .any(|p| p.state.try_with(RunRecord::awaits_vote).unwrap_or(false))
+}
+
 #[component]
 pub fn RunFiles(
     panels: RwSignal<Vec<PanelRun>>,
@@ -62,10 +70,15 @@ pub fn RunFiles(
     let shows_recording = Memo::new(move |_| {
         panels.with(|ps| ps.first().is_some_and(|p| replay.is_recording(p.run_id)))
     });
-    let cannot_export = move || !has_run.get() || busy.get();
+    let blind = Memo::new(move |_| panels.with(|ps| awaits_vote(ps)));
+    let cannot_export = move || !has_run.get() || busy.get() || blind.get();
+    let vote_first = "Vote first: the file names each panel's mode and model";
 
     let export = move |as_markdown: bool| {
-        let Some(file) = panels.with_untracked(|ps| current_file(ps)) else {
+        let Some(file) = panels
+            .with_untracked(|ps| current_file(ps))
+            .filter(RunFile::can_share)
+        else {
             return;
         };
         let stem = file_stem(file.created, &file.title);
@@ -126,11 +139,11 @@ pub fn RunFiles(
     view! {
         <section class="run-files" aria-label="Export and import">
             <button id="export-json" disabled=cannot_export on:click=move |_| export(false)
-                title="The run's records and settings as JSON (never the token)">
+                title=move || if blind.get() { vote_first } else { "The run's records and settings as JSON (never the token)" }>
                 "Export JSON"
             </button>
             <button id="export-markdown" disabled=cannot_export on:click=move |_| export(true)
-                title="The run as a document: questions, steps, answers and figures">
+                title=move || if blind.get() { vote_first } else { "The run as a document: questions, steps, answers and figures" }>
                 "Export Markdown"
             </button>
             <label class="import" title="Replay a run exported as JSON, without a token or network">

@@ -8,6 +8,7 @@ use crate::agent::metrics::run_metrics;
 use crate::agent::mode::ModeChoice;
 use crate::agent::record::{Blind, RunRecord, Status};
 use crate::agent::{AgentEvent, Mode};
+use crate::panel_lines::error_line;
 use crate::run_file::RunFile;
 use crate::settings::Settings;
 
@@ -109,8 +110,8 @@ fn outcome(record: &RunRecord) -> String {
     if let Some(answer) = record.answer() {
         return shortened(&answer.text, OUTCOME_CHARS);
     }
-    if let Some(error) = record.error() {
-        return format!("Error: {}", shortened(error, OUTCOME_CHARS));
+    if let Some(error) = error_line(record) {
+        return format!("Error: {}", shortened(&error, OUTCOME_CHARS));
     }
     match record.status {
         Status::Stopped => "(stopped)".into(),
@@ -396,6 +397,26 @@ mod tests {
         );
         let stopped = record(Mode::Think, "q", &[AgentEvent::Stopped]);
         assert_eq!(outcome(&stopped), "(stopped)");
+    }
+
+    #[test]
+    fn a_blind_run_s_line_names_no_model_in_an_error_until_the_vote() {
+        let said = AgentEvent::Error("Provider said (404): lab/actor-8b is unknown".into());
+        let mut r = record(Mode::Act, "q", &[said]);
+        r.config.model = "lab/actor-8b".into();
+        r.blind = Some(Blind {
+            label: "B".into(),
+            vote: None,
+        });
+        assert_eq!(
+            outcome(&r),
+            "Error: Provider said (404): the model is unknown"
+        );
+        r.blind.as_mut().unwrap().vote = Some(crate::agent::record::BlindVote::Tie);
+        assert_eq!(
+            outcome(&r),
+            "Error: Provider said (404): lab/actor-8b is unknown"
+        );
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod markdown_blocks;
 pub mod mcp;
 pub mod origin;
 pub mod page_params;
+pub mod panel_lines;
 pub mod progress;
 pub mod recordings;
 pub mod run_file;

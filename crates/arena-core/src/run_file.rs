@@ -59,6 +59,12 @@ impl RunFile {
         }
     }
 
+    /// Whether the file may leave the page (an export, an embed's address): not while a blind
+    /// run waits for its vote, as every record names its mode and model.
+    pub fn can_share(&self) -> bool {
+        !self.records.iter().any(RunRecord::awaits_vote)
+    }
+
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }
@@ -139,6 +145,20 @@ mod tests {
             .replace("\"turns\":[", "\"turns\":7,\"x\":[");
         assert!(err(&damaged).contains("damaged"), "{}", err(&damaged));
         assert!(err(&" ".repeat(MAX_IMPORT_BYTES + 1)).contains("MB"));
+    }
+
+    #[test]
+    fn a_blind_run_is_shared_only_once_voted() {
+        use crate::agent::record::{Blind, BlindVote};
+        let mut f = file();
+        assert!(f.can_share());
+        f.records[0].blind = Some(Blind {
+            label: "A".into(),
+            vote: None,
+        });
+        assert!(!f.can_share());
+        f.records[0].blind.as_mut().unwrap().vote = Some(BlindVote::Best);
+        assert!(f.can_share());
     }
 
     #[test]

@@ -37,6 +37,14 @@ impl Mode {
         self != Mode::Think
     }
 
+    /// Whether a thought the model wrote is kept in the run's record (and so shown). Act-only
+    /// has no thoughts by design: prose it writes anyway is not kept as one, except in a blind
+    /// run, where every panel keeps a `Thought:` line alike so that dropping it does not name
+    /// the mode before the vote.
+    pub fn keeps_thoughts(self, blind: bool) -> bool {
+        self != Mode::Act || blind
+    }
+
     /// The first line of each mode's system prompt; distinct so that logs (and the test
     /// rig's scripted endpoint) can tell the modes apart.
     pub fn prompt_heading(self) -> &'static str {
@@ -284,5 +292,12 @@ mod tests {
         assert_eq!((0..3).map(blind_label).collect::<Vec<_>>(), ["A", "B", "C"]);
         assert_eq!(ModeChoice::from_id("blind"), Some(ModeChoice::Blind));
         assert_eq!(ModeChoice::Blind.modes(), Mode::ALL);
+    }
+
+    #[test]
+    fn only_act_only_drops_thoughts_and_not_in_a_blind_run() {
+        let kept = |blind| Mode::ALL.map(|m| m.keeps_thoughts(blind));
+        assert_eq!(kept(false), [true, false, true]);
+        assert_eq!(kept(true), [true, true, true]);
     }
 }

@@ -511,6 +511,11 @@ impl RunRecord {
         out
     }
 
+    /// A blind run's panel whose mode and model the vote has not named yet.
+    pub fn awaits_vote(&self) -> bool {
+        self.blind.as_ref().is_some_and(Blind::hides)
+    }
+
     /// What the page calls this panel: its mode, or its letter while a blind vote hides it.
     pub fn shown_name(&self) -> String {
         match &self.blind {

@@ -472,8 +472,8 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
     }
 
     fn emit_thought(&mut self, thought: Option<String>) {
-        // Act-only has no thoughts by design; prose it writes anyway is not shown as one.
-        if let Some(t) = thought.filter(|t| self.mode != Mode::Act && !t.trim().is_empty()) {
+        let keeps = self.mode.keeps_thoughts(self.sink.record.blind.is_some());
+        if let Some(t) = thought.filter(|t| keeps && !t.trim().is_empty()) {
             self.sink.emit(AgentEvent::Thought(t));
         }
     }

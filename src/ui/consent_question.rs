@@ -107,10 +107,7 @@ fn ConsentCard(question: Question) -> impl IntoView {
     let answer = move |a: ConsentAnswer| move |_| close(id, Some(a.clone()));
     view! {
         <div class="consent-question" role="alertdialog" aria-labelledby=labelled_by>
-            <p id=heading class="consent-title">
-                "Allow "<code class="consent-tool">{request.tool.clone()}</code>" of "
-                <span class="consent-server">{request.server.clone()}</span>"?"
-            </p>
+            <p id=heading class="consent-title">{request.title()}</p>
             <p class="consent-reason">{request.reason.explain()}</p>
             <pre class="consent-arguments" tabindex="0" aria-label="The exact arguments it would send">{request.arguments.clone()}</pre>
             <div class="consent-actions">

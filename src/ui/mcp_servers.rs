@@ -284,7 +284,7 @@ fn ServerCard(
                 <select id=ask_id class="mcp-ask-select" on:change=on_ask>
                     {AskPolicy::ALL.map(|p| view! { <option value=p.id() selected=p == current>{p.label()}</option> })}
                 </select>
-                <p class="hint">"A tool's result can tell the model what to call next, so a call right after another source's result is asked about too, unless you trust this server. Blind votes and evaluations skip calls that would ask."</p>
+                <p class="hint">"'Ask unless it only reads' asks before each call of a tool the server does not mark as only reading. A tool's result can tell the model what to call next, so a call right after another source's result is asked about too, unless you trust this server. Blind votes and evaluations skip calls that would ask."</p>
             </div>
             <table class="tool-choice">
                 <thead>

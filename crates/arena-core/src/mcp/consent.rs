@@ -52,9 +52,9 @@ impl AskPolicy {
     /// What Settings call it.
     pub fn label(self) -> &'static str {
         match self {
-            Self::UnlessReadOnly => "Ask before calls that may change something",
-            Self::Always => "Ask before every call",
-            Self::Never => "Never ask: I trust this server",
+            Self::UnlessReadOnly => "Ask unless it only reads",
+            Self::Always => "Ask every time",
+            Self::Never => "Never ask (trusted)",
         }
     }
 }
@@ -96,6 +96,21 @@ pub struct ConsentRequest {
     /// The exact arguments sent, as indented JSON.
     pub arguments: String,
     pub reason: AskReason,
+}
+
+impl ConsentRequest {
+    /// The question's first line: `Allow send_email of the MCP server "Notes" (https://…)?`
+    pub fn title(&self) -> String {
+        format!("Allow {} of {}?", self.tool, mid_sentence(&self.server))
+    }
+}
+
+/// A server's label (`The MCP server "…"`) to go inside a sentence.
+fn mid_sentence(label: &str) -> String {
+    match label.strip_prefix("The ") {
+        Some(rest) => format!("the {rest}"),
+        None => label.to_string(),
+    }
 }
 
 /// The user's answer (or the run's own, when it cannot ask).
@@ -218,7 +233,7 @@ impl ConsentGate {
                 .servers
                 .iter()
                 .find(|(_, url, _)| url == source)
-                .map_or_else(|| source.to_string(), |(_, _, label)| label.clone()),
+                .map_or_else(|| source.to_string(), |(_, _, label)| mid_sentence(label)),
         }
     }
 
@@ -381,6 +396,10 @@ mod tests {
             args
         );
         assert_eq!(request.reason, AskReason::MayChangeSomething);
+        assert_eq!(
+            request.title(),
+            "Allow send_email of the MCP server \"send_email\" (https://v.test/mcp)?"
+        );
         // Allowed once: the next call asks again.
         block_on(gate.check(&send, &args)).unwrap();
         assert_eq!(asked.get(), 2);
@@ -484,7 +503,7 @@ mod tests {
         assert_eq!(
             gate.reason(&read),
             Some(AskReason::AfterOtherSource(
-                "The MCP server \"Evil\"".into()
+                "the MCP server \"Evil\"".into()
             ))
         );
         // Allowed for the run, and asked again: the other source may steer every call.

@@ -108,6 +108,7 @@ fn ConsentCard(question: Question) -> impl IntoView {
     view! {
         <div class="consent-question" role="alertdialog" aria-labelledby=labelled_by>
             <p id=heading class="consent-title">{request.title()}</p>
+            <p class="consent-address">"Sent to "<code>{request.address.clone()}</code></p>
             <p class="consent-reason">{request.reason.explain()}</p>
             <pre class="consent-arguments" tabindex="0" aria-label="The exact arguments it would send">{request.arguments.clone()}</pre>
             <div class="consent-actions">

@@ -92,6 +92,7 @@ impl RunTools {
         signal: AbortSignal,
     ) -> StoppableTools<GatedTools<'_, Registry>> {
         self.gate.set_asker(asker);
+        self.gate.turn_begins();
         StoppableTools {
             tools: GatedTools {
                 tools: &self.registry,

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use arena_core::agent::Mode;
-use arena_core::mcp::consent::ConsentGate;
+use arena_core::mcp::consent::{ConsentGate, LivePolicy};
 use arena_core::mcp::server_tools::{runtime_tool, McpServer, Sessions};
 use arena_core::mcp::{McpClient, McpEndpoint};
 use arena_core::settings::Settings;
@@ -90,10 +90,22 @@ pub fn add_tools(registry: &mut Registry, settings: &Settings, mode: Mode, gate:
                 tool,
                 sessions.clone(),
                 &origin,
-                gate.clone(),
+                (gate.clone(), live_policy(&server.url, &tool.name)),
             )));
         }
     }
+}
+
+/// The server's ask policy and whether the tool only reads, as Settings have them at the
+/// call: a stricter choice made while a run is open applies to it.
+fn live_policy(url: &str, tool: &str) -> LivePolicy {
+    let (url, tool) = (url.to_string(), tool.to_string());
+    Rc::new(move || {
+        let servers = storage::load_settings().mcp_servers.servers();
+        let server = servers.iter().find(|s| s.url == url)?;
+        let read_only = server.tools.iter().any(|t| t.name == tool && t.read_only);
+        Some((server.ask, read_only))
+    })
 }
 
 fn sessions(server: &McpServer, timeout_secs: u32) -> Sessions {

@@ -23,6 +23,10 @@ impl<T: Toolbox> Toolbox for StoppableTools<T> {
         self.tools.specs()
     }
 
+    fn begin_calls(&self) {
+        self.tools.begin_calls();
+    }
+
     async fn call(&self, name: &str, args: &Value) -> Result<String, String> {
         if self.signal.aborted() {
             return Err(STOPPED.into());

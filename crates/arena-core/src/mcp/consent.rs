@@ -17,7 +17,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::server_tools::McpServer;
-use crate::tools::registry::normalise_tool_name;
+use crate::hidden_text::is_invisible;
+use crate::tools::registry::{normalise_tool_name, CACHED_NOTE};
 use crate::tools::{ToolSpec, Toolbox};
 
 /// When the page asks before a server's tool is called. Kept per server in the settings.
@@ -91,6 +92,9 @@ impl AskReason {
 pub struct ConsentRequest {
     /// How the server is named: `The MCP server "Notes" (https://notes.test)`.
     pub server: String,
+    /// Where the call goes: the server's address as the user added it, without its query
+    /// (a name the server chose cannot pass for another server's here).
+    pub address: String,
     /// The tool's name on the server (what is called).
     pub tool: String,
     /// The exact arguments sent, as indented JSON.
@@ -158,6 +162,42 @@ pub fn skipping(why: &str) -> Asker {
     })
 }
 
+/// What the settings say now of a server's tool (its server's ask policy, whether it only
+/// reads), read at each call: a change in Settings applies to runs already open. `None` when
+/// the server is gone.
+pub type LivePolicy = Rc<dyn Fn() -> Option<(AskPolicy, bool)>>;
+
+impl AskPolicy {
+    /// The one of `self` and `other` that asks more.
+    pub fn stricter(self, other: AskPolicy) -> AskPolicy {
+        let rank = |p: AskPolicy| match p {
+            AskPolicy::Never => 0,
+            AskPolicy::UnlessReadOnly => 1,
+            AskPolicy::Always => 2,
+        };
+        if rank(other) > rank(self) {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+impl GatedCall {
+    /// This call as the settings now have it: the stricter policy, and read-only only if
+    /// both say so.
+    pub fn with_live(&self, live: Option<(AskPolicy, bool)>) -> GatedCall {
+        match live {
+            Some((policy, read_only)) => GatedCall {
+                policy: self.policy.stricter(policy),
+                read_only: self.read_only && read_only,
+                ..self.clone()
+            },
+            None => self.clone(),
+        }
+    }
+}
+
 /// What the run knows of a server's tool when it is called.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GatedCall {
@@ -179,6 +219,8 @@ struct GateState {
     last: Vec<String>,
     /// Sources of results that came after the latest calls began.
     fresh: Vec<String>,
+    /// Every source whose result entered this run's conversation.
+    seen: Vec<String>,
 }
 
 /// One run's consent: shared by its servers' tools (which ask) and its toolbox (which notes
@@ -237,20 +279,44 @@ impl ConsentGate {
         }
     }
 
-    /// Calls are beginning: the results that came since the calls before have now entered
-    /// the conversation, and are what the model last read.
-    fn calls_begin(&self) {
+    /// A step's calls are beginning (all of them, before any runs): the results that came
+    /// since the step before have now entered the conversation, and are what the model last
+    /// read.
+    pub fn calls_begin(&self) {
         let mut state = self.state.borrow_mut();
         if !state.fresh.is_empty() {
             state.last = std::mem::take(&mut state.fresh);
         }
     }
 
+    /// A turn begins (a follow-up, Retry, Continue, more steps): the model reads the whole
+    /// conversation again, so every source the run has seen counts as read last. (Retry drops
+    /// an attempt from what the model reads, but its calls were made: counting them only asks
+    /// more.)
+    pub fn turn_begins(&self) {
+        let mut state = self.state.borrow_mut();
+        state.fresh.clear();
+        state.last = state.seen.clone();
+    }
+
     fn result_from(&self, source: String) {
         let mut state = self.state.borrow_mut();
+        if !state.seen.contains(&source) {
+            state.seen.push(source.clone());
+        }
         if !state.fresh.contains(&source) {
             state.fresh.push(source);
         }
+    }
+
+    /// The server at `url` answered a call: its words enter the conversation. (A call the
+    /// page refused, or the user declined, brought none.)
+    pub fn answered_by(&self, url: &str) {
+        self.result_from(url.to_string());
+    }
+
+    fn is_server_tool(&self, offered: &str) -> bool {
+        !self.source_of(offered).starts_with("tool:")
     }
 
     /// Why `call` must be asked about, or `None` when it may go ahead.
@@ -289,8 +355,16 @@ impl ConsentGate {
         };
         let request = ConsentRequest {
             server: call.server_label.clone(),
+            address: call
+                .server_url
+                .split(['?', '#'])
+                .next()
+                .unwrap_or("")
+                .to_string(),
             tool: call.tool.clone(),
-            arguments: serde_json::to_string_pretty(args).unwrap_or_else(|_| args.to_string()),
+            arguments: visible(
+                &serde_json::to_string_pretty(args).unwrap_or_else(|_| args.to_string()),
+            ),
             reason,
         };
         match asker(request).await {
@@ -312,6 +386,24 @@ impl ConsentGate {
     }
 }
 
+/// JSON `text` with every character a reader cannot see (bidirectional controls, zero-width
+/// spaces) written as its JSON escape (`\u202e`): what the user reads is what is sent, and
+/// it is still the same JSON.
+fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if is_invisible(c) {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn skipped_text(call: &GatedCall, why: &str) -> String {
     format!(
         "This call needs the user's consent and was not made ({why}): {} of {}. Go on without it.",
@@ -331,12 +423,25 @@ impl<T: Toolbox> Toolbox for GatedTools<'_, T> {
         self.tools.specs()
     }
 
-    async fn call(&self, name: &str, args: &Value) -> Result<String, String> {
+    fn begin_calls(&self) {
         self.gate.calls_begin();
+        self.tools.begin_calls();
+    }
+
+    async fn call(&self, name: &str, args: &Value) -> Result<String, String> {
         let result = self.tools.call(name, args).await;
-        // Every answer counts as its tool's words, failures too (a server's error text is its
-        // own): counting one the page wrote only asks once more than needed.
-        self.gate.result_from(self.gate.source_of(name));
+        if !self.gate.is_server_tool(name) {
+            // A built-in tool's answer, failures too: counting one the page wrote (no such
+            // tool, arguments that do not fit) only asks once more than needed.
+            self.gate.result_from(self.gate.source_of(name));
+        } else if result
+            .as_ref()
+            .is_ok_and(|text| text.ends_with(CACHED_NOTE))
+        {
+            // A server's earlier answer, from the run's cache: its words again.
+            self.gate.result_from(self.gate.source_of(name));
+        }
+        // A server's own answers are noted where they arrive (`answered_by`).
         result
     }
 }
@@ -498,8 +603,9 @@ mod tests {
         block_on(gate.check(&read, &json!({}))).unwrap();
         assert_eq!(asked.get(), 0);
         block_on(tools.call("evil_lookup", &json!({}))).unwrap();
-        // The next calls begin with the hostile server's result read by the model.
-        gate.calls_begin();
+        gate.answered_by("https://evil.test/mcp"); // what its handler notes
+                                                   // The next calls begin with the hostile server's result read by the model.
+        tools.begin_calls();
         assert_eq!(
             gate.reason(&read),
             Some(AskReason::AfterOtherSource(
@@ -522,14 +628,15 @@ mod tests {
         assert_eq!(gate.reason(&trusted), None);
         // A built-in tool's result counts as another source too.
         block_on(tools.call("web_search", &json!({}))).unwrap();
-        gate.calls_begin();
+        tools.begin_calls();
         assert_eq!(
             gate.reason(&read),
             Some(AskReason::AfterOtherSource("the web_search tool".into()))
         );
         // After the server's own result, its next read-only call goes ahead.
         block_on(tools.call("read_notes", &json!({}))).unwrap();
-        gate.calls_begin();
+        gate.answered_by("https://v.test/mcp");
+        tools.begin_calls();
         assert_eq!(gate.reason(&read), None);
     }
 
@@ -548,14 +655,128 @@ mod tests {
             true,
             AskPolicy::default(),
         );
-        // Two calls of one step: both begin before either result enters.
-        gate.calls_begin();
+        tools.begin_calls();
         assert_eq!(gate.reason(&read), None);
-        block_on(tools.call("evil_lookup", &json!({}))).unwrap();
-        // Still the same step: no new call has begun, the evil result has not been read.
+        // A built-in tool of the same step answers at once: the step's other calls are still
+        // judged by what came before the step.
+        block_on(tools.call("calculator", &json!({}))).unwrap();
+        gate.answered_by("https://evil.test/mcp");
         assert_eq!(gate.reason(&read), None);
-        gate.calls_begin();
+        tools.begin_calls();
         assert!(gate.reason(&read).is_some());
+    }
+
+    #[test]
+    fn a_refused_or_declined_call_does_not_pass_for_its_server_s_answer() {
+        // Evil's result is read; a call to Victim is refused (arguments, Deny, a skip): the
+        // page wrote that answer, Victim did not, so the next call still follows Evil.
+        let gate = ConsentGate::new();
+        gate.register("read_notes", "https://v.test/mcp", "Victim");
+        let (asker, _, _) = answering(ConsentAnswer::Deny);
+        gate.set_asker(asker);
+        struct Refusing;
+        impl Toolbox for Refusing {
+            fn specs(&self) -> Vec<ToolSpec> {
+                Vec::new()
+            }
+            async fn call(&self, _: &str, _: &Value) -> Result<String, String> {
+                Err("The arguments of read_notes do not fit".into())
+            }
+        }
+        let tools = GatedTools {
+            tools: &Refusing,
+            gate: &gate,
+        };
+        gate.answered_by("https://evil.test/mcp");
+        tools.begin_calls();
+        let _ = block_on(tools.call("read_notes", &json!(42)));
+        tools.begin_calls();
+        let read = call(
+            "https://v.test/mcp",
+            "read_notes",
+            true,
+            AskPolicy::default(),
+        );
+        assert!(matches!(
+            gate.reason(&read),
+            Some(AskReason::AfterOtherSource(_))
+        ));
+        // A cached answer of a server is its words again.
+        let gate = ConsentGate::new();
+        gate.register("evil_lookup", "https://evil.test/mcp", "Evil");
+        struct Cached;
+        impl Toolbox for Cached {
+            fn specs(&self) -> Vec<ToolSpec> {
+                Vec::new()
+            }
+            async fn call(&self, _: &str, _: &Value) -> Result<String, String> {
+                Ok(format!("old news\n{CACHED_NOTE}"))
+            }
+        }
+        let tools = GatedTools {
+            tools: &Cached,
+            gate: &gate,
+        };
+        tools.begin_calls();
+        block_on(tools.call("evil_lookup", &json!({}))).unwrap();
+        tools.begin_calls();
+        assert!(gate.reason(&read).is_some());
+    }
+
+    #[test]
+    fn a_new_turn_counts_every_source_the_run_has_read() {
+        let gate = ConsentGate::new();
+        gate.register("read_notes", "https://v.test/mcp", "Victim");
+        let read = call(
+            "https://v.test/mcp",
+            "read_notes",
+            true,
+            AskPolicy::default(),
+        );
+        gate.answered_by("https://evil.test/mcp");
+        gate.calls_begin();
+        gate.answered_by("https://v.test/mcp");
+        gate.calls_begin();
+        assert_eq!(gate.reason(&read), None, "Victim answered last");
+        // Retry or a follow-up: the model reads Evil's result again.
+        gate.turn_begins();
+        assert!(gate.reason(&read).is_some());
+    }
+
+    #[test]
+    fn a_stricter_choice_in_settings_applies_to_an_open_run() {
+        let fixed = call("https://v.test/mcp", "read_notes", true, AskPolicy::Never);
+        let gate = ConsentGate::new();
+        assert_eq!(gate.reason(&fixed), None);
+        let now = fixed.with_live(Some((AskPolicy::Always, true)));
+        assert_eq!(gate.reason(&now), Some(AskReason::EveryCall));
+        // The server no longer says the tool only reads.
+        let now = call("https://v.test/mcp", "x", true, AskPolicy::UnlessReadOnly)
+            .with_live(Some((AskPolicy::Never, false)));
+        assert_eq!(gate.reason(&now), Some(AskReason::MayChangeSomething));
+        assert_eq!(fixed.with_live(None), fixed);
+    }
+
+    #[test]
+    fn hidden_characters_in_the_arguments_are_shown_as_escapes() {
+        let gate = ConsentGate::new();
+        let (asker, _, last) = answering(ConsentAnswer::AllowOnce);
+        gate.set_asker(asker);
+        let send = call(
+            "https://v.test/mcp",
+            "send_email",
+            false,
+            AskPolicy::default(),
+        );
+        let args =
+            json!({"to": "me@home.test\u{202e}tset.live@kcatta", "body": "a\u{200b}b\u{e0041}"});
+        block_on(gate.check(&send, &args)).unwrap();
+        let shown = last.borrow().clone().unwrap().arguments;
+        assert!(shown.contains("me@home.test\\u202etset"), "{shown}");
+        assert!(shown.contains("a\\u200bb\\udb40\\udc41"), "{shown}");
+        assert!(!shown.chars().any(is_invisible));
+        // Still the same JSON: what is shown is what is sent.
+        assert_eq!(serde_json::from_str::<Value>(&shown).unwrap(), args);
     }
 
     #[test]

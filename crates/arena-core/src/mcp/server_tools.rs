@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::client::McpClient;
 pub use super::client::MAX_TOOLS;
-use super::consent::{AskPolicy, ConsentGate, GatedCall};
+use super::consent::{AskPolicy, ConsentGate, GatedCall, LivePolicy};
 use super::result;
 use crate::agent::tool_json::{is_finish_name, names_no_tool};
 use crate::origin::Origin;
@@ -363,7 +363,7 @@ pub fn runtime_tool(
     tool: &McpTool,
     sessions: Sessions,
     page_origin: &str,
-    gate: Rc<ConsentGate>,
+    (gate, live): (Rc<ConsentGate>, LivePolicy),
 ) -> RuntimeTool {
     let label = server.label();
     let origin = page_origin.to_string();
@@ -387,18 +387,20 @@ pub fn runtime_tool(
         &description,
         tool.schema(),
         Rc::new(move |args: Value| {
-            let (sessions, label, origin, remote, gate, gated) = (
+            let (sessions, label, origin, remote, gate) = (
                 sessions.clone(),
                 label.clone(),
                 origin.clone(),
                 remote.clone(),
                 gate.clone(),
-                gated.clone(),
             );
+            let gated = gated.with_live(live());
             Box::pin(async move {
                 gate.check(&gated, &args).await?;
                 let client = sessions()?;
                 let answer = client.call_tool(&remote, &args).await;
+                // Whatever it said (an error too) is its words, read by the model next.
+                gate.answered_by(&gated.server_url);
                 answer
                     .map_err(|f| f.describe(&label, &origin))
                     .and_then(|r| result::observation(&r))
@@ -473,7 +475,7 @@ mod tests {
                 tool,
                 sessions.clone(),
                 "http://127.0.0.1",
-                crate::mcp::consent::ConsentGate::new(),
+                (crate::mcp::consent::ConsentGate::new(), Rc::new(|| None)),
             ));
             let mut prompts: Vec<String> = [Mode::Act, Mode::ReAct]
                 .into_iter()

@@ -128,6 +128,8 @@ pub fn typed<T: TypedTool + 'static>(tool: T) -> Box<dyn Tool> {
 #[allow(async_fn_in_trait)]
 pub trait Toolbox {
     fn specs(&self) -> Vec<ToolSpec>;
+    /// A step's calls are about to run (all of them, at once).
+    fn begin_calls(&self) {}
     /// Runs `name` on `args`: a JSON string is the text a protocol gave (`Action Input:`), any
     /// other value the structured arguments of a call. `Err` carries a readable message for
     /// the model and the user.

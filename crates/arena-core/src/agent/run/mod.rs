@@ -349,6 +349,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         // Loop check before running: the same call three times in a row is not run again.
         let verdicts: Vec<Option<String>> = calls.iter().map(|c| self.repeat_warning(c)).collect();
         let tools = self.tools;
+        tools.begin_calls();
         let results = join_all(calls.iter().zip(&verdicts).map(|(c, warning)| async move {
             match (&c.input, warning) {
                 (Err(e), _) => Err(e.clone()),

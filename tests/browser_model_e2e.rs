@@ -448,6 +448,30 @@ async fn stuck_loading(rig: &Rig) {
     );
 }
 
+/// Waits for the page's workers to end: a wllama instance runs in one, and an ended load must
+/// terminate it, not leave it running its loops. (The browser lists a terminated worker for a
+/// second or two more.)
+async fn workers_end(rig: &Rig) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let targets = support::cdp::cdp(&rig.client, "Target.getTargets", json!({})).await;
+        let workers = targets["targetInfos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["type"] == "worker")
+            .count();
+        if workers == 0 {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{workers} worker(s) still run 10 s after the load ended"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
 /// Issue 36, attack 6: a GGUF whose chat template never ends hangs llama.cpp inside its load.
 /// Stop, Delete and the load's time limit each end that load (its runtime is terminated), and
 /// the next run on a good model starts at once instead of waiting for it.
@@ -476,6 +500,7 @@ fn a_load_that_never_ends_is_ended_by_stop_delete_and_its_time_limit() {
             "return document.querySelector('section.panel').dataset.status === 'stopped'",
         )
         .await;
+        workers_end(&rig).await;
         set_field(&rig, "#browser-model-url", &good).await;
         let asked = Instant::now();
         rig.ask("What is 2 plus 2?", "think").await;
@@ -502,6 +527,8 @@ fn a_load_that_never_ends_is_ended_by_stop_delete_and_its_time_limit() {
         // The time limit ends it on its own, with its own message (the page's limit is 79 s
         // for this file; the tests' seam shortens it).
         set_field(&rig, "#browser-model-url", &endless).await;
+        // A question after an answered run would follow up on it, with its settings.
+        rig.click("#new-conversation").await;
         rig.js("reactArenaBrowserModel.loadLimitMs = 3000").await;
         rig.ask("What is 6 times 7?", "think").await;
         let panels = rig.wait_until_settled(Duration::from_secs(30)).await;
@@ -513,6 +540,7 @@ fn a_load_that_never_ends_is_ended_by_stop_delete_and_its_time_limit() {
                 .starts_with("The model did not load within 3 s, so its runtime was ended."),
             "{panels:#?}"
         );
+        workers_end(&rig).await;
 
         // Delete during the endless load: the file is gone at once, and the run says why.
         rig.ask("What is 6 times 7?", "think").await;
@@ -542,6 +570,7 @@ fn a_load_that_never_ends_is_ended_by_stop_delete_and_its_time_limit() {
             panels[0].error, "The model was deleted from this browser while it was loading.",
             "{panels:#?}"
         );
+        workers_end(&rig).await;
         let storage = text_of(&rig, "#browser-model-storage").await;
         assert!(
             storage.starts_with("Models kept in this browser: 1 (98.4 MB)."),

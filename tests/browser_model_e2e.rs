@@ -695,3 +695,68 @@ fn files_kept_under_an_offered_models_address_are_checked_before_they_are_believ
         );
     });
 }
+
+/// How long the page takes to hash the default model's 491 MB file as it checks it before a
+/// load (the cached file's stream through the glue's SHA-256). A measurement, not a check:
+/// run it with QWEN_GGUF naming the joined file, `-- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement: needs QWEN_GGUF, the 491 MB file"]
+fn measure_the_check_of_the_default_model_in_the_page() {
+    let Some(path) = std::env::var_os("QWEN_GGUF") else {
+        panic!("set QWEN_GGUF to the joined Qwen2.5-Coder-0.5B file");
+    };
+    let bytes = axum::body::Bytes::from(std::fs::read(&path).unwrap());
+    let native = Instant::now();
+    let native_sha = sha256sum(std::path::Path::new(&path));
+    let native = native.elapsed();
+    browser_test(|rig| async move {
+        let qwen = &OFFERED[0];
+        assert_eq!(native_sha, qwen.pin.sha256);
+        let app = axum::Router::new().route(
+            "/qwen.gguf",
+            axum::routing::get(move || {
+                let bytes = bytes.clone();
+                async move {
+                    (
+                        [("access-control-allow-origin", "*")],
+                        axum::body::Body::from(bytes),
+                    )
+                }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        rig.open_app_with(local_settings(qwen.url, 16), "", false)
+            .await;
+        open_model_settings(&rig).await;
+        cache_put(&rig, qwen.url, &format!("http://{addr}/qwen.gguf")).await;
+        // The glue's load, called as a run calls it; ended once the check is done.
+        rig.js(&format!(
+            "window.__measure = new AbortController();
+             reactArenaBrowserModel.load({dir:?}, {url:?}, 4096, {{bytes: {bytes}, sha256: {sha:?}}}, 600000, window.__measure.signal)
+                 .catch(e => window.__measureError = String(e.kind || e));",
+            dir = react_arena::browser_model::RUNTIME_DIR,
+            url = qwen.url,
+            bytes = qwen.pin.bytes,
+            sha = qwen.pin.sha256,
+        ))
+        .await;
+        rig.wait_for(
+            "the check of the kept file",
+            Duration::from_secs(120),
+            "return !!reactArenaBrowserModel.state().lastCheck || !!window.__measureError",
+        )
+        .await;
+        let check = model_state(&rig).await["lastCheck"].clone();
+        rig.js("window.__measure.abort()").await;
+        assert_eq!(check["bytes"], qwen.pin.bytes, "{check}");
+        eprintln!(
+            "SHA-256 of the {} bytes of {}: {:.0} ms in headless Chromium (the page's check), {:.0} ms by sha256sum",
+            qwen.pin.bytes,
+            qwen.name,
+            check["ms"].as_f64().unwrap(),
+            native.as_secs_f64() * 1000.0
+        );
+    });
+}

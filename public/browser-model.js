@@ -365,8 +365,8 @@ async function load(dir, url, context, expect, limitMs, signal) {
   url = new URL(url, document.baseURI).href;
   for (;;) {
     if (signal.aborted) throw stopped();
-    // The same load is followed, not started twice.
-    if (loading && loading.url === url && loading.context === context) break;
+    // The same load is followed, not started twice (unless it is ending).
+    if (loading && !loading.reason && loading.url === url && loading.context === context) break;
     if (loading) {
       const other = loading;
       other.end(failure("other", "another model's load took its place"));

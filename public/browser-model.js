@@ -513,6 +513,11 @@ async function loadInto(job, dir, url, context, expect) {
 // Answers an OpenAI chat-completions body as an endpoint would: a Response whose body is the
 // event stream (`data: {chunk}` … `data: [DONE]`), so the page reads it as any endpoint's.
 // One generation at a time: a call starts once the one before has really ended.
+// A runtime still busy this long after Stop is stuck inside one call (a chat template's loops
+// are not interrupted by the abort signal, which is heard only between passes): it is
+// terminated, so the next call loads the model afresh instead of waiting for it.
+const STUCK_AFTER_STOP_MS = 5000;
+
 async function chat(body, signal) {
   const before = generation;
   let ended;
@@ -530,13 +535,25 @@ async function chat(body, signal) {
     state.endedAt = performance.now();
     ended();
   };
+  let model = null;
+  own.signal.addEventListener(
+    "abort",
+    () =>
+      setTimeout(() => {
+        if (finished || !model) return;
+        if (current && current.wllama === model) current = null;
+        model.exit().catch(() => {});
+        end();
+      }, STUCK_AFTER_STOP_MS),
+    { once: true }
+  );
   try {
     // Stop is heard while the one before ends, too.
     await Promise.race([before, new Promise((resolve) => own.signal.addEventListener("abort", resolve, { once: true }))]);
     if (own.signal.aborted) throw new DOMException("Stopped", "AbortError");
     // Delete or another model's load may have come meanwhile.
     if (!current) throw failure("not-kept");
-    const model = current.wllama;
+    model = current.wllama;
     const params = JSON.parse(body);
     delete params.model;
     params.stream = true;
@@ -549,6 +566,18 @@ async function chat(body, signal) {
       chunks = (await model.createChatCompletion(params))[Symbol.asyncIterator]();
     } catch (e) {
       throw own.signal.aborted ? new DOMException("Stopped", "AbortError") : failure("other", wordsOf(e));
+    }
+    if (own.signal.aborted) {
+      // Stopped meanwhile: nobody reads the stream, so the generation is ended here.
+      (async () => {
+        try {
+          while (!(await chunks.next()).done);
+        } catch {
+          // Ended by the abort.
+        }
+        end();
+      })();
+      throw new DOMException("Stopped", "AbortError");
     }
     return new Response(eventStream(chunks, model, own, end), { headers: { "content-type": "text/event-stream" } });
   } catch (e) {

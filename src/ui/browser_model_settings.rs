@@ -7,7 +7,9 @@ use leptos::task::spawn_local;
 use std::rc::Rc;
 use web_sys::AbortController;
 
-use crate::browser_model::{format_bytes, offered, progress_text, url_problem, OFFERED};
+use crate::browser_model::{
+    downloaded_text, format_bytes, offered, progress_text, url_problem, OFFERED,
+};
 use crate::settings::Settings;
 use crate::web::browser_model::{self, Kept};
 
@@ -32,6 +34,9 @@ pub fn BrowserModel(settings: RwSignal<Settings>) -> impl IntoView {
     let refresh = move || {
         spawn_local(async move {
             let list = browser_model::kept_models().await;
+            if !list.removed.is_empty() {
+                error.set(Some(list.removed.join(" ")));
+            }
             kept.set(Some(list));
         })
     };
@@ -80,10 +85,7 @@ pub fn BrowserModel(settings: RwSignal<Settings>) -> impl IntoView {
             controller.set_value(None);
             download.set(Download::Idle);
             match result {
-                Ok(bytes) => status.set(Some(format!(
-                    "Downloaded {}: kept in this browser, ready to run.",
-                    format_bytes(bytes)
-                ))),
+                Ok(done) => status.set(Some(downloaded_text(&url, done.bytes, &done.sha256))),
                 Err(message) => error.set(Some(message)),
             }
             refresh();
@@ -111,7 +113,7 @@ pub fn BrowserModel(settings: RwSignal<Settings>) -> impl IntoView {
         .iter()
         .map(|o| {
             view! {
-                <option value=o.url>{format!("{} — about {} ({})", o.name, format_bytes(o.bytes), o.note)}</option>
+                <option value=o.url>{format!("{} — {} ({})", o.name, format_bytes(o.pin.bytes), o.note)}</option>
             }
         })
         .collect_view();
@@ -120,8 +122,8 @@ pub fn BrowserModel(settings: RwSignal<Settings>) -> impl IntoView {
         match (kept_bytes(), offered(&url)) {
             (Some(bytes), _) => format!("Kept in this browser: {}.", format_bytes(bytes)),
             (None, Some(o)) => format!(
-                "Download size: about {}. Nothing downloads until you press Download.",
-                format_bytes(o.bytes)
+                "Download size: {}. Nothing downloads until you press Download.",
+                format_bytes(o.pin.bytes)
             ),
             (None, None) => {
                 "Its size shows when the download starts. Nothing downloads until you press Download."
@@ -252,7 +254,7 @@ pub fn BrowserModel(settings: RwSignal<Settings>) -> impl IntoView {
             <p id="browser-model-storage">{storage_line}</p>
             <ul class="kept-models">{kept_rows}</ul>
             <p class="hint">
-                "The file is kept in this browser's Cache Storage for this site, so later visits start without downloading. Delete removes it. The runtime (llama.cpp in WebAssembly, about 10 MB) loads only when a run uses this backend; it runs on one thread, so small models answer best."
+                "The file is kept in this browser's Cache Storage for this site, so later visits start without downloading. Delete removes it. A listed model's file is checked against the published file's size and SHA-256 when it downloads and before it loads. The runtime (llama.cpp in WebAssembly, about 10 MB) loads only when a run uses this backend; it runs on one thread, so small models answer best."
             </p>
         </div>
     }

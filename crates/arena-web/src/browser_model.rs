@@ -14,7 +14,9 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortSignal;
 
 use crate::read_body::js_error_text;
-use arena_core::browser_model::{Failure, RUNTIME_DIR};
+use arena_core::browser_model::{
+    check, load_time_limit_secs, pin, size_mismatch, Failure, RUNTIME_DIR,
+};
 use arena_core::progress::ModelHolder;
 use arena_core::turn_queue::{TakeTurn, TurnQueue};
 
@@ -59,6 +61,7 @@ pub fn holder() -> Option<ModelHolder> {
 fn said(error: &JsValue) -> String {
     let field = |name: &str| Reflect::get(error, &JsValue::from_str(name)).ok();
     let number = |name: &str| field(name).and_then(|v| v.as_f64()).unwrap_or(0.0) as u64;
+    let text = |name: &str| field(name).and_then(|v| v.as_string()).unwrap_or_default();
     let Some(kind) = field("kind").and_then(|k| k.as_string()) else {
         return Failure::Other.message(&js_error_text(error));
     };
@@ -71,6 +74,21 @@ fn said(error: &JsValue) -> String {
             expected: number("expected"),
         },
         "http" => Failure::Http(number("status") as u16),
+        "timeout" => Failure::LoadTimedOut {
+            secs: number("seconds") as u32,
+        },
+        // The glue reports what it measured; the core says how that differs from the pin.
+        "mismatch" => {
+            let url = text("url");
+            match check(&url, number("bytes"), &text("sha256")) {
+                Err(mismatch) => Failure::NotPublished {
+                    url,
+                    mismatch,
+                    downloaded: field("downloaded").and_then(|d| d.as_bool()) == Some(true),
+                },
+                Ok(()) => Failure::Other,
+            }
+        }
         other => Failure::of_kind(other),
     };
     failure.message(&detail)
@@ -161,13 +179,32 @@ pub async fn missing_features() -> Result<Vec<String>, String> {
         .collect())
 }
 
+/// The published file's size and SHA-256 for the glue to check a file against, when `url` is
+/// an offered model's; `null` otherwise.
+fn expected(url: &str) -> JsValue {
+    let Some(pin) = pin(url) else {
+        return JsValue::NULL;
+    };
+    let expect = js_sys::Object::new();
+    let _ = Reflect::set(&expect, &"bytes".into(), &JsValue::from(pin.bytes as f64));
+    let _ = Reflect::set(&expect, &"sha256".into(), &JsValue::from_str(pin.sha256));
+    expect.into()
+}
+
+/// A finished download: its size and SHA-256 (lowercase hex).
+pub struct Downloaded {
+    pub bytes: u64,
+    pub sha256: String,
+}
+
 /// Downloads the model at `url` into the browser's cache, whole or not at all, reporting
-/// (bytes so far, bytes in all or 0). Stopped by `signal` (Cancel).
+/// (bytes so far, bytes in all or 0). An offered model's file is kept only if it is the
+/// published one. Stopped by `signal` (Cancel).
 pub async fn download(
     url: &str,
     on_progress: Rc<dyn Fn(u64, u64)>,
     signal: &AbortSignal,
-) -> Result<u64, String> {
+) -> Result<Downloaded, String> {
     let progress = Closure::<dyn Fn(f64, f64)>::new(move |loaded: f64, total: f64| {
         on_progress(loaded as u64, total as u64)
     });
@@ -177,20 +214,28 @@ pub async fn download(
             JsValue::from_str(url),
             progress.as_ref().clone(),
             signal.into(),
+            expected(url),
         ],
     )
     .await;
     // The closure lives until the download has ended; the glue calls it no more after that.
     drop(progress);
-    result.map(|bytes| bytes.as_f64().unwrap_or(0.0) as u64)
+    let done = result?;
+    let field = |name: &str| Reflect::get(&done, &JsValue::from_str(name)).unwrap_or_default();
+    Ok(Downloaded {
+        bytes: field("bytes").as_f64().unwrap_or(0.0) as u64,
+        sha256: field("sha256").as_string().unwrap_or_default(),
+    })
 }
 
 /// The models kept (address, bytes), and the site's storage use and quota as the browser
-/// estimates them.
+/// estimates them; `removed` says why files found under offered models' addresses were not
+/// theirs, and were deleted.
 pub struct Kept {
     pub models: Vec<(String, u64)>,
     pub usage: u64,
     pub quota: u64,
+    pub removed: Vec<String>,
 }
 
 pub async fn kept_models() -> Kept {
@@ -199,6 +244,7 @@ pub async fn kept_models() -> Kept {
             models: Vec::new(),
             usage: 0,
             quota: 0,
+            removed: Vec::new(),
         };
     };
     let number = |v: &JsValue, name: &str| {
@@ -216,11 +262,29 @@ pub async fn kept_models() -> Kept {
                 .as_string()?;
             Some((url, number(&m, "bytes")))
         })
-        .collect();
+        .collect::<Vec<_>>();
+    // A file of the wrong size under an offered model's address is not that model, whoever
+    // put it there: it is named and deleted, never listed as the model.
+    let mut removed = Vec::new();
+    let mut listed = Vec::new();
+    for (url, bytes) in models {
+        match size_mismatch(&url, bytes) {
+            Some(mismatch) if remove(&url).await.is_ok() => removed.push(
+                Failure::NotPublished {
+                    url,
+                    mismatch,
+                    downloaded: false,
+                }
+                .message(""),
+            ),
+            _ => listed.push((url, bytes)),
+        }
+    }
     Kept {
-        models,
+        models: listed,
         usage: number(&storage, "usage"),
         quota: number(&storage, "quota"),
+        removed,
     }
 }
 
@@ -230,8 +294,9 @@ pub async fn remove(url: &str) -> Result<(), String> {
 }
 
 /// Loads the model at `url` (kept in this browser) with a context of `context` tokens, unless
-/// it is loaded already.
-pub async fn load(url: &str, context: u32) -> Result<(), String> {
+/// it is loaded already; an offered model's file is checked against its pin first. The load
+/// ends, its runtime terminated, when `signal` aborts (Stop) or its time limit passes.
+pub async fn load(url: &str, context: u32, signal: &AbortSignal) -> Result<(), String> {
     /// Clears the flag however the load ends, Stop (a dropped future) included.
     struct Loading;
     impl Drop for Loading {
@@ -241,12 +306,17 @@ pub async fn load(url: &str, context: u32) -> Result<(), String> {
     }
     LOADING.set(true);
     let _loading = Loading;
+    let bytes = call("keptBytes", &[JsValue::from_str(url)]).await?;
+    let limit_ms = f64::from(load_time_limit_secs(bytes.as_f64().unwrap_or(0.0) as u64)) * 1000.0;
     call(
         "load",
         &[
             JsValue::from_str(RUNTIME_DIR),
             JsValue::from_str(url),
             JsValue::from(context),
+            expected(url),
+            JsValue::from(limit_ms),
+            signal.into(),
         ],
     )
     .await

@@ -173,13 +173,19 @@ impl BrowserChatModel {
         let _turn = self
             .until_stopped(browser_model::take_turn(local.caller.clone()))
             .await?;
-        // Stop is heard while the model loads too; the glue makes the next call wait for that
-        // load to end.
-        self.until_stopped(browser_model::load(&local.url, local.context))
+        // Stop is heard while the model loads too: the glue ends that load (its runtime
+        // terminated), so the next call never waits for it.
+        self.until_stopped(browser_model::load(&local.url, local.context, &self.signal))
             .await?
             .map_err(LlmError::InBrowser)?;
-        let response = browser_model::respond(&request_body(&self.params, call), &self.signal)
-            .await
+        // Stop is heard at once here too: a runtime stuck inside the call (a chat template's
+        // loops) answers nothing until the glue terminates it.
+        let response = self
+            .until_stopped(browser_model::respond(
+                &request_body(&self.params, call),
+                &self.signal,
+            ))
+            .await?
             .map_err(|message| {
                 if self.signal.aborted() {
                     LlmError::Aborted

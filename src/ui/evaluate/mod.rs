@@ -31,7 +31,7 @@ use crate::evaluation::context::EvalContext;
 use crate::evaluation::plan::{EvalSpec, Job};
 use crate::evaluation::summary::{answers_csv, evaluation_json, summarize, table_csv};
 use crate::export::file_stem;
-use crate::mcp::consent::skip_notice;
+use crate::mcp::server_tools::skip_notice;
 use crate::origin::Origin;
 use crate::settings::{cannot_call_model, host_to_confirm};
 use crate::web::download::download;

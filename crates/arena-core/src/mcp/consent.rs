@@ -16,7 +16,6 @@ use futures::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::server_tools::McpServer;
 use crate::hidden_text::is_invisible;
 use crate::tools::registry::{normalise_tool_name, CACHED_NOTE};
 use crate::tools::{ToolSpec, Toolbox};
@@ -138,19 +137,6 @@ pub const EVALUATION_SKIPS: &str = "an evaluation runs unattended and does not a
 /// Why a blind vote's runs skip them: a question in one panel would tell the modes apart.
 pub const BLIND_SKIPS: &str =
     "a blind vote does not ask, since a question would tell the panels apart";
-
-/// What the page says before a blind vote or an evaluation starts, when some MCP server's
-/// tools may need consent; `None` when every server is trusted (or there is none).
-pub fn skip_notice(servers: &[McpServer], run: &str) -> Option<String> {
-    servers
-        .iter()
-        .any(|s| s.ask != AskPolicy::Never && !s.tools.is_empty())
-        .then(|| {
-            format!(
-                "{run} cannot stop to ask you: calls of MCP tools that need your consent are skipped (trust a server in Settings to let its tools run)."
-            )
-        })
-}
 
 /// An asker for runs that cannot ask: every call that needs consent is skipped, and `why`
 /// tells the model (and the user reading the run) why.

@@ -351,6 +351,19 @@ fn offered_name(name: &str, prefix: &str, taken: &[String]) -> (String, Option<S
     (candidate, why)
 }
 
+/// What the page says before a blind vote or an evaluation starts, when some MCP server's
+/// tools may need consent; `None` when every server is trusted (or there is none).
+pub fn skip_notice(servers: &[McpServer], run: &str) -> Option<String> {
+    servers
+        .iter()
+        .any(|s| s.ask != AskPolicy::Never && !s.tools.is_empty())
+        .then(|| {
+            format!(
+                "{run} cannot stop to ask you: calls of MCP tools that need your consent are skipped (trust a server in Settings to let its tools run)."
+            )
+        })
+}
+
 /// Gives the session a call goes through, looked up at each call (the server may have been
 /// removed, or its token changed, since the run began); `Err` says why there is none.
 pub type Sessions = Rc<dyn Fn() -> Result<Rc<McpClient>, String>>;
@@ -625,6 +638,30 @@ mod tests {
         let kept: usize = tools.iter().map(|t| t.parameters.len()).sum();
         assert!(kept <= MAX_SERVER_SCHEMA_BYTES, "{kept}");
         assert!(tools[0].parameters.len() > 7000 && tools[9].parameters.is_empty());
+    }
+
+    #[test]
+    fn runs_that_cannot_ask_say_so_unless_every_server_is_trusted() {
+        let server = |ask| McpServer {
+            url: "https://mcp.test/mcp".into(),
+            tools: vec![McpTool::default()],
+            ask,
+            ..McpServer::default()
+        };
+        assert_eq!(skip_notice(&[], "An evaluation"), None);
+        assert_eq!(
+            skip_notice(&[server(AskPolicy::Never)], "An evaluation"),
+            None
+        );
+        let said = skip_notice(
+            &[server(AskPolicy::Never), server(AskPolicy::UnlessReadOnly)],
+            "An evaluation",
+        )
+        .unwrap();
+        assert!(
+            said.starts_with("An evaluation cannot stop to ask you"),
+            "{said}"
+        );
     }
 
     #[test]

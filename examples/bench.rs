@@ -526,6 +526,10 @@ mod host {
     async fn browser_model(rig: &Rig) -> Value {
         let (files, _) = support::model_files::start_model_files().await;
         let model_url = format!("{files}/{}", support::model_files::MODEL_FILE);
+        let smollm2 = react_arena::browser_model::OFFERED
+            .iter()
+            .find(|o| o.url.ends_with(support::model_files::MODEL_FILE))
+            .expect("SmolLM2 is offered");
         let settings = json!({ "backend": "endpoint", "browser_model_url": model_url,
             "base_url": rig.mock.base_url(), "temperature": 0.0, "max_tokens": 64,
             "protocol": "text", "remember_token": false });
@@ -550,7 +554,7 @@ mod host {
         let script = format!(
             "const done = arguments[arguments.length - 1];\
              (async () => {{ const api = reactArenaBrowserModel; const out = [];\
-               await api.load({dir:?}, {model_url:?}, 4096, null, 600000, new AbortController().signal);\
+               await api.load({dir:?}, {model_url:?}, 4096, {pin}, 600000, new AbortController().signal);\
                for (let i = 0; i < 3; i++) {{\
                  const body = JSON.parse({body:?}); body.messages[0].content = 'Run ' + i + '. ' + body.messages[0].content;\
                  const r = await api.chat(JSON.stringify(body), new AbortController().signal);\
@@ -559,6 +563,8 @@ mod host {
                return out; }})().then(done, e => done(String(e)));",
             dir = react_arena::browser_model::RUNTIME_DIR,
             body = body.to_string(),
+            // The offered SmolLM2's pin: the load hashes the kept file first, as a run's does.
+            pin = json!({ "bytes": smollm2.pin.bytes, "sha256": smollm2.pin.sha256 }),
         );
         // Three calls of half a minute or more each: past WebDriver's script time limit.
         rig.client
@@ -572,6 +578,18 @@ mod host {
         let in_page = rig.client.execute_async(&script, vec![]).await.unwrap();
         let in_page: Vec<Value> = serde_json::from_value(in_page.clone())
             .unwrap_or_else(|_| panic!("the page's timings: {in_page}"));
+        // The check of the kept file before that load (the glue's streamed SHA-256) beside
+        // sha256sum on the same file.
+        let check = rig
+            .js("return reactArenaBrowserModel.state().lastCheck")
+            .await;
+        let started = std::time::Instant::now();
+        let native_sum = std::process::Command::new("sha256sum")
+            .arg(support::model_files::gguf_path())
+            .output()
+            .expect("sha256sum");
+        let native_sha_ms = started.elapsed().as_secs_f64() * 1000.0;
+        assert!(String::from_utf8_lossy(&native_sum.stdout).starts_with(smollm2.pin.sha256));
 
         let (mut server, base_url) = support::llama::start_llama_server().await;
         let mut native = Vec::new();
@@ -626,6 +644,8 @@ mod host {
             "native_server": { "generation_tokens_per_s": median(&native, "predicted_per_second"),
                                "prompt_tokens_per_s": median(&native, "prompt_per_second"), "runs": native },
             "choose_backend_to_first_token_ms": first[0],
+            "sha256_check": { "bytes": check["bytes"], "in_page_ms": check["ms"],
+                              "sha256sum_ms": native_sha_ms },
         })
     }
 
@@ -962,6 +982,15 @@ mod host {
             "{:<32} {:>14}",
             "backend chosen (cached) → 1st token",
             format!("{:.0} ms", f(&m["choose_backend_to_first_token_ms"]))
+        );
+        println!(
+            "{:<32} {:>14} {:>14}",
+            format!(
+                "SHA-256 of the {} MB file",
+                f(&m["sha256_check"]["bytes"]) / 1e6
+            ),
+            format!("{:.0} ms", f(&m["sha256_check"]["in_page_ms"])),
+            format!("{:.0} ms", f(&m["sha256_check"]["sha256sum_ms"]))
         );
     }
 

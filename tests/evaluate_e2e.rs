@@ -906,3 +906,43 @@ fn a_judge_grades_each_answer_beside_em_and_its_cost_counts() {
         support::browser::keep_for_docs(&shot, "evaluate-judged-360.png");
     });
 }
+
+/// An evaluation runs unattended: with an MCP server whose calls may need consent, its setup
+/// says before Start that such calls are skipped; with every server trusted, it says nothing.
+#[test]
+fn an_evaluation_says_before_it_starts_that_calls_needing_consent_are_skipped() {
+    browser_test(|rig| async move {
+        let fixtures = FixtureServer::start().await;
+        let servers = |ask: &str| {
+            json!([{ "name": "Notes", "url": "http://127.0.0.1:9/mcp", "ask": ask,
+                     "tools": [{ "name": "send_email", "offered": "send_email" }] }])
+            .to_string()
+        };
+        for (ask, said) in [("unless_read_only", true), ("never", false)] {
+            rig.open_app_overriding(json!({
+                "tool_endpoints": fixtures.endpoints(),
+                "mcp_servers": servers(ask),
+            }))
+            .await;
+            rig.click("#view-evaluate").await;
+            rig.wait_for(
+                "the Evaluate view",
+                Duration::from_secs(30),
+                "return !!document.querySelector('#eval-start')",
+            )
+            .await;
+            let note = rig
+                .js("const n = document.querySelector('#eval-mcp-note'); return n && n.textContent")
+                .await;
+            if said {
+                assert!(
+                    note.as_str()
+                        .is_some_and(|n| n.starts_with("An evaluation cannot stop to ask you")),
+                    "{ask}: {note}"
+                );
+            } else {
+                assert_eq!(note, Value::Null, "{ask}: every server is trusted");
+            }
+        }
+    });
+}

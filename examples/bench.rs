@@ -986,7 +986,7 @@ mod host {
         println!(
             "{:<32} {:>14} {:>14}",
             format!(
-                "SHA-256 of the {} MB file",
+                "SHA-256 of the {:.1} MB file",
                 f(&m["sha256_check"]["bytes"]) / 1e6
             ),
             format!("{:.0} ms", f(&m["sha256_check"]["in_page_ms"])),

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::origin::Origin;
+use crate::origin::{without_query, Origin};
 
 /// Where the model runs: an OpenAI-compatible endpoint (the Hugging Face router or any other
 /// base URL), or this browser (this module).
@@ -206,7 +206,7 @@ pub fn load_time_limit_secs(bytes: u64) -> u32 {
 /// What a run calls the model at `url`: its file's name (the list's names stay out of the
 /// first screen, which names the model of a run about to start).
 pub fn model_name(url: &str) -> &str {
-    let path = url.trim().split(['?', '#']).next().unwrap_or_default();
+    let path = without_query(url.trim());
     let name = path.rsplit('/').next().unwrap_or_default();
     if name.is_empty() {
         "a model in this browser"

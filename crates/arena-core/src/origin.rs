@@ -103,6 +103,11 @@ impl Origin {
     }
 }
 
+/// `url` without its query and fragment (which can carry a key).
+pub fn without_query(url: &str) -> &str {
+    url.split(['?', '#']).next().unwrap_or("")
+}
+
 /// Whether the page at `page_url` shares its origin with pages it does not control: a GitHub
 /// Pages project site (`https://<owner>.github.io/<repo>/`) has the origin of every other
 /// project site of that owner, and of the owner's own site, so any of them can read what
@@ -117,12 +122,7 @@ pub fn is_shared_origin(page_url: &str) -> bool {
         return false;
     }
     let after_host = page_url.split_once("://").map_or("", |(_, rest)| rest);
-    let path = after_host
-        .find('/')
-        .map_or("", |at| &after_host[at..])
-        .split(['?', '#'])
-        .next()
-        .unwrap_or("");
+    let path = without_query(after_host.find('/').map_or("", |at| &after_host[at..]));
     // A folder below the root: `/<repo>/…`.
     path.trim_start_matches('/').contains('/')
 }

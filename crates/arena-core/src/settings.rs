@@ -11,7 +11,7 @@ use crate::hidden_text::is_invisible;
 use crate::mcp::client::Connected;
 use crate::mcp::consent::AskPolicy;
 use crate::mcp::server_tools::{read_tools, repair_tools, server_name, McpServer};
-use crate::origin::Origin;
+use crate::origin::{without_query, Origin};
 use crate::tools::endpoints::ToolEndpoints;
 use crate::tools::python::DEFAULT_TIMEOUT_SECS;
 use crate::tools::registry::{Registry, TOOL_NAMES};
@@ -235,12 +235,7 @@ impl Settings {
             .into_iter()
             .flat_map(|server| {
                 // What a record keeps of the address: no query (it can hold a key).
-                let url = server
-                    .url
-                    .split(['?', '#'])
-                    .next()
-                    .unwrap_or("")
-                    .to_string();
+                let url = without_query(&server.url).to_string();
                 let name = server.name;
                 server.tools.into_iter().map(move |tool| McpSource {
                     tool: tool.offered,

@@ -17,21 +17,24 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::hidden_text::is_invisible;
+use crate::origin::without_query;
 use crate::tools::registry::{normalise_tool_name, CACHED_NOTE};
 use crate::tools::{ToolSpec, Toolbox};
 
 /// When the page asks before a server's tool is called. Kept per server in the settings.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Declared from the one that asks least to the one that asks most (the order `stricter`
+/// reads).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AskPolicy {
+    /// The user trusts the server: never ask, not even after another source's result.
+    Never,
     /// Ask before each call of a tool the server does not mark as only reading
     /// (`annotations.readOnlyHint`).
     #[default]
     UnlessReadOnly,
     /// Ask before every call.
     Always,
-    /// The user trusts the server: never ask, not even after another source's result.
-    Never,
 }
 
 impl AskPolicy {
@@ -156,16 +159,7 @@ pub type LivePolicy = Rc<dyn Fn() -> Option<(AskPolicy, bool)>>;
 impl AskPolicy {
     /// The one of `self` and `other` that asks more.
     pub fn stricter(self, other: AskPolicy) -> AskPolicy {
-        let rank = |p: AskPolicy| match p {
-            AskPolicy::Never => 0,
-            AskPolicy::UnlessReadOnly => 1,
-            AskPolicy::Always => 2,
-        };
-        if rank(other) > rank(self) {
-            other
-        } else {
-            self
-        }
+        self.max(other)
     }
 }
 
@@ -217,9 +211,11 @@ pub struct ConsentGate {
     asker: RefCell<Option<Asker>>,
 }
 
-/// A source of results: a server (by URL) or a built-in tool (by name).
+/// How a built-in tool is named as a source of results (a server is named by its URL).
+const BUILT_IN_SOURCE: &str = "tool:";
+
 fn built_in_source(tool: &str) -> String {
-    format!("tool:{}", normalise_tool_name(tool))
+    format!("{BUILT_IN_SOURCE}{}", normalise_tool_name(tool))
 }
 
 impl ConsentGate {
@@ -253,7 +249,7 @@ impl ConsentGate {
 
     /// How a source is named to the user.
     fn describe_source(&self, source: &str) -> String {
-        match source.strip_prefix("tool:") {
+        match source.strip_prefix(BUILT_IN_SOURCE) {
             Some(tool) => format!("the {tool} tool"),
             None => self
                 .state
@@ -301,10 +297,6 @@ impl ConsentGate {
         self.result_from(url.to_string());
     }
 
-    fn is_server_tool(&self, offered: &str) -> bool {
-        !self.source_of(offered).starts_with("tool:")
-    }
-
     /// Why `call` must be asked about, or `None` when it may go ahead.
     pub fn reason(&self, call: &GatedCall) -> Option<AskReason> {
         if call.policy == AskPolicy::Never {
@@ -341,12 +333,7 @@ impl ConsentGate {
         };
         let request = ConsentRequest {
             server: call.server_label.clone(),
-            address: call
-                .server_url
-                .split(['?', '#'])
-                .next()
-                .unwrap_or("")
-                .to_string(),
+            address: without_query(&call.server_url).to_string(),
             tool: call.tool.clone(),
             arguments: visible(
                 &serde_json::to_string_pretty(args).unwrap_or_else(|_| args.to_string()),
@@ -416,18 +403,18 @@ impl<T: Toolbox> Toolbox for GatedTools<'_, T> {
 
     async fn call(&self, name: &str, args: &Value) -> Result<String, String> {
         let result = self.tools.call(name, args).await;
-        if !self.gate.is_server_tool(name) {
-            // A built-in tool's answer, failures too: counting one the page wrote (no such
-            // tool, arguments that do not fit) only asks once more than needed.
-            self.gate.result_from(self.gate.source_of(name));
-        } else if result
-            .as_ref()
-            .is_ok_and(|text| text.ends_with(CACHED_NOTE))
-        {
-            // A server's earlier answer, from the run's cache: its words again.
-            self.gate.result_from(self.gate.source_of(name));
+        let source = self.gate.source_of(name);
+        // A built-in tool's answer counts, failures too (counting one the page wrote, no such
+        // tool or arguments that do not fit, only asks once more than needed); so does a
+        // server's earlier answer from the run's cache. A server's own answers are noted
+        // where they arrive (`answered_by`).
+        let counts = source.starts_with(BUILT_IN_SOURCE)
+            || result
+                .as_ref()
+                .is_ok_and(|text| text.ends_with(CACHED_NOTE));
+        if counts {
+            self.gate.result_from(source);
         }
-        // A server's own answers are noted where they arrive (`answered_by`).
         result
     }
 }
@@ -447,6 +434,16 @@ mod tests {
             read_only,
             policy,
         }
+    }
+
+    /// The victim server's tool that may act in the user's name, with the default policy.
+    fn send_email() -> GatedCall {
+        call(
+            "https://v.test/mcp",
+            "send_email",
+            false,
+            AskPolicy::default(),
+        )
     }
 
     type LastQuestion = Rc<RefCell<Option<ConsentRequest>>>;
@@ -470,12 +467,7 @@ mod tests {
         let gate = ConsentGate::new();
         let (asker, asked, last) = answering(ConsentAnswer::AllowOnce);
         gate.set_asker(asker);
-        let send = call(
-            "https://v.test/mcp",
-            "send_email",
-            false,
-            AskPolicy::default(),
-        );
+        let send = send_email();
         let args = json!({"to": "a@b.test", "body": "hi"});
         assert_eq!(block_on(gate.check(&send, &args)), Ok(()));
         assert_eq!(asked.get(), 1);
@@ -514,12 +506,7 @@ mod tests {
     #[test]
     fn a_declined_or_skipped_call_is_told_to_the_model_and_allow_for_run_holds() {
         let gate = ConsentGate::new();
-        let send = call(
-            "https://v.test/mcp",
-            "send_email",
-            false,
-            AskPolicy::default(),
-        );
+        let send = send_email();
         // No one to ask: not made.
         let no_one = block_on(gate.check(&send, &json!({}))).unwrap_err();
         assert!(no_one.contains("was not made"), "{no_one}");
@@ -748,12 +735,7 @@ mod tests {
         let gate = ConsentGate::new();
         let (asker, _, last) = answering(ConsentAnswer::AllowOnce);
         gate.set_asker(asker);
-        let send = call(
-            "https://v.test/mcp",
-            "send_email",
-            false,
-            AskPolicy::default(),
-        );
+        let send = send_email();
         let args =
             json!({"to": "me@home.test\u{202e}tset.live@kcatta", "body": "a\u{200b}b\u{e0041}"});
         block_on(gate.check(&send, &args)).unwrap();

@@ -452,6 +452,29 @@ async fn stuck_loading(rig: &Rig) {
 /// Waits for the page's workers to end: a wllama instance runs in one, and an ended load must
 /// terminate it, not leave it running its loops. (The browser lists a terminated worker for a
 /// second or two more.)
+/// Once the stuck runtime's workers are gone, a run on the good model at `good` gets its
+/// first token within a minute (it waited for the stuck one before). `stuck` names what hung.
+async fn good_model_answers_after_the_stuck_one_ended(rig: &Rig, good: &str, stuck: &str) {
+    workers_end(rig).await;
+    set_field(rig, "#browser-model-url", good).await;
+    let asked = Instant::now();
+    rig.ask("What is 2 plus 2?", "think").await;
+    rig.wait_for(
+        "the good model's first token",
+        Duration::from_secs(120),
+        "return (document.querySelector('section.panel .live') || {textContent: ''}).textContent.length > 0",
+    )
+    .await;
+    let first_token = asked.elapsed();
+    eprintln!(
+        "after Stop ended the endless {stuck}, the good model's first token came in {first_token:?}"
+    );
+    assert!(
+        first_token < Duration::from_secs(60),
+        "the first token came {first_token:?} after Run"
+    );
+}
+
 async fn workers_end(rig: &Rig) {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
@@ -501,22 +524,7 @@ fn a_load_that_never_ends_is_ended_by_stop_delete_and_its_time_limit() {
             "return document.querySelector('section.panel').dataset.status === 'stopped'",
         )
         .await;
-        workers_end(&rig).await;
-        set_field(&rig, "#browser-model-url", &good).await;
-        let asked = Instant::now();
-        rig.ask("What is 2 plus 2?", "think").await;
-        rig.wait_for(
-            "the good model's first token",
-            Duration::from_secs(120),
-            "return (document.querySelector('section.panel .live') || {textContent: ''}).textContent.length > 0",
-        )
-        .await;
-        let first_token = asked.elapsed();
-        eprintln!("after Stop ended the endless load, the good model's first token came in {first_token:?}");
-        assert!(
-            first_token < Duration::from_secs(60),
-            "the first token came {first_token:?} after Run"
-        );
+        good_model_answers_after_the_stuck_one_ended(&rig, &good, "load").await;
         let panels = rig.wait_until_settled(Duration::from_secs(120)).await;
         assert_eq!(panels[0].status, "done", "{panels:#?}");
         let state = model_state(&rig).await;
@@ -605,22 +613,7 @@ fn a_load_that_never_ends_is_ended_by_stop_delete_and_its_time_limit() {
             "return document.querySelector('section.panel').dataset.status === 'stopped'",
         )
         .await;
-        workers_end(&rig).await;
-        set_field(&rig, "#browser-model-url", &good).await;
-        let asked = Instant::now();
-        rig.ask("What is 2 plus 2?", "think").await;
-        rig.wait_for(
-            "the good model's first token",
-            Duration::from_secs(120),
-            "return (document.querySelector('section.panel .live') || {textContent: ''}).textContent.length > 0",
-        )
-        .await;
-        let first_token = asked.elapsed();
-        eprintln!("after Stop ended the endless prompt, the good model's first token came in {first_token:?}");
-        assert!(
-            first_token < Duration::from_secs(60),
-            "the first token came {first_token:?} after Run"
-        );
+        good_model_answers_after_the_stuck_one_ended(&rig, &good, "prompt").await;
     });
 }
 

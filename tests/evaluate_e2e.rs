@@ -228,6 +228,11 @@ async fn table(rig: &Rig) -> Vec<Vec<String>> {
 async fn open_evaluate(rig: &Rig, fixtures: &FixtureServer) {
     rig.open_app_overriding(json!({ "tool_endpoints": fixtures.endpoints() }))
         .await;
+    show_evaluate(rig).await;
+}
+
+/// Switches to the Evaluate view and waits for its setup.
+async fn show_evaluate(rig: &Rig) {
     rig.click("#view-evaluate").await;
     rig.wait_for(
         "the Evaluate view",
@@ -924,13 +929,7 @@ fn an_evaluation_says_before_it_starts_that_calls_needing_consent_are_skipped() 
                 "mcp_servers": servers(ask),
             }))
             .await;
-            rig.click("#view-evaluate").await;
-            rig.wait_for(
-                "the Evaluate view",
-                Duration::from_secs(30),
-                "return !!document.querySelector('#eval-start')",
-            )
-            .await;
+            show_evaluate(&rig).await;
             let note = rig
                 .js("const n = document.querySelector('#eval-mcp-note'); return n && n.textContent")
                 .await;

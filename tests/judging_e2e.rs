@@ -42,6 +42,17 @@ async fn export(rig: &Rig) -> (RunFile, String) {
     (file, downloads[1].text.clone())
 }
 
+/// Opens the history and waits for its one run.
+async fn open_history_of_one_run(rig: &Rig) {
+    rig.click("#history > summary").await;
+    rig.wait_for(
+        "the run in the history",
+        SETTLE,
+        "return document.querySelectorAll('#history li.history-item').length === 1",
+    )
+    .await;
+}
+
 async fn wait_for_status(rig: &Rig, mode: &str, status: &str) {
     rig.wait_for(
         &format!("the {mode} panel to be {status}"),
@@ -512,13 +523,7 @@ fn blind_mode_names_no_mode_or_model_until_the_vote_and_the_vote_is_kept() {
             "no vote before every panel has finished"
         );
         rig.wait_until_settled(SETTLE).await;
-        rig.click("#history > summary").await;
-        rig.wait_for(
-            "the run in the history",
-            SETTLE,
-            "return document.querySelectorAll('#history li.history-item').length === 1",
-        )
-        .await;
+        open_history_of_one_run(&rig).await;
         assert_eq!(shown(&rig).await, json!([]), "a name shows before the vote");
         assert_eq!(
             rig.js("return [document.querySelectorAll('section.panel .inspect').length, !!document.querySelector('#comparison table')]").await,
@@ -798,13 +803,7 @@ fn a_blind_run_s_errors_name_no_model_until_the_vote() {
         for p in &panels {
             assert!(p.error.ends_with("the model does not exist"), "{p:#?}");
         }
-        rig.click("#history > summary").await;
-        rig.wait_for(
-            "the run in the history",
-            SETTLE,
-            "return document.querySelectorAll('#history li.history-item').length === 1",
-        )
-        .await;
+        open_history_of_one_run(&rig).await;
         let shown = rig
             .client
             .execute(NAMES_SHOWN, vec![json!(models)])

@@ -118,6 +118,17 @@ async fn listed_tools(rig: &Rig, url: &str) -> Vec<String> {
     serde_json::from_value(rig.js(&script).await).expect("the server is listed")
 }
 
+/// A new run, not a follow-up of the conversation the panels show.
+async fn new_conversation(rig: &Rig) {
+    if rig
+        .js("return !!document.querySelector('#new-conversation')")
+        .await
+        == Value::Bool(true)
+    {
+        rig.click("#new-conversation").await;
+    }
+}
+
 async fn choose_protocol(rig: &Rig, id: &str) {
     // Settings fold away once a run starts.
     rig.open_settings().await;
@@ -208,14 +219,7 @@ fn all_mode_calls_both_real_servers_in_each_protocol() {
 }
 
 async fn run_protocol(rig: &Rig, protocol: &str, question: &str) {
-    // A new run, not a follow-up of the last protocol's conversation.
-    if rig
-        .js("return !!document.querySelector('#new-conversation')")
-        .await
-        == Value::Bool(true)
-    {
-        rig.click("#new-conversation").await;
-    }
+    new_conversation(rig).await;
     choose_protocol(rig, protocol).await;
     script_replies(rig, protocol, question);
     rig.ask(question, "all").await;
@@ -890,13 +894,7 @@ fn a_server_s_injection_cannot_reach_another_server_s_tools_without_the_user() {
         layout.view(&rig, "mcp-servers-with-consent-choice").await;
 
         for protocol in ["text", "native", "json"] {
-            if rig
-                .js("return !!document.querySelector('#new-conversation')")
-                .await
-                == Value::Bool(true)
-            {
-                rig.click("#new-conversation").await;
-            }
+            new_conversation(&rig).await;
             choose_protocol(&rig, protocol).await;
             let question = format!("What is new today? ({protocol})");
             rig.mock.script_all_of(

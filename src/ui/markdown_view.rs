@@ -118,7 +118,15 @@ pub fn Markdown(
             button.set_text_content(Some("Copy"));
         });
     };
-    view! { <div class=format!("md {class}") node_ref=node on:click=on_click></div> }
+    // No trailing space: a text first drawn plainly loses its `plain` class later, and the
+    // browser writes the class list back without one; the same text drawn at once must read
+    // the same (a blind vote's panels are compared attribute by attribute).
+    let class = if class.is_empty() {
+        "md".to_string()
+    } else {
+        format!("md {class}")
+    };
+    view! { <div class=class node_ref=node on:click=on_click></div> }
 }
 
 /// Draws a change at once when it is small (a short text, a few tokens more of a streamed

@@ -296,6 +296,67 @@ async function keptBytes(url) {
   return response ? (await response.blob()).size : 0;
 }
 
+// Tokens read per pass. On the CPU a pass of 16 tokens reads a prompt as fast as larger ones
+// on this runtime (scripts/bench) and Stop is heard between passes; a GPU wants large passes.
+const CPU_BATCH = 16;
+const GPU_BATCH = 512;
+// The panels of an All run (three) and Evaluate's one: each conversation keeps its own slot.
+const SLOTS = 4;
+// More threads than this gain nothing on memory-bound generation and cost a worker each.
+const MAX_THREADS = 8;
+const ISOLATION_WORKER = "isolation-worker.js";
+
+// The WebGPU adapter the runtime would use ("" for none): it needs 16-bit floats in shaders.
+async function gpuAdapter() {
+  try {
+    const adapter = navigator.gpu && (await navigator.gpu.requestAdapter());
+    if (!adapter || !adapter.features.has("shader-f16")) return "";
+    const info = adapter.info || {};
+    return [info.vendor, info.architecture, info.description].filter(Boolean).join(" ") || "an adapter";
+  } catch {
+    return "";
+  }
+}
+
+// Whether this page's own service worker (isolation-worker.js) is registered: it makes the
+// page's next load cross-origin isolated, so the runtime can share memory between threads.
+async function isolationWorker() {
+  if (!navigator.serviceWorker) return null;
+  try {
+    return (await navigator.serviceWorker.getRegistration(new URL(ISOLATION_WORKER, document.baseURI).href)) || null;
+  } catch {
+    return null;
+  }
+}
+
+// Where a model loaded now would run: { webgpu, threads, limit }, `limit` saying why one
+// thread where the page knows (arena-core's llm::timings::ThreadLimit).
+async function place() {
+  const cores = Math.max(1, Math.min(MAX_THREADS, navigator.hardwareConcurrency || 1));
+  const webgpu = await gpuAdapter();
+  if (globalThis.crossOriginIsolated) {
+    return { webgpu, threads: cores, limit: cores === 1 ? "one-core" : null, cores };
+  }
+  let limit = "not-isolated";
+  if (window.top !== window) limit = "embedded";
+  else if (await isolationWorker()) limit = "reload";
+  else if (cores === 1) limit = "one-core";
+  return { webgpu, threads: 1, limit, cores };
+}
+
+// Registers the isolation worker (a top-level page only: a page in another site's frame
+// cannot be isolated). Resolves to where a model would run now.
+async function isolate() {
+  if (!globalThis.crossOriginIsolated && window.top === window && navigator.serviceWorker) {
+    try {
+      await navigator.serviceWorker.register(new URL(ISOLATION_WORKER, document.baseURI).href);
+    } catch {
+      // Refused (a private window, a browser setting): one thread, said by `place`.
+    }
+  }
+  return place();
+}
+
 let runtime = null;
 let current = null;
 // The load under way, if any: { url, context, waiters, end(reason), promise }.
@@ -489,9 +550,21 @@ async function loadInto(job, dir, url, context, expect) {
   // Never the runtime's fallback build from a CDN: the page loads only what it ships.
   wllama.setCompat(null);
   job.wllama = wllama;
+  const { webgpu, threads, limit } = alive(await place());
+  const runsOn = { webgpu, threads, limit };
+  const batch = runsOn.webgpu ? GPU_BATCH : CPU_BATCH;
   try {
-    // Small batches: Stop is heard between two of them, well within a second.
-    await wllama.loadModel([blob], { n_ctx: context, n_batch: 16, n_ubatch: 16 });
+    await wllama.loadModel([blob], {
+      n_ctx: context,
+      n_batch: batch,
+      n_ubatch: batch,
+      n_threads: runsOn.threads,
+      // The CPU unless a WebGPU adapter the runtime can use is there: then the page knows
+      // which one ran, and does not wait for a device it would not use.
+      n_gpu_layers: runsOn.webgpu ? 99999 : 0,
+      // One slot per panel: each keeps its own conversation's cache between its calls.
+      n_parallel: SLOTS,
+    });
     if (job.reason) throw job.reason;
     // wllama 3.13 can report a file llama.cpp failed to read as loaded, with no vocabulary
     // and no layers.
@@ -507,7 +580,7 @@ async function loadInto(job, dir, url, context, expect) {
     if (reason.kind === "corrupt") await cache.delete(url).catch(() => {});
     throw reason;
   }
-  current = { url, context, wllama };
+  current = { url, context, wllama, runsOn };
 }
 
 // Answers an OpenAI chat-completions body as an endpoint would: a Response whose body is the
@@ -536,6 +609,7 @@ async function chat(body, signal) {
     ended();
   };
   let model = null;
+  let runsOn = null;
   own.signal.addEventListener(
     "abort",
     () =>
@@ -554,6 +628,7 @@ async function chat(body, signal) {
     // Delete or another model's load may have come meanwhile.
     if (!current) throw failure("not-kept");
     model = current.wllama;
+    runsOn = current.runsOn;
     const params = JSON.parse(body);
     delete params.model;
     params.stream = true;
@@ -579,7 +654,7 @@ async function chat(body, signal) {
       })();
       throw new DOMException("Stopped", "AbortError");
     }
-    return new Response(eventStream(chunks, model, own, end), { headers: { "content-type": "text/event-stream" } });
+    return new Response(eventStream(chunks, model, own, end, runsOn), { headers: { "content-type": "text/event-stream" } });
   } catch (e) {
     end();
     throw e;
@@ -587,7 +662,7 @@ async function chat(body, signal) {
 }
 
 // The runtime's chunks as an endpoint's event stream (`data: {chunk}` … `data: [DONE]`).
-function eventStream(chunks, model, own, end) {
+function eventStream(chunks, model, own, end, runsOn) {
   const encoder = new TextEncoder();
   const event = (data) => encoder.encode("data: " + data + "\n\n");
   return new ReadableStream({
@@ -599,7 +674,10 @@ function eventStream(chunks, model, own, end) {
           controller.enqueue(event("[DONE]"));
           controller.close();
         } else {
-          controller.enqueue(event(JSON.stringify(next.value)));
+          const chunk = next.value;
+          // llama.cpp's figures say how fast; the page adds where it ran.
+          if (chunk && chunk.timings && runsOn) chunk.timings.runs_on = runsOn;
+          controller.enqueue(event(JSON.stringify(chunk)));
         }
       } catch (e) {
         end();
@@ -642,6 +720,13 @@ const api = {
   remove,
   load,
   chat,
-  state: () => ({ ...state, loaded: current ? current.url : "", loading: loading ? loading.url : "" }),
+  place,
+  isolate,
+  state: () => ({
+    ...state,
+    loaded: current ? current.url : "",
+    loading: loading ? loading.url : "",
+    runsOn: current ? current.runsOn : null,
+  }),
 };
 globalThis.reactArenaBrowserModel = api;

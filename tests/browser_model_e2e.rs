@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 use react_arena::browser_model::OFFERED;
 use serde_json::{json, Value};
 use support::browser::{browser_test, Rig};
+use support::fixtures::FixtureServer;
+use support::mock::Reply;
 use support::model_files::{
     gguf_path, start_model_files, ENDLESS_AT_CHAT_FILE, ENDLESS_TEMPLATE_FILE, FORGED_FILE,
     MODEL_FILE,
@@ -730,6 +732,192 @@ fn files_kept_under_an_offered_models_address_are_checked_before_they_are_believ
                 "Downloaded 98.4 MB: kept in this browser, ready to run. Its SHA-256 is {}.",
                 smol.pin.sha256
             )
+        );
+    });
+}
+
+/// What a run's figures say of where the model ran, on this machine once the page is isolated.
+async fn threads_here(rig: &Rig) -> u64 {
+    rig.js("return Math.min(8, navigator.hardwareConcurrency || 1)")
+        .await
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn the_page_isolates_itself_after_one_reload_and_everything_still_works() {
+    browser_test(|rig| async move {
+        let (files, model_requests) = start_model_files().await;
+        let fixtures = FixtureServer::start().await;
+        let model_url = format!("{files}/{MODEL_FILE}");
+        let mut settings = local_settings(&model_url, 24);
+        settings["tool_endpoints"] = fixtures.endpoints();
+        rig.open_app_with(settings, "", false).await;
+        open_model_settings(&rig).await;
+
+        // A first visit is not isolated: one thread, and the page says what a reload gives.
+        let before = rig.isolate().await;
+        assert_eq!(
+            before,
+            "Runs on: CPU, 1 thread (one thread until the page is reloaded once: then it can share memory between threads)"
+        );
+        let threads = threads_here(&rig).await;
+        open_model_settings(&rig).await;
+        rig.wait_for(
+            "where the model runs",
+            Duration::from_secs(20),
+            "return !!document.querySelector('#browser-model-place')",
+        )
+        .await;
+        let place = text_of(&rig, "#browser-model-place").await;
+        let expected = if threads == 1 {
+            "Runs on: CPU, 1 thread (one thread: this device reports one processor core)"
+                .to_string()
+        } else {
+            format!("Runs on: CPU, {threads} threads")
+        };
+        assert_eq!(place, expected);
+        assert_eq!(
+            rig.js("return !!document.querySelector('#browser-model-reload')")
+                .await,
+            false,
+            "no reload offered once isolated"
+        );
+
+        // A model from another origin (CORS) downloads and runs under isolation, on every
+        // thread, and the panel and Inspect say so with llama.cpp's own figures.
+        download(&rig).await;
+        assert_eq!(model_requests.load(Ordering::SeqCst), 1);
+        rig.ask("What is 6 times 7?", "think").await;
+        let panels = rig.wait_until_settled(Duration::from_secs(300)).await;
+        let think = &panels[0];
+        assert_eq!(think.status, "done", "{think:#?}");
+        let runs_on = expected.trim_start_matches("Runs on: ");
+        assert!(
+            think.usage.contains(&format!(" · {runs_on} · ")),
+            "{think:#?}"
+        );
+        assert!(think.usage.contains("prompt: "), "{think:#?}");
+        rig.click("section.panel[data-mode=think] .inspect > summary")
+            .await;
+        rig.wait_for(
+            "the call in Inspect",
+            Duration::from_secs(10),
+            "return !!document.querySelector('section.panel[data-mode=think] .model-call')",
+        )
+        .await;
+        rig.js("document.querySelectorAll('section.panel[data-mode=think] .inspect details').forEach(d => d.open = true)")
+            .await;
+        rig.wait_for(
+            "llama.cpp's figures in Inspect",
+            Duration::from_secs(10),
+            "return !!document.querySelector('section.panel[data-mode=think] .inspect .timings')",
+        )
+        .await;
+        let inspect = text_of(&rig, "section.panel[data-mode=think] .inspect .timings").await;
+        assert!(
+            inspect.starts_with("llama.cpp's figures: read ") && inspect.ends_with(runs_on),
+            "{inspect}"
+        );
+
+        // Every tool and the Python frame, with a scripted endpoint model, in the isolated page.
+        let act_calls = [
+            ("calculator", "17% * 2,340"),
+            ("weather", "Paris"),
+            ("wikipedia", "search: Things Fall Apart"),
+            ("web_search", "Eiffel Tower"),
+            ("python", "print(len('Things Fall Apart'))"),
+        ];
+        rig.mock.script(
+            react_arena::agent::Mode::Act.prompt_heading(),
+            act_calls
+                .iter()
+                .map(|(tool, input)| Reply::text(&format!("Action: {tool}\nAction Input: {input}")))
+                .chain([Reply::text("Answer: done")]),
+        );
+        rig.open_app_overriding(json!({ "max_steps": 6, "tool_endpoints": fixtures.endpoints() }))
+            .await;
+        assert_eq!(rig.js("return window.crossOriginIsolated").await, true);
+        rig.ask("Use every tool.", "act").await;
+        let act = rig
+            .wait_until_settled(Duration::from_secs(120))
+            .await
+            .remove(0);
+        assert_eq!(act.status, "done", "{act:#?}");
+        assert_eq!(act.error_observations, 0, "{act:#?}");
+        let all = act.observations.join("\n");
+        for expected in [
+            "397.8",
+            "Paris, Île-de-France, France",
+            "Wikipedia: Things Fall Apart",
+            "DuckDuckGo: Eiffel Tower",
+            "Printed:\n17",
+        ] {
+            assert!(all.contains(expected), "no {expected:?} in {all}");
+        }
+        // An export still downloads.
+        rig.js(support::browser::CAPTURE_DOWNLOADS).await;
+        rig.click("#export-json").await;
+        let downloads = rig.downloads().await;
+        assert_eq!(downloads.len(), 1, "{downloads:#?}");
+        assert!(downloads[0].text.contains("Use every tool."));
+
+        // Framed by another site, the page cannot be isolated: its model runs on one thread,
+        // and says why.
+        let host = support::browser::host_page(&rig.app_url).await;
+        rig.client.goto(&format!("http://{host}/")).await.unwrap();
+        rig.client.enter_frame(0).await.unwrap();
+        rig.wait_for(
+            "the embedded page",
+            Duration::from_secs(20),
+            "return !!document.querySelector('#run') || !!document.querySelector('main')",
+        )
+        .await;
+        let framed = rig
+            .client
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 const s = document.createElement('script');
+                 s.type = 'module';
+                 s.src = new URL('browser-model.js', document.baseURI).href;
+                 s.onload = () => reactArenaBrowserModel.isolate().then(p => done([window.crossOriginIsolated, p]), e => done(String(e)));
+                 document.head.append(s);",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            framed,
+            json!([false, { "webgpu": "", "threads": 1, "limit": "embedded", "cores": threads }]),
+        );
+        // And it still runs there (its storage is the host site's partition: the file is
+        // fetched again), on one thread, as the runtime's figures say.
+        let pin = json!({ "bytes": smollm2().pin.bytes, "sha256": smollm2().pin.sha256 });
+        let body =
+            json!({ "messages": [{ "role": "user", "content": "Say hi." }], "max_tokens": 4 });
+        let ran = rig
+            .client
+            .execute_async(
+                &format!(
+                    "const done = arguments[arguments.length - 1];
+                     (async () => {{
+                       const api = reactArenaBrowserModel; const signal = new AbortController().signal;
+                       await api.download({model_url:?}, () => {{}}, signal, {pin});
+                       await api.load({dir:?}, {model_url:?}, 1024, {pin}, 600000, signal);
+                       const text = await (await api.chat({body:?}, signal)).text();
+                       const line = text.split('\\n').find(l => l.includes('timings'));
+                       return JSON.parse(line.slice(6)).timings.runs_on;
+                     }})().then(done, e => done(String(e)));",
+                    dir = react_arena::browser_model::RUNTIME_DIR,
+                    body = body.to_string(),
+                ),
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            ran,
+            json!({ "webgpu": "", "threads": 1, "limit": "embedded" })
         );
     });
 }

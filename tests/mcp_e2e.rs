@@ -218,6 +218,35 @@ fn all_mode_calls_both_real_servers_in_each_protocol() {
     });
 }
 
+#[test]
+fn both_real_servers_answer_a_cross_origin_isolated_page() {
+    browser_test(|rig: Rig| async move {
+        let real = tokio::task::spawn_blocking(start_real_servers)
+            .await
+            .unwrap();
+        // Isolated as a user of the model in this browser makes it (one reload); then back on
+        // the endpoint, with the servers.
+        rig.open_app_overriding(json!({ "backend": "browser" }))
+            .await;
+        rig.isolate().await;
+        rig.open_app_overriding(json!({ "protocol": "text", "max_steps": 4 }))
+            .await;
+        assert_eq!(rig.js("return window.crossOriginIsolated").await, true);
+        open_mcp_settings(&rig).await;
+        let said = connect_trusted(&rig, &real.everything_url, "Everything", "").await;
+        assert!(said.starts_with("Connected to"), "{said}");
+        let said = connect_trusted(&rig, &real.python_url, "Stations", &real.python_token).await;
+        assert!(said.starts_with("Connected to"), "{said}");
+        run_protocol(
+            &rig,
+            "text",
+            "What is 2 + 3, and the station code of Paris? (isolated)",
+        )
+        .await;
+        assert_eq!(rig.js("return window.crossOriginIsolated").await, true);
+    });
+}
+
 async fn run_protocol(rig: &Rig, protocol: &str, question: &str) {
     new_conversation(rig).await;
     choose_protocol(rig, protocol).await;

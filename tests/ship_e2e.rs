@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use react_arena::agent::Mode;
 use serde_json::{json, Value};
-use support::browser::{browser_test, dist_dir, serve_dir, shipped, Rig};
+use support::browser::{browser_test, dist_dir, shipped, Rig};
 use support::fixtures::FixtureServer;
 use support::mock::{Reply, THINK_42};
 
@@ -208,35 +208,11 @@ fn under_a_sub_path_the_app_runs_keeps_runs_loads_python_and_plays_recordings() 
     });
 }
 
-/// A page on another origin that frames the app and notes every height message.
-async fn host_page(app_url: &str) -> std::net::SocketAddr {
-    let dir = std::env::temp_dir().join(format!("react-arena-host-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("index.html"),
-        format!(
-            r#"<!doctype html><html><body style="margin:0">
-<iframe id="frame" src="{app_url}?embed=1" style="width:360px;height:300px;border:0"></iframe>
-<script>
-window.heights = [];
-addEventListener("message", (e) => {{
-  if (e.data && e.data.type === "react-arena:height") {{
-    window.heights.push(e.data.height);
-    document.getElementById("frame").style.height = e.data.height + "px";
-  }}
-}});
-</script></body></html>"#
-        ),
-    )
-    .unwrap();
-    serve_dir(dir).await
-}
-
 #[test]
 fn the_embed_tells_its_host_page_its_height_without_a_loop() {
     browser_test(|rig| async move {
         rig.open_app(3).await;
-        let host = host_page(&rig.app_url).await;
+        let host = support::browser::host_page(&rig.app_url).await;
         rig.client.goto(&format!("http://{host}/")).await.unwrap();
         rig.wait_for(
             "a height message",

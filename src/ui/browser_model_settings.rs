@@ -10,6 +10,7 @@ use web_sys::AbortController;
 use crate::browser_model::{
     downloaded_text, format_bytes, offered, progress_text, url_problem, OFFERED,
 };
+use crate::llm::{RunsOn, ThreadLimit};
 use crate::settings::Settings;
 use crate::web::browser_model::{self, Kept};
 
@@ -29,6 +30,8 @@ pub fn BrowserModel(settings: RwSignal<Settings>) -> impl IntoView {
     // What this browser keeps: refreshed after every download and delete.
     let kept = RwSignal::new(None::<Kept>);
     let unsupported = RwSignal::new(None::<String>);
+    // Where a model would run here, and the threads a reload would give it.
+    let place = RwSignal::new(None::<(RunsOn, u32)>);
     let controller = StoredValue::new_local(None::<AbortController>);
 
     let refresh = move || {
@@ -47,7 +50,7 @@ pub fn BrowserModel(settings: RwSignal<Settings>) -> impl IntoView {
                 crate::browser_model::Failure::Unsupported
                     .message(&format!("missing: {}", missing.join(", "))),
             )),
-            Ok(_) => {}
+            Ok(_) => place.set(browser_model::isolate().await.ok()),
             Err(message) => unsupported.set(Some(message)),
         }
     });
@@ -250,11 +253,28 @@ pub fn BrowserModel(settings: RwSignal<Settings>) -> impl IntoView {
                     {move || error.get().unwrap_or_default()}
                 </p>
             </Show>
+            {move || place.get().map(|(runs_on, cores)| {
+                let reload = runs_on.limit == Some(ThreadLimit::Reload) && cores > 1;
+                view! {
+                    <p id="browser-model-place">"Runs on: " {runs_on.describe()}</p>
+                    <Show when=move || reload>
+                        <div class="download-row">
+                            <button
+                                id="browser-model-reload"
+                                on:click=|_| { let _ = window().location().reload(); }
+                            >
+                                {format!("Reload to use {cores} threads")}
+                            </button>
+                            <span class="hint">"Settings and kept runs stay; a run going now stops."</span>
+                        </div>
+                    </Show>
+                }
+            })}
             <p id="browser-model-status" role="status">{move || status.get().unwrap_or_default()}</p>
             <p id="browser-model-storage">{storage_line}</p>
             <ul class="kept-models">{kept_rows}</ul>
             <p class="hint">
-                "The file is kept in this browser's Cache Storage for this site, so later visits start without downloading. Delete removes it. A listed model's file is checked against the published file's size and SHA-256 when it downloads and before it loads. The runtime (llama.cpp in WebAssembly, about 10 MB) loads only when a run uses this backend; it runs on one thread, so small models answer best."
+                "The file is kept in this browser's Cache Storage for this site, so later visits start without downloading. Delete removes it. A listed model's file is checked against the published file's size and SHA-256 when it downloads and before it loads. The runtime (llama.cpp in WebAssembly, about 10 MB) loads only when a run uses this backend; it uses as many threads as this device has cores when the page can share memory between threads (after one reload, not inside another site's frame), and a WebGPU adapter with 16-bit floats where there is one."
             </p>
         </div>
     }

@@ -112,6 +112,13 @@ fn fill_call(body: &Element, call: &ModelCall, record: &RunRecord) {
         );
         add(&received, "p", "hint", Some(&text));
     }
+    if let Some(t) = &call.timings {
+        let mut text = format!("llama.cpp's figures: {}", t.line());
+        if let Some(place) = &t.runs_on {
+            text.push_str(&format!(" · {}", place.describe()));
+        }
+        add(&received, "p", "hint timings", Some(&text));
+    }
 }
 
 /// One call's entry: `<li><details><summary/><div class="call-body"/></details></li>`. Its

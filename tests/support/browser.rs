@@ -542,6 +542,34 @@ impl Rig {
         .await;
     }
 
+    /// Makes the page cross-origin isolated as a user does: Settings, with the model in this
+    /// browser chosen, register the page's isolation worker and offer "Reload to use N
+    /// threads", which is pressed. Returns what Settings said before the reload.
+    pub async fn isolate(&self) -> String {
+        self.open_settings().await;
+        self.wait_for(
+            "the offer to reload for more threads",
+            Duration::from_secs(30),
+            "return !!document.querySelector('#browser-model-reload')",
+        )
+        .await;
+        let before = self
+            .js("return document.querySelector('#browser-model-place').innerText")
+            .await;
+        assert_eq!(self.js("return window.crossOriginIsolated").await, false);
+        // Clicked after this script returns: the reload does not cut the command short.
+        self.js("setTimeout(() => document.querySelector('#browser-model-reload').click(), 0)")
+            .await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        self.wait_for(
+            "the reloaded page, cross-origin isolated",
+            Duration::from_secs(30),
+            "return window.crossOriginIsolated === true && !!document.querySelector('#run')",
+        )
+        .await;
+        before.as_str().unwrap_or_default().to_string()
+    }
+
     /// Waits up to `timeout` for the page's alert and returns what it says (without its
     /// dismiss button).
     pub async fn alert_text(&self, timeout: Duration) -> String {
@@ -647,4 +675,28 @@ impl Rig {
         std::fs::write(&path, png).unwrap();
         path
     }
+}
+
+/// A page on another origin that frames the app and notes every height message.
+pub async fn host_page(app_url: &str) -> std::net::SocketAddr {
+    let dir = std::env::temp_dir().join(format!("react-arena-host-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("index.html"),
+        format!(
+            r#"<!doctype html><html><body style="margin:0">
+<iframe id="frame" src="{app_url}?embed=1" style="width:360px;height:300px;border:0"></iframe>
+<script>
+window.heights = [];
+addEventListener("message", (e) => {{
+  if (e.data && e.data.type === "react-arena:height") {{
+    window.heights.push(e.data.height);
+    document.getElementById("frame").style.height = e.data.height + "px";
+  }}
+}});
+</script></body></html>"#
+        ),
+    )
+    .unwrap();
+    serve_dir(dir).await
 }

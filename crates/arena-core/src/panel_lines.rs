@@ -55,6 +55,15 @@ pub fn figures_line(record: &RunRecord) -> String {
     if let Some(rate) = m.tokens_per_sec {
         parts.push(format!("{rate:.1} tokens/s"));
     }
+    if m.prompt_reused + m.prompt_read > 0 {
+        parts.push(format!(
+            "prompt: {} read, {} reused",
+            m.prompt_read, m.prompt_reused
+        ));
+    }
+    if let Some(place) = &m.runs_on {
+        parts.push(place.describe());
+    }
     if let Some(cost) = m.cost_usd {
         parts.push(format_usd(cost));
     }
@@ -95,7 +104,7 @@ mod tests {
     use super::*;
     use crate::agent::record::{Blind, BlindVote, RunConfig, Status};
     use crate::agent::{AgentEvent, Mode};
-    use crate::llm::{ChatMessage, Usage};
+    use crate::llm::{ChatMessage, RunsOn, RuntimeTimings, Usage};
 
     /// A run of `mode` with a step limit of `max_steps` that answered in its first step.
     fn answered(mode: Mode, max_steps: u32) -> RunRecord {
@@ -173,6 +182,44 @@ mod tests {
         );
         assert_eq!(step_counter(&r, 5), "Step 1 / 1 + final answer");
         assert_eq!(step_counter(&blind(r, None), 5), "Step 1 + final answer");
+    }
+
+    #[test]
+    fn the_runtime_s_own_figures_and_where_it_ran_are_shown_and_kept() {
+        let mut r = answered(Mode::ReAct, 5);
+        assert!(!figures_line(&r).contains("prompt:"), "no timings, no line");
+        let timings = |cache_n, runs_on| {
+            AgentEvent::Timings(RuntimeTimings {
+                cache_n,
+                prompt_n: 6,
+                prompt_per_second: 13.04,
+                predicted_n: 8,
+                predicted_per_second: 3.4,
+                runs_on,
+                ..RuntimeTimings::default()
+            })
+        };
+        let two_threads = RunsOn {
+            threads: 2,
+            ..RunsOn::default()
+        };
+        // A retried call's figures replace the first's.
+        r.apply(2_000.0, &timings(0, None));
+        r.apply(2_001.0, &timings(62, Some(two_threads.clone())));
+        let line = figures_line(&r);
+        assert!(line.contains("prompt: 6 read, 62 reused"), "{line}");
+        assert!(line.ends_with("CPU, 2 threads"), "{line}");
+        let step = step_figures(&r, 0).unwrap();
+        assert!(
+            step.ends_with("read 6 prompt tokens (62 reused) at 13.0 tok/s · 8 out at 3.4 tok/s"),
+            "{step}"
+        );
+        // The record keeps them: a kept run or an export read back says the same.
+        let back: RunRecord = serde_json::from_value(serde_json::to_value(&r).unwrap()).unwrap();
+        assert_eq!(figures_line(&back), line);
+        // An endpoint that sends no timings keeps a record without the field.
+        let plain = serde_json::to_string(&answered(Mode::ReAct, 5)).unwrap();
+        assert!(!plain.contains("timings"), "{plain}");
     }
 
     #[test]

@@ -17,6 +17,7 @@ use crate::read_body::js_error_text;
 use arena_core::browser_model::{
     check, load_time_limit_secs, pin, size_mismatch, Failure, RUNTIME_DIR,
 };
+use arena_core::llm::RunsOn;
 use arena_core::progress::ModelHolder;
 use arena_core::turn_queue::{TakeTurn, TurnQueue};
 
@@ -177,6 +178,23 @@ pub async fn missing_features() -> Result<Vec<String>, String> {
         .iter()
         .filter_map(|f| f.as_string())
         .collect())
+}
+
+/// Where a model loaded now would run, after asking the browser to isolate the page where it
+/// can (the isolation worker, which takes effect from the next load); and how many threads
+/// the machine would give it once isolated.
+pub async fn isolate() -> Result<(RunsOn, u32), String> {
+    let place = call("isolate", &[]).await?;
+    let json = js_sys::JSON::stringify(&place)
+        .ok()
+        .and_then(|s| s.as_string())
+        .unwrap_or_default();
+    let runs_on: RunsOn = serde_json::from_str(&json).map_err(|e| e.to_string())?;
+    let cores = Reflect::get(&place, &JsValue::from_str("cores"))
+        .ok()
+        .and_then(|c| c.as_f64())
+        .unwrap_or(1.0) as u32;
+    Ok((runs_on, cores))
 }
 
 /// The published file's size and SHA-256 for the glue to check a file against, when `url` is

@@ -19,6 +19,17 @@ pub fn sandboxed_frame(page: &str, class: &str) -> Result<HtmlIFrameElement, Str
     let _ = frame.set_attribute("referrerpolicy", "no-referrer");
     let _ = frame.set_attribute("hidden", "");
     let _ = frame.set_attribute("class", class);
+    // A cross-origin isolated page (the model in this browser on several threads) may frame
+    // only documents that agree to its embedding policy; a sandboxed frame is not given the
+    // isolation worker's headers, so it is framed credentialless instead (no cookies, its own
+    // short-lived storage), which that policy allows.
+    let isolated = js_sys::Reflect::get(&js_sys::global(), &"crossOriginIsolated".into())
+        .ok()
+        .and_then(|v| v.as_bool())
+        == Some(true);
+    if isolated {
+        let _ = frame.set_attribute("credentialless", "");
+    }
     frame.set_src(page);
     Ok(frame)
 }

@@ -10,7 +10,7 @@
 
 use super::compaction::{summary_budget_chars, summary_request};
 use super::record::{Compaction, RunRecord, Step, COMPACTED_NOTICE};
-use crate::llm::{ChatMessage, Role, Usage};
+use crate::llm::{ChatMessage, Role, RuntimeTimings, Usage};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelCall {
@@ -33,6 +33,8 @@ pub struct ModelCall {
     /// The step's reasoning and usage (over all its calls), given with its last call.
     pub reasoning: String,
     pub usage: Option<Usage>,
+    /// llama.cpp's figures for the step's last call, given with it.
+    pub timings: Option<RuntimeTimings>,
 }
 
 /// Where a call's messages are in the record. They are read off it when shown: a copy per
@@ -160,6 +162,7 @@ pub fn model_calls(record: &RunRecord) -> Vec<ModelCall> {
                 partial: String::new(),
                 reasoning: String::new(),
                 usage: None,
+                timings: None,
             };
             // A summary made in this step: it saw what was sent before, with the summary
             // in effect then, less the system prompt.
@@ -197,6 +200,7 @@ pub fn model_calls(record: &RunRecord) -> Vec<ModelCall> {
             if let Some(last) = calls[first..].last_mut() {
                 last.reasoning = step.reasoning.clone();
                 last.usage = step.usage;
+                last.timings = step.timings.clone();
             }
         }
     }

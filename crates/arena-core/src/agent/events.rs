@@ -2,7 +2,7 @@ use serde::{Deserialize, Serialize};
 
 use super::action_protocol::Protocol;
 use super::turn::Turn;
-use crate::llm::{ChatMessage, Usage};
+use crate::llm::{ChatMessage, RuntimeTimings, Usage};
 
 /// What a run reports while it goes. The last event of a run is `Answer`, `Error` or `Stopped`.
 /// Serializable: the agent engine is its own wasm module and sends its events to the page as
@@ -30,6 +30,9 @@ pub enum AgentEvent {
     /// Thinking text from the reasoning channel, as it streams.
     Reasoning(String),
     Usage(Usage),
+    /// llama.cpp's figures for the step's call (the model in this browser, or a llama.cpp
+    /// server): tokens read and reused, speeds, where it ran.
+    Timings(RuntimeTimings),
     /// The reply of this step is complete and was read as…
     Thought(String),
     Action {

@@ -4,7 +4,7 @@
 
 use super::record::{RunRecord, Step};
 use crate::llm::models::Pricing;
-use crate::llm::ChatMessage;
+use crate::llm::{ChatMessage, RunsOn};
 
 /// Characters per token for an estimate when the endpoint reports no usage (a common rule of
 /// thumb for English text with BPE tokenizers).
@@ -55,6 +55,11 @@ pub struct RunMetrics {
     /// Completion tokens per second of generation (from each step's first token to its
     /// complete reply), over the steps whose usage the model reported.
     pub tokens_per_sec: Option<f64>,
+    /// Where the model in this browser ran, as its latest call said.
+    pub runs_on: Option<RunsOn>,
+    /// Prompt tokens reused from the runtime's cache and read, over the calls that said.
+    pub prompt_reused: u64,
+    pub prompt_read: u64,
     pub answer: Option<String>,
 }
 
@@ -117,6 +122,9 @@ pub fn step_line(step: &Step) -> Option<String> {
         ),
         None => "tokens not reported".into(),
     });
+    if let Some(t) = &step.timings {
+        parts.push(t.line());
+    }
     Some(parts.join(" · "))
 }
 
@@ -164,6 +172,13 @@ pub fn run_metrics(record: &RunRecord, pricing: Option<Pricing>) -> RunMetrics {
         // Only a step of one call (a retried call sums the usage of both, not their times)
         // whose reply came after its first token (a forced final step can be stamped
         // otherwise) has a time to divide by.
+        if let Some(t) = &step.timings {
+            m.prompt_reused += t.cache_n;
+            m.prompt_read += t.prompt_n;
+            if t.runs_on.is_some() {
+                m.runs_on = t.runs_on.clone();
+            }
+        }
         if let (Some(usage), Some(first), Some(reply)) =
             (step.usage, step.t_first_token, step.t_reply)
         {

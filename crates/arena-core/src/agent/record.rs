@@ -272,6 +272,8 @@ impl RunRecord {
                 total.completion_tokens += u.completion_tokens;
                 total.total_tokens += u.total_tokens;
             }
+            // A retried call's figures replace the failed one's: they say how the reply came.
+            AgentEvent::Timings(t) => self.step().timings = Some(t.clone()),
             AgentEvent::Appended(message) => {
                 let step = self.step();
                 // The reply is the model's message: a forced step appends its request first.

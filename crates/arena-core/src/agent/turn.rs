@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::action_protocol::Protocol;
-use crate::llm::{ChatMessage, Usage};
+use crate::llm::{ChatMessage, RuntimeTimings, Usage};
 
 /// An MCP server's tool as a run offered it: what a call of it went to.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -98,6 +98,9 @@ pub struct Step {
     pub notices: Vec<String>,
     /// As the endpoint reported it (summed over retried calls).
     pub usage: Option<Usage>,
+    /// llama.cpp's own figures for the step's (last) call, where the runtime sent them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timings: Option<RuntimeTimings>,
     /// What this step added to the conversation, in order.
     pub messages: Vec<ChatMessage>,
     /// The reply has been read (thought/action/answer known): `live` is no longer shown.

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::{message_from_error_value, LlmError};
+use super::timings::RuntimeTimings;
 use super::tool_calls::ToolCallDelta;
 
 /// Token counts reported by the endpoint (last chunk, with `include_usage`).
@@ -18,7 +19,7 @@ pub struct Usage {
 }
 
 /// A piece of a streamed reply.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ChatDelta {
     Content(String),
     /// Thinking text: `delta.reasoning` (HF router) or `delta.reasoning_content` (llama.cpp).
@@ -26,12 +27,14 @@ pub enum ChatDelta {
     /// A fragment of a native tool call.
     ToolCall(ToolCallDelta),
     Usage(Usage),
+    /// llama.cpp's own figures for the call (its last chunk).
+    Timings(RuntimeTimings),
     /// The stream ended having skipped this many lines that were not valid JSON.
     Skipped(u32),
 }
 
 /// What a payload meant.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Payload {
     Deltas(Vec<ChatDelta>),
     Done,
@@ -44,6 +47,8 @@ struct Chunk {
     #[serde(default)]
     choices: Vec<Choice>,
     usage: Option<Usage>,
+    /// llama.cpp's; a value of another shape is not ours to read and is left.
+    timings: Option<Value>,
     error: Option<Value>,
 }
 
@@ -117,6 +122,12 @@ pub fn read_payload(data: &str) -> Result<Payload, LlmError> {
     if let Some(u) = chunk.usage {
         out.push(ChatDelta::Usage(u));
     }
+    if let Some(t) = chunk
+        .timings
+        .and_then(|t| serde_json::from_value::<RuntimeTimings>(t).ok())
+    {
+        out.push(ChatDelta::Timings(t));
+    }
     Ok(Payload::Deltas(out))
 }
 
@@ -134,15 +145,26 @@ mod tests {
             read_payload(r#"{"choices":[{"delta":{"reasoning_content":"so","content":null}}]}"#)
                 .unwrap();
         assert_eq!(p, Payload::Deltas(vec![ChatDelta::Reasoning("so".into())]));
-        let p = read_payload(r#"{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15},"timings":{"predicted_ms":1.0}}"#).unwrap();
+        let p = read_payload(r#"{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15},"timings":{"predicted_ms":1.0,"cache_n":4}}"#).unwrap();
         assert_eq!(
             p,
-            Payload::Deltas(vec![ChatDelta::Usage(Usage {
-                prompt_tokens: 10,
-                completion_tokens: 5,
-                total_tokens: 15
-            })])
+            Payload::Deltas(vec![
+                ChatDelta::Usage(Usage {
+                    prompt_tokens: 10,
+                    completion_tokens: 5,
+                    total_tokens: 15
+                }),
+                ChatDelta::Timings(RuntimeTimings {
+                    predicted_ms: 1.0,
+                    cache_n: 4,
+                    ..RuntimeTimings::default()
+                })
+            ])
         );
+        // Timings of a shape llama.cpp does not send are left, and the chunk still reads.
+        let p =
+            read_payload(r#"{"choices":[{"delta":{"content":"x"}}],"timings":"fast"}"#).unwrap();
+        assert_eq!(p, Payload::Deltas(vec![ChatDelta::Content("x".into())]));
     }
 
     #[test]

@@ -9,8 +9,10 @@ pub mod request;
 pub mod retry;
 pub mod sse;
 pub mod stream;
+pub mod timings;
 pub mod tool_calls;
 
 pub use chunk::{ChatDelta, Usage};
 pub use error::LlmError;
 pub use request::{ChatCall, ChatMessage, ChatParams, Role};
+pub use timings::{RunsOn, RuntimeTimings, ThreadLimit};

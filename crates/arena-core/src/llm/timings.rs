@@ -1,0 +1,165 @@
+//! llama.cpp's own figures for one call, as its server (and the model in this browser, which
+//! runs the same server code) sends them in the last chunk of a stream: how many prompt tokens
+//! it read and how many it reused from its cache, and how fast it read and generated. The
+//! model in this browser adds where it ran (`runs_on`).
+//!
+//! Fields keep llama.cpp's names (`tools/server/server-task.cpp`, `result_timings::to_json`),
+//! so a chunk's `timings` object reads as it is and a record keeps what the runtime said.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RuntimeTimings {
+    /// Prompt tokens reused from the runtime's cache (not read again).
+    pub cache_n: u64,
+    /// Prompt tokens read (evaluated) by this call.
+    pub prompt_n: u64,
+    pub prompt_ms: f64,
+    pub prompt_per_second: f64,
+    /// Tokens generated.
+    pub predicted_n: u64,
+    pub predicted_ms: f64,
+    pub predicted_per_second: f64,
+    /// Where the model in this browser ran; absent for an endpoint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runs_on: Option<RunsOn>,
+}
+
+impl RuntimeTimings {
+    /// The share of the prompt taken from the cache, 0 to 1 (0 for an empty prompt).
+    pub fn reused_share(&self) -> f64 {
+        let prompt = self.cache_n + self.prompt_n;
+        if prompt == 0 {
+            0.0
+        } else {
+            self.cache_n as f64 / prompt as f64
+        }
+    }
+
+    /// One line of the figures: "read 6 prompt tokens (62 reused) at 13.2 tok/s · 105 out at
+    /// 3.4 tok/s".
+    pub fn line(&self) -> String {
+        let reused = if self.cache_n > 0 {
+            format!(" ({} reused)", self.cache_n)
+        } else {
+            String::new()
+        };
+        format!(
+            "read {} prompt tokens{reused} at {:.1} tok/s · {} out at {:.1} tok/s",
+            self.prompt_n, self.prompt_per_second, self.predicted_n, self.predicted_per_second
+        )
+    }
+}
+
+/// Where the model in this browser ran.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunsOn {
+    /// The WebGPU adapter the layers were given to ("" on the CPU).
+    pub webgpu: String,
+    /// CPU threads.
+    pub threads: u32,
+    /// Why no more threads, where the page knows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<ThreadLimit>,
+}
+
+/// Why the model runs on fewer threads than the machine has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThreadLimit {
+    /// The page is inside another page's frame: it cannot be cross-origin isolated.
+    Embedded,
+    /// The page's service worker is ready but controls the page only from its next load.
+    Reload,
+    /// The browser would not let the page isolate itself (no service worker, or refused).
+    NotIsolated,
+    /// The machine reports one core.
+    OneCore,
+}
+
+impl ThreadLimit {
+    pub fn why(self) -> &'static str {
+        match self {
+            ThreadLimit::Embedded => "one thread: this page is embedded in another site, so it cannot share memory between threads",
+            ThreadLimit::Reload => "one thread until the page is reloaded once: then it can share memory between threads",
+            ThreadLimit::NotIsolated => "one thread: this browser did not let the page share memory between threads",
+            ThreadLimit::OneCore => "one thread: this device reports one processor core",
+        }
+    }
+}
+
+impl RunsOn {
+    /// "WebGPU: <adapter>" or "CPU, 2 threads", with the reason for one thread where known.
+    pub fn describe(&self) -> String {
+        if !self.webgpu.is_empty() {
+            return format!("WebGPU: {}", self.webgpu);
+        }
+        let threads = self.threads.max(1);
+        let place = format!(
+            "CPU, {threads} thread{}",
+            if threads == 1 { "" } else { "s" }
+        );
+        match self.limit {
+            Some(limit) => format!("{place} ({})", limit.why()),
+            None => place,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn llama_cpp_s_timings_read_as_sent() {
+        // The last chunk's `timings` of llama.cpp's server (b6xxx and later), as the native
+        // server in scripts/test sends it.
+        let t: RuntimeTimings = serde_json::from_str(
+            r#"{"cache_n":62,"prompt_n":6,"prompt_ms":460.1,"prompt_per_token_ms":76.7,
+                "prompt_per_second":13.04,"predicted_n":105,"predicted_ms":30882.3,
+                "predicted_per_token_ms":294.1,"predicted_per_second":3.4}"#,
+        )
+        .unwrap();
+        assert_eq!((t.cache_n, t.prompt_n, t.predicted_n), (62, 6, 105));
+        assert!((t.reused_share() - 62.0 / 68.0).abs() < 1e-9);
+        assert_eq!(
+            t.line(),
+            "read 6 prompt tokens (62 reused) at 13.0 tok/s · 105 out at 3.4 tok/s"
+        );
+        assert_eq!(t.runs_on, None);
+        // An older server without `cache_n` reads as no reuse.
+        let old: RuntimeTimings = serde_json::from_str(r#"{"prompt_n":5}"#).unwrap();
+        assert_eq!((old.cache_n, old.reused_share()), (0, 0.0));
+        assert_eq!(RuntimeTimings::default().reused_share(), 0.0);
+    }
+
+    #[test]
+    fn where_it_ran_says_why_one_thread() {
+        let gpu = RunsOn {
+            webgpu: "apple m2".into(),
+            threads: 4,
+            limit: None,
+        };
+        assert_eq!(gpu.describe(), "WebGPU: apple m2");
+        let cpu = RunsOn {
+            threads: 2,
+            ..RunsOn::default()
+        };
+        assert_eq!(cpu.describe(), "CPU, 2 threads");
+        let embedded = RunsOn {
+            threads: 1,
+            limit: Some(ThreadLimit::Embedded),
+            ..RunsOn::default()
+        };
+        assert_eq!(
+            embedded.describe(),
+            "CPU, 1 thread (one thread: this page is embedded in another site, so it cannot share memory between threads)"
+        );
+        let parsed: RunsOn =
+            serde_json::from_str(r#"{"webgpu":"","threads":1,"limit":"reload"}"#).unwrap();
+        assert_eq!(parsed.limit, Some(ThreadLimit::Reload));
+        assert!(parsed.describe().contains("reloaded once"));
+    }
+}

@@ -13,6 +13,10 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
+#[cfg(not(target_arch = "wasm32"))]
+#[path = "bench_parts/browser_model.rs"]
+mod browser_model;
+
 #[cfg(target_arch = "wasm32")]
 fn main() {}
 
@@ -520,135 +524,6 @@ mod host {
         (mb(0), mb(1))
     }
 
-    /// The same request (a ReAct-sized prompt, 128 tokens out) to the model in the page and to
-    /// llama.cpp's native server, the same GGUF on one thread each, as llama.cpp times it;
-    /// then the time from choosing the backend (model cached) to the first token of a run.
-    async fn browser_model(rig: &Rig) -> Value {
-        let (files, _) = support::model_files::start_model_files().await;
-        let model_url = format!("{files}/{}", support::model_files::MODEL_FILE);
-        let smollm2 = react_arena::browser_model::OFFERED
-            .iter()
-            .find(|o| o.url.ends_with(support::model_files::MODEL_FILE))
-            .expect("SmolLM2 is offered");
-        let settings = json!({ "backend": "endpoint", "browser_model_url": model_url,
-            "base_url": rig.mock.base_url(), "temperature": 0.0, "max_tokens": 64,
-            "protocol": "text", "remember_token": false });
-        rig.open_app_with(settings, "", false).await;
-        rig.open_settings().await;
-        rig.click("#backend-browser").await;
-        rig.wait_for("the download button", Duration::from_secs(20),
-            "const b = document.querySelector('#browser-model-download'); return !!b && !b.disabled").await;
-        rig.click("#browser-model-download").await;
-        rig.wait_for("the download", Duration::from_secs(120),
-            "return document.querySelector('#browser-model-status').innerText.startsWith('Downloaded')").await;
-
-        let prompt = "You answer questions with tools. Tools: calculator (arithmetic), wikipedia (a page's summary). \
-            Reply with Thought: your reasoning, then Action: the tool and Action Input: its input, or Answer: the answer. "
-            .repeat(6);
-        // 128 tokens out each time (`ignore_eos`, llama.cpp's own field), and a prompt read
-        // whole each time (its start differs, so no cached prefix is reused).
-        let body = json!({ "model": "SmolLM2-135M-Instruct", "temperature": 0.0, "max_tokens": 128,
-            "ignore_eos": true,
-            "messages": [{ "role": "system", "content": prompt },
-                         { "role": "user", "content": "Tell me about Paris." }] });
-        let script = format!(
-            "const done = arguments[arguments.length - 1];\
-             (async () => {{ const api = reactArenaBrowserModel; const out = [];\
-               await api.load({dir:?}, {model_url:?}, 4096, {pin}, 600000, new AbortController().signal);\
-               for (let i = 0; i < 3; i++) {{\
-                 const body = JSON.parse({body:?}); body.messages[0].content = 'Run ' + i + '. ' + body.messages[0].content;\
-                 const r = await api.chat(JSON.stringify(body), new AbortController().signal);\
-                 const lines = (await r.text()).split('\\n').filter(l => l.includes('\"timings\"'));\
-                 out.push(JSON.parse(lines[lines.length - 1].slice(6)).timings); }}\
-               return out; }})().then(done, e => done(String(e)));",
-            dir = react_arena::browser_model::RUNTIME_DIR,
-            body = body.to_string(),
-            // The offered SmolLM2's pin: the load hashes the kept file first, as a run's does.
-            pin = json!({ "bytes": smollm2.pin.bytes, "sha256": smollm2.pin.sha256 }),
-        );
-        // Three calls of half a minute or more each: past WebDriver's script time limit.
-        rig.client
-            .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
-                Some(Duration::from_secs(600)),
-                None,
-                None,
-            ))
-            .await
-            .unwrap();
-        let in_page = rig.client.execute_async(&script, vec![]).await.unwrap();
-        let in_page: Vec<Value> = serde_json::from_value(in_page.clone())
-            .unwrap_or_else(|_| panic!("the page's timings: {in_page}"));
-        // The check of the kept file before that load (the glue's streamed SHA-256) beside
-        // sha256sum on the same file.
-        let check = rig
-            .js("return reactArenaBrowserModel.state().lastCheck")
-            .await;
-        let started = std::time::Instant::now();
-        let native_sum = std::process::Command::new("sha256sum")
-            .arg(support::model_files::gguf_path())
-            .output()
-            .expect("sha256sum");
-        let native_sha_ms = started.elapsed().as_secs_f64() * 1000.0;
-        assert!(String::from_utf8_lossy(&native_sum.stdout).starts_with(smollm2.pin.sha256));
-
-        let (mut server, base_url) = support::llama::start_llama_server().await;
-        let mut native = Vec::new();
-        for i in 0..3 {
-            let mut request = body.clone();
-            let system = format!(
-                "Run {i}. {}",
-                body["messages"][0]["content"].as_str().unwrap()
-            );
-            request["messages"][0]["content"] = json!(system);
-            let reply = support::mcp::http(
-                hyper::Method::POST,
-                &format!("{base_url}/chat/completions"),
-                &[("content-type", "application/json")],
-                &request.to_string(),
-            )
-            .await;
-            let reply: Value = serde_json::from_str(&reply.body).unwrap();
-            native.push(reply["timings"].clone());
-        }
-        let _ = server.kill().await;
-        let median = |runs: &[Value], key: &str| {
-            let mut v: Vec<f64> = runs.iter().filter_map(|t| t[key].as_f64()).collect();
-            v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-            v.get(v.len() / 2).copied().unwrap_or(0.0)
-        };
-
-        // A later visit, the model cached: the backend chosen, a question run; the time to
-        // its first token, as the page sees it.
-        rig.client.refresh().await.unwrap();
-        rig.js("localStorage.setItem('react-arena.settings', JSON.stringify(Object.assign(JSON.parse(localStorage.getItem('react-arena.settings')), {backend: 'endpoint'})));").await;
-        rig.client.refresh().await.unwrap();
-        rig.open_settings().await;
-        rig.js("window.__chosen = performance.now(); document.querySelector('#backend-browser').click();\
-                new MutationObserver((_, o) => { const l = document.querySelector('section.panel .live'); \
-                  if (l && l.innerText.trim() && !window.__first) { window.__first = performance.now(); o.disconnect(); } })\
-                .observe(document.body, { subtree: true, childList: true, characterData: true });").await;
-        rig.ask("What is 6 times 7?", "think").await;
-        rig.wait_for(
-            "the first token",
-            Duration::from_secs(120),
-            "return !!window.__first",
-        )
-        .await;
-        let first = rig.js("return [window.__first - window.__chosen, performance.getEntriesByName(new URL('browser-model.js', document.baseURI).href).length]").await;
-        rig.wait_until_settled(Duration::from_secs(120)).await;
-        json!({
-            "model": support::model_files::MODEL_FILE,
-            "threads": 1,
-            "in_page": { "generation_tokens_per_s": median(&in_page, "predicted_per_second"),
-                         "prompt_tokens_per_s": median(&in_page, "prompt_per_second"), "runs": in_page },
-            "native_server": { "generation_tokens_per_s": median(&native, "predicted_per_second"),
-                               "prompt_tokens_per_s": median(&native, "prompt_per_second"), "runs": native },
-            "choose_backend_to_first_token_ms": first[0],
-            "sha256_check": { "bytes": check["bytes"], "in_page_ms": check["ms"],
-                              "sha256sum_ms": native_sha_ms },
-        })
-    }
-
     pub fn main() {
         let tokens: usize = std::env::var("BENCH_TOKENS")
             .ok()
@@ -660,7 +535,7 @@ mod host {
         if std::env::var("BENCH_ONLY").as_deref() == Ok("browser_model") {
             let r = results.clone();
             browser_test(|rig| async move {
-                let figures = browser_model(&rig).await;
+                let figures = crate::browser_model::browser_model(&rig).await;
                 r.lock().unwrap()["browser_model"] = figures;
             });
             let results = results.lock().unwrap().clone();
@@ -668,7 +543,7 @@ mod host {
                 "{}",
                 serde_json::to_string_pretty(&results["browser_model"]).unwrap()
             );
-            print_browser_model(&results);
+            crate::browser_model::print(&results["browser_model"]);
             return;
         }
         // `BENCH_ONLY=first_run`: that figure alone, printed as JSON.
@@ -750,7 +625,7 @@ mod host {
         results.lock().unwrap()["think_tag_strip"] = think_tag_strip();
         let r = results.clone();
         browser_test(|rig| async move {
-            let figures = browser_model(&rig).await;
+            let figures = crate::browser_model::browser_model(&rig).await;
             r.lock().unwrap()["browser_model"] = figures;
         });
 
@@ -957,41 +832,7 @@ mod host {
             "\nthink-tag strip of a 32 KB reply of tags: {:.2} ms (host, release build)",
             f(&r["think_tag_strip"]["ms"])
         );
-        print_browser_model(r);
-    }
-
-    fn print_browser_model(r: &Value) {
-        let m = &r["browser_model"];
-        let f = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
-        println!(
-            "\nthe same GGUF ({}), one thread, llama.cpp's own timings, median of 3",
-            m["model"].as_str().unwrap_or("?")
-        );
-        println!("{:<32} {:>14} {:>14}", "", "in the page", "native server");
-        for (name, key) in [
-            ("generation, tokens/s", "generation_tokens_per_s"),
-            ("prompt reading, tokens/s", "prompt_tokens_per_s"),
-        ] {
-            println!(
-                "{name:<32} {:>14.1} {:>14.1}",
-                f(&m["in_page"][key]),
-                f(&m["native_server"][key])
-            );
-        }
-        println!(
-            "{:<32} {:>14}",
-            "backend chosen (cached) → 1st token",
-            format!("{:.0} ms", f(&m["choose_backend_to_first_token_ms"]))
-        );
-        println!(
-            "{:<32} {:>14} {:>14}",
-            format!(
-                "SHA-256 of the {:.1} MB file",
-                f(&m["sha256_check"]["bytes"]) / 1e6
-            ),
-            format!("{:.0} ms", f(&m["sha256_check"]["in_page_ms"])),
-            format!("{:.0} ms", f(&m["sha256_check"]["sha256sum_ms"]))
-        );
+        crate::browser_model::print(&r["browser_model"]);
     }
 
     /// The reasoning-tag strip on a reply made of 32 KB of tags (the protocol parser's worst

@@ -1,8 +1,15 @@
 //! `scripts/record-examples`: records the example runs a first visitor can watch without a token
-//! (`public/recordings/`). Each is a real run of the built app in headless Chromium against
-//! llama.cpp's own server with SmolLM2-135M-Instruct, exported with the app's own "Export JSON"
-//! button; only the calculator is offered, so nothing needs the internet. Writes the files and
-//! `index.json`, and prints what it recorded. Not a test: it judges nothing.
+//! (`public/recordings/`). Each is a real All run of the built app in headless Chromium on the
+//! model in this browser (wllama, the page cross-origin isolated as a user's is after one
+//! reload) with Qwen2.5-Coder-0.5B-Instruct Q4_K_M, the page's default in-browser model,
+//! exported with the app's own "Export JSON" button. The calculator and Wikipedia are offered;
+//! Wikipedia answers from the tests' fixture server (`tests/fixtures/wikipedia`), which stands
+//! in for `https://en.wikipedia.org`, so nothing needs the internet. Writes the files and
+//! `index.json`, and prints each mode's answer. Not a test: it judges nothing.
+//!
+//! The page fetched the model from a local copy of the pinned file (the same SHA-256) and
+//! Wikipedia from the fixture server: the recordings name the addresses a visitor's page uses
+//! (the offered model's and Wikipedia's) in their place, nothing else is changed.
 
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "../tests/support/mod.rs"]
@@ -21,102 +28,130 @@ mod host {
     use std::path::PathBuf;
     use std::time::Duration;
 
+    use react_arena::browser_model::DEFAULT_MODEL_URL;
     use react_arena::run_file::RunFile;
     use serde_json::{json, Value};
 
-    use crate::support::browser::{browser_test, MARKER_TOKEN};
-    use crate::support::llama::{start_llama_server, LLAMA_MODEL};
+    use crate::support::browser::{browser_test, Rig, CAPTURE_DOWNLOADS};
+    use crate::support::fixtures::FixtureServer;
+    use crate::support::model_files::{qwen_path, start_model_files, QWEN_FILE};
 
-    /// (file, title, what it shows, question). SmolLM2-135M rarely follows a tool format; the
-    /// recordings show that honestly (and how the app recovers), so the texts promise no tool use.
+    /// The model's name as the recordings' cards show it.
+    const MODEL: &str = "Qwen2.5-Coder-0.5B-Instruct Q4_K_M, in the browser";
+
+    /// (file, title, what it shows, question): three questions where the modes differ.
     const EXAMPLES: [(&str, &str, &str, &str); 3] = [
         (
             "multiply.json",
-            "Multiply two numbers",
-            "Think-only works it out in prose; in Act-only and ReAct, see how the tiny model copes with the tool format: reminders, error observations, the step limit. (Right answer: 1591.)",
-            "What is 37 times 43?",
+            "A tool gets right what a guess gets wrong",
+            "Big-number arithmetic: Think-only works it out in its head; Act-only and ReAct hand it to the calculator. Compare the answers with the right one, 177378.",
+            "What is 4821 times 37, minus 999?",
         ),
         (
-            "percent.json",
-            "A percentage, then a sum",
-            "A two-part question: compare the three final answers with the right one, 51, and the steps each mode took to get there.",
-            "What is 15% of 260, plus 12?",
+            "lookup.json",
+            "Look it up, then work it out",
+            "Two steps: find the year Things Fall Apart was first published (Wikipedia says 1958), then subtract. Think-only can only remember; see whether the tool modes look it up before they compute. (Right answer: 68.)",
+            "How many years before 2026 was the novel Things Fall Apart first published?",
         ),
         (
-            "square-root.json",
-            "A square root",
-            "How each mode ends when the model does not follow the tool format: reminders, then the final answer the step limit asks for. (Right answer: 42.)",
-            "What is the square root of 1764?",
+            "no-tool.json",
+            "A question that needs no tool",
+            "Common knowledge: Think-only answers at once; see whether Act-only and ReAct reach for a tool anyway, and what that costs in steps and time.",
+            "Which is longer, a kilometre or a mile?",
         ),
     ];
-
-    /// Keeps the blob of every download the page starts instead of saving it.
-    const CAPTURE_DOWNLOADS: &str = r#"
-window.__blobs = {};
-window.__downloads = [];
-const createObjectURL = URL.createObjectURL;
-URL.createObjectURL = (blob) => { const url = createObjectURL.call(URL, blob); window.__blobs[url] = blob; return url; };
-HTMLAnchorElement.prototype.click = function () { window.__downloads.push(this.href); };
-"#;
-
-    const READ_LAST_DOWNLOAD: &str = r#"
-const done = arguments[arguments.length - 1];
-const href = window.__downloads[window.__downloads.length - 1];
-window.__blobs[href].text().then(done, (e) => done("read failed: " + e));
-"#;
 
     pub fn main() {
         let out_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("public/recordings");
         std::fs::create_dir_all(&out_dir).unwrap();
+        assert!(
+            qwen_path().is_some(),
+            "QWEN_GGUF names no file (scripts/record-examples joins it)"
+        );
         browser_test(|rig| async move {
-            let (mut server, base_url) = start_llama_server().await;
+            let (files, _) = start_model_files().await;
+            let fixtures = FixtureServer::start().await;
+            let model_url = format!("{files}/{QWEN_FILE}");
             let settings = json!({
-                "model": LLAMA_MODEL,
-                "base_url": base_url,
+                "backend": "browser",
+                "browser_model_url": model_url,
                 "temperature": 0.0,
-                "max_tokens": 160,
-                "max_steps": 3,
+                "max_tokens": 256,
+                "max_steps": 4,
                 "remember_token": false,
-                "protocol": std::env::var("RECORD_PROTOCOL").unwrap_or_else(|_| "text".into()),
-                "disabled_tools": ["web_search", "wikipedia", "weather", "python"],
+                "protocol": "text",
+                "tool_endpoints": fixtures.endpoints(),
+                "tools_off": {
+                    "act": ["web_search", "weather", "python"],
+                    "react": ["web_search", "weather", "python"]
+                },
             });
-            rig.open_app_with(settings, MARKER_TOKEN, false).await;
+            rig.open_app_with(settings, "", false).await;
+            rig.isolate().await;
+            rig.open_settings().await;
+            rig.wait_for(
+                "the model section",
+                Duration::from_secs(30),
+                "const b = document.querySelector('#browser-model-download'); return !!b && !b.disabled",
+            )
+            .await;
+            rig.click("#browser-model-download").await;
+            rig.wait_for(
+                "the download",
+                Duration::from_secs(300),
+                "return document.querySelector('#browser-model-status').innerText.startsWith('Downloaded')",
+            )
+            .await;
             let mut index = Vec::new();
             for (file, title, about, question) in EXAMPLES {
-                rig.ask(question, "all").await;
-                rig.wait_until_settled(Duration::from_secs(600)).await;
-                rig.js(CAPTURE_DOWNLOADS).await;
-                rig.click("#export-json").await;
-                let text = rig
-                    .client
-                    .execute_async(READ_LAST_DOWNLOAD, vec![])
-                    .await
-                    .expect("the export");
-                let text = text.as_str().expect("the export's text").to_string();
+                let text = record(&rig, question).await;
+                let text = text
+                    .replace(&model_url, DEFAULT_MODEL_URL)
+                    .replace(&fixtures.base, "https://en.wikipedia.org");
                 let run = RunFile::from_json(&text).expect("the export reads back");
                 let recorded = react_arena::dates::date(run.created);
                 std::fs::write(out_dir.join(file), &text).unwrap();
                 println!(
-                    "{file}: {} bytes, {} records, {:.1} s",
+                    "{file}: {} bytes, {:.0} s; {question}",
                     text.len(),
-                    run.records.len(),
                     span_seconds(&run)
                 );
+                for r in &run.records {
+                    let answer = r
+                        .last_turn()
+                        .and_then(|t| t.answer.as_ref())
+                        .map_or("(none)", |a| a.text.as_str());
+                    println!("  {:?}: {} steps: {answer}", r.config.mode, r.steps().len());
+                }
                 index.push(json!({
                     "file": file,
                     "title": title,
                     "about": about,
                     "question": question,
-                    "model": LLAMA_MODEL,
+                    "model": MODEL,
                     "recorded": recorded,
                 }));
-                // The next question starts a new conversation, not a follow-up.
-                rig.click("#new-conversation").await;
             }
-            let _ = server.kill().await;
             let index = serde_json::to_string_pretty(&Value::Array(index)).unwrap();
             std::fs::write(out_dir.join("index.json"), index + "\n").unwrap();
         });
+    }
+
+    /// One All run of `question` in a new conversation, exported as JSON.
+    async fn record(rig: &Rig, question: &str) -> String {
+        if rig
+            .js("return !!document.querySelector('#new-conversation')")
+            .await
+            == Value::Bool(true)
+        {
+            rig.click("#new-conversation").await;
+        }
+        rig.ask(question, "all").await;
+        rig.wait_until_settled(Duration::from_secs(1800)).await;
+        rig.js(CAPTURE_DOWNLOADS).await;
+        rig.click("#export-json").await;
+        let downloads = rig.downloads().await;
+        downloads.last().expect("the export").text.clone()
     }
 
     /// From the first question to the last event of any mode.

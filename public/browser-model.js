@@ -305,51 +305,72 @@ const SLOTS = 4;
 // More threads than this gain nothing on memory-bound generation and cost a worker each.
 const MAX_THREADS = 8;
 const ISOLATION_WORKER = "isolation-worker.js";
+// The answer's header that says where the model ran (crates/arena-web/src/fetch.rs reads it).
+const RUNS_ON_HEADER = "x-react-arena-runs-on";
 
 // The WebGPU adapter the runtime would use ("" for none): it needs 16-bit floats in shaders.
-async function gpuAdapter() {
-  try {
-    const adapter = navigator.gpu && (await navigator.gpu.requestAdapter());
-    if (!adapter || !adapter.features.has("shader-f16")) return "";
-    const info = adapter.info || {};
-    return [info.vendor, info.architecture, info.description].filter(Boolean).join(" ") || "an adapter";
-  } catch {
-    return "";
-  }
+// Asked once per page, and given up on after 2 s: an adapter request that never answers must
+// not hold up Settings or a load.
+let adapter = null;
+function gpuAdapter() {
+  adapter =
+    adapter ||
+    Promise.race([
+      (async () => {
+        const found = navigator.gpu && (await navigator.gpu.requestAdapter());
+        if (!found || !found.features.has("shader-f16")) return "";
+        const info = found.info || {};
+        const name = [info.vendor, info.architecture, info.description].filter(Boolean).join(" ");
+        return (name || "an adapter").slice(0, 80);
+      })().catch(() => ""),
+      new Promise((resolve) => setTimeout(() => resolve(""), 2000)),
+    ]);
+  return adapter;
 }
 
-// Whether this page's own service worker (isolation-worker.js) is registered: it makes the
-// page's next load cross-origin isolated, so the runtime can share memory between threads.
+const workerUrl = () => new URL(ISOLATION_WORKER, document.baseURI).href;
+
+// Whether this page's own service worker (isolation-worker.js, not another page's of the same
+// origin) is registered: it makes the page's next load cross-origin isolated, so the runtime
+// can share memory between threads.
 async function isolationWorker() {
   if (!navigator.serviceWorker) return null;
   try {
-    return (await navigator.serviceWorker.getRegistration(new URL(ISOLATION_WORKER, document.baseURI).href)) || null;
+    const registration = await navigator.serviceWorker.getRegistration(workerUrl());
+    const worker = registration && (registration.active || registration.waiting || registration.installing);
+    return worker && worker.scriptURL === workerUrl() ? registration : null;
   } catch {
     return null;
   }
 }
 
-// Where a model loaded now would run: { webgpu, threads, limit }, `limit` saying why one
-// thread where the page knows (arena-core's llm::timings::ThreadLimit).
+const cores = () => Math.max(1, Math.min(MAX_THREADS, navigator.hardwareConcurrency || 1));
+
+// Where a model loaded now would run: { webgpu, threads, limit, cores }, `limit` saying why
+// one thread where the page knows (arena-core's llm::timings::ThreadLimit).
 async function place() {
-  const cores = Math.max(1, Math.min(MAX_THREADS, navigator.hardwareConcurrency || 1));
+  const n = cores();
   const webgpu = await gpuAdapter();
-  if (globalThis.crossOriginIsolated) {
-    return { webgpu, threads: cores, limit: cores === 1 ? "one-core" : null, cores };
+  let limit = null;
+  if (n === 1) limit = "one-core";
+  else if (globalThis.crossOriginIsolated) return { webgpu, threads: n, limit, cores: n };
+  else if (window.top !== window) limit = "embedded";
+  else {
+    const controller = navigator.serviceWorker && navigator.serviceWorker.controller;
+    // This page loaded through the worker and is still not isolated: a reload will not help.
+    const loadedThroughIt = controller && controller.scriptURL === workerUrl();
+    limit = !loadedThroughIt && (await isolationWorker()) ? "reload" : "not-isolated";
   }
-  let limit = "not-isolated";
-  if (window.top !== window) limit = "embedded";
-  else if (await isolationWorker()) limit = "reload";
-  else if (cores === 1) limit = "one-core";
-  return { webgpu, threads: 1, limit, cores };
+  return { webgpu, threads: 1, limit, cores: n };
 }
 
-// Registers the isolation worker (a top-level page only: a page in another site's frame
-// cannot be isolated). Resolves to where a model would run now.
+// Registers the isolation worker (a top-level page with more than one core only: a page in
+// another site's frame cannot be isolated, and one core gains nothing). Resolves to where a
+// model would run now.
 async function isolate() {
-  if (!globalThis.crossOriginIsolated && window.top === window && navigator.serviceWorker) {
+  if (!globalThis.crossOriginIsolated && window.top === window && cores() > 1 && navigator.serviceWorker) {
     try {
-      await navigator.serviceWorker.register(new URL(ISOLATION_WORKER, document.baseURI).href);
+      await navigator.serviceWorker.register(workerUrl());
     } catch {
       // Refused (a private window, a browser setting): one thread, said by `place`.
     }
@@ -552,7 +573,8 @@ async function loadInto(job, dir, url, context, expect) {
   job.wllama = wllama;
   const { webgpu, threads, limit } = alive(await place());
   const runsOn = { webgpu, threads, limit };
-  const batch = runsOn.webgpu ? GPU_BATCH : CPU_BATCH;
+  // The bench tries other CPU batches here; the page never sets it.
+  const batch = runsOn.webgpu ? GPU_BATCH : api.cpuBatch || CPU_BATCH;
   try {
     await wllama.loadModel([blob], {
       n_ctx: context,
@@ -562,7 +584,6 @@ async function loadInto(job, dir, url, context, expect) {
       // The CPU unless a WebGPU adapter the runtime can use is there: then the page knows
       // which one ran, and does not wait for a device it would not use.
       n_gpu_layers: runsOn.webgpu ? 99999 : 0,
-      // One slot per panel: each keeps its own conversation's cache between its calls.
       n_parallel: SLOTS,
     });
     if (job.reason) throw job.reason;
@@ -580,6 +601,9 @@ async function loadInto(job, dir, url, context, expect) {
     if (reason.kind === "corrupt") await cache.delete(url).catch(() => {});
     throw reason;
   }
+  // What the runtime really runs on: it falls back to one thread where it cannot share memory.
+  const ran = wllama.getNumThreads();
+  if (ran < runsOn.threads) Object.assign(runsOn, { threads: ran, limit: runsOn.limit || "not-isolated" });
   current = { url, context, wllama, runsOn };
 }
 
@@ -654,7 +678,10 @@ async function chat(body, signal) {
       })();
       throw new DOMException("Stopped", "AbortError");
     }
-    return new Response(eventStream(chunks, model, own, end, runsOn), { headers: { "content-type": "text/event-stream" } });
+    // Where it ran goes with the answer, so the page says it for this call and no other.
+    return new Response(eventStream(chunks, model, own, end), {
+      headers: { "content-type": "text/event-stream", [RUNS_ON_HEADER]: JSON.stringify(runsOn) },
+    });
   } catch (e) {
     end();
     throw e;
@@ -662,7 +689,7 @@ async function chat(body, signal) {
 }
 
 // The runtime's chunks as an endpoint's event stream (`data: {chunk}` … `data: [DONE]`).
-function eventStream(chunks, model, own, end, runsOn) {
+function eventStream(chunks, model, own, end) {
   const encoder = new TextEncoder();
   const event = (data) => encoder.encode("data: " + data + "\n\n");
   return new ReadableStream({
@@ -674,10 +701,7 @@ function eventStream(chunks, model, own, end, runsOn) {
           controller.enqueue(event("[DONE]"));
           controller.close();
         } else {
-          const chunk = next.value;
-          // llama.cpp's figures say how fast; the page adds where it ran.
-          if (chunk && chunk.timings && runsOn) chunk.timings.runs_on = runsOn;
-          controller.enqueue(event(JSON.stringify(chunk)));
+          controller.enqueue(event(JSON.stringify(next.value)));
         }
       } catch (e) {
         end();

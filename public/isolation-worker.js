@@ -1,4 +1,4 @@
-// The page's own service worker, registered only when the model in this browser is used. It
+// The page's own service worker, registered when Settings show the model in this browser. It
 // makes the page cross-origin isolated, which the runtime needs to share memory between
 // threads: static hosts (GitHub Pages) cannot send the two headers that ask for it, so this
 // worker adds them to the page's own documents and workers as they load. It takes effect from
@@ -11,8 +11,10 @@
 // It caches nothing and changes no body: each response is the network's, with two headers
 // more. Everything else (other origins, model downloads, the page's scripts) passes untouched.
 
+// Active at once, but it does not claim the page already open: its headers count only when a
+// page loads through it, and the page tells a reload that would isolate it from one that
+// already went through the worker by whether the worker controls it.
 self.addEventListener("install", () => self.skipWaiting());
-self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
 
 const ISOLATING = new Set(["document", "iframe", "worker", "sharedworker"]);
 

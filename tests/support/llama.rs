@@ -14,6 +14,11 @@ pub const LLAMA_MODEL: &str = "SmolLM2-135M-Instruct";
 
 /// Starts the server on a free port; returns it and its base URL once it answers.
 pub async fn start_llama_server() -> (Child, String) {
+    start_llama_server_with(&[]).await
+}
+
+/// The same, with the server's optional arguments (another GGUF, then threads) for the bench.
+pub async fn start_llama_server_with(args: &[String]) -> (Child, String) {
     let python = std::env::var("LLAMA_PYTHON").unwrap_or_else(|_| {
         concat!(env!("CARGO_MANIFEST_DIR"), "/.tools/llama-venv/bin/python").to_string()
     });
@@ -28,6 +33,7 @@ pub async fn start_llama_server() -> (Child, String) {
             "/tests/llama_server.py"
         ))
         .arg(port.to_string())
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .kill_on_drop(true)

@@ -40,6 +40,27 @@ struct ModelFiles {
 }
 
 pub const MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+/// Qwen2.5-Coder-0.5B-Instruct Q4_K_M, served from `QWEN_GGUF` (scripts/lib/ensure.sh's
+/// ensure_qwen joins it) for the bench and the recordings.
+pub const QWEN_FILE: &str = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf";
+
+/// The joined Qwen file, when there is one.
+pub fn qwen_path() -> Option<PathBuf> {
+    std::env::var_os("QWEN_GGUF")
+        .map(PathBuf::from)
+        .filter(|p| p.is_file())
+}
+
+/// The bench's extra files (`BENCH_GGUF_EXTRA`, paths joined by `:`), served by file name.
+pub fn extra_paths() -> Vec<PathBuf> {
+    std::env::var("BENCH_GGUF_EXTRA")
+        .unwrap_or_default()
+        .split(':')
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .collect()
+}
+
 /// The model with a chat template whose loops never end ([`with_endless_template`]).
 pub const ENDLESS_TEMPLATE_FILE: &str = "endless-template.gguf";
 /// The model with a chat template that never ends a run's prompt
@@ -102,6 +123,16 @@ async fn serve_file(State(files): State<ModelFiles>, Path(name): Path<String>) -
             files.model_requests.fetch_add(1, Ordering::SeqCst);
             Response::new(Body::from(files.model.as_ref().clone()))
         }
+        QWEN_FILE => {
+            static QWEN: std::sync::OnceLock<axum::body::Bytes> = std::sync::OnceLock::new();
+            let Some(path) = qwen_path() else {
+                let mut r = Response::new(Body::from("QWEN_GGUF names no file"));
+                *r.status_mut() = StatusCode::NOT_FOUND;
+                return r;
+            };
+            let bytes = QWEN.get_or_init(|| std::fs::read(path).expect("the Qwen GGUF").into());
+            Response::new(Body::from(bytes.clone()))
+        }
         ENDLESS_TEMPLATE_FILE => Response::new(Body::from(files.endless_template.as_ref().clone())),
         ENDLESS_AT_CHAT_FILE => Response::new(Body::from(files.endless_at_chat.as_ref().clone())),
         FORGED_FILE => {
@@ -132,6 +163,17 @@ async fn serve_file(State(files): State<ModelFiles>, Path(name): Path<String>) -
                 HeaderValue::from(files.model.len() as u64),
             );
             response
+        }
+        other if extra_paths().iter().any(|p| p.ends_with(other)) => {
+            static EXTRA: std::sync::Mutex<Vec<(String, axum::body::Bytes)>> =
+                std::sync::Mutex::new(Vec::new());
+            let mut kept = EXTRA.lock().unwrap();
+            if !kept.iter().any(|(n, _)| n == other) {
+                let path = extra_paths().into_iter().find(|p| p.ends_with(other)).unwrap();
+                kept.push((other.to_string(), std::fs::read(path).unwrap().into()));
+            }
+            let bytes = kept.iter().find(|(n, _)| n == other).unwrap().1.clone();
+            Response::new(Body::from(bytes))
         }
         _ => {
             let mut r = Response::new(Body::from("not found"));

@@ -67,6 +67,39 @@ pub struct Offered {
     pub url: &'static str,
     pub pin: Pin,
     pub note: &'static str,
+    /// What scripts/bench measured in the page on its test machine.
+    pub measured: Measured,
+}
+
+/// The bench's figures for an offered model: llama.cpp's own timings in the page, on the
+/// test machine (2 cores), isolated (a thread per core), median of 3 calls.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measured {
+    pub generation_per_s: f32,
+    pub prompt_per_s: f32,
+    pub threads: u32,
+}
+
+impl Offered {
+    /// The list's label: its name, size, measured speed and what it is good for.
+    pub fn label(&self) -> String {
+        format!(
+            "{} — {}, {:.0} tokens/s ({})",
+            self.name,
+            format_bytes(self.pin.bytes),
+            self.measured.generation_per_s,
+            self.note
+        )
+    }
+
+    /// What the bench measured, said next to the size.
+    pub fn speed_line(&self) -> String {
+        let m = self.measured;
+        format!(
+            "On the bench's 2-core test machine ({} threads) it writes {:.1} tokens/s and reads prompts at {:.1} tokens/s; a machine with more cores is faster.",
+            m.threads, m.generation_per_s, m.prompt_per_s
+        )
+    }
 }
 
 /// A published file's exact size and SHA-256 (lowercase hex).
@@ -91,6 +124,11 @@ pub const OFFERED: &[Offered] = &[
             sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
         },
         note: "follows the text format well for its size; the default",
+        measured: Measured {
+            generation_per_s: 5.0,
+            prompt_per_s: 8.0,
+            threads: 2,
+        },
     },
     Offered {
         name: "SmolLM2-135M-Instruct Q4_1",
@@ -100,6 +138,11 @@ pub const OFFERED: &[Offered] = &[
             sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
         },
         note: "small and quick; often misses the tool format",
+        measured: Measured {
+            generation_per_s: 20.8,
+            prompt_per_s: 28.6,
+            threads: 2,
+        },
     },
 ];
 

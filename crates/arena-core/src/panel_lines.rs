@@ -55,7 +55,7 @@ pub fn figures_line(record: &RunRecord) -> String {
     if let Some(rate) = m.tokens_per_sec {
         parts.push(format!("{rate:.1} tokens/s"));
     }
-    if m.prompt_reused + m.prompt_read > 0 {
+    if m.prompt_reused > 0 || m.prompt_read > 0 {
         parts.push(format!(
             "prompt: {} read, {} reused",
             m.prompt_read, m.prompt_reused

@@ -23,6 +23,8 @@ use arena_core::turn_queue::{TakeTurn, TurnQueue};
 
 /// Where the glue puts its functions.
 const GLUE_GLOBAL: &str = "reactArenaBrowserModel";
+/// The header of the glue's answer that says where the model ran (`RunsOn` as JSON).
+pub const RUNS_ON_HEADER: &str = "x-react-arena-runs-on";
 /// The glue, relative to the page (copied into `dist/` by Trunk).
 const GLUE_FILE: &str = "browser-model.js";
 

@@ -18,7 +18,7 @@ use arena_core::llm::body::ERROR_BODY_MAX_BYTES;
 use arena_core::llm::error::{body_snippet, message_from_error_body};
 use arena_core::llm::request::{completions_url, request_body};
 use arena_core::llm::stream::{is_event_stream, ChatStreamReader, StreamDeadlines};
-use arena_core::llm::{ChatCall, ChatDelta, ChatParams, LlmError};
+use arena_core::llm::{ChatCall, ChatDelta, ChatParams, LlmError, RunsOn, RuntimeTimings};
 use futures::future::{select, Either, LocalBoxFuture};
 
 /// An OpenAI-compatible endpoint called from the page.
@@ -193,7 +193,23 @@ impl BrowserChatModel {
                     LlmError::InBrowser(message)
                 }
             })?;
-        self.read_stream(&Response::from(response), on_delta).await
+        // Where it ran comes with the answer, from the page's own runtime (an endpoint's word
+        // on it is never read: `RuntimeTimings::into_bounded`).
+        let runs_on: Option<RunsOn> = response
+            .headers()
+            .get(browser_model::RUNS_ON_HEADER)
+            .ok()
+            .flatten()
+            .and_then(|h| serde_json::from_str::<RunsOn>(&h).ok())
+            .map(RunsOn::into_trimmed);
+        self.read_stream(&Response::from(response), &mut |delta| match delta {
+            ChatDelta::Timings(t) => on_delta(ChatDelta::Timings(RuntimeTimings {
+                runs_on: runs_on.clone(),
+                ..t
+            })),
+            other => on_delta(other),
+        })
+        .await
     }
 
     /// `work`'s outcome, or `Aborted` as soon as the user presses Stop.

@@ -19,19 +19,27 @@ pub fn sandboxed_frame(page: &str, class: &str) -> Result<HtmlIFrameElement, Str
     let _ = frame.set_attribute("referrerpolicy", "no-referrer");
     let _ = frame.set_attribute("hidden", "");
     let _ = frame.set_attribute("class", class);
-    // A cross-origin isolated page (the model in this browser on several threads) may frame
-    // only documents that agree to its embedding policy; a sandboxed frame is not given the
-    // isolation worker's headers, so it is framed credentialless instead (no cookies, its own
-    // short-lived storage), which that policy allows.
-    let isolated = js_sys::Reflect::get(&js_sys::global(), &"crossOriginIsolated".into())
-        .ok()
-        .and_then(|v| v.as_bool())
-        == Some(true);
-    if isolated {
+    if under_embedding_policy() {
         let _ = frame.set_attribute("credentialless", "");
     }
     frame.set_src(page);
     Ok(frame)
+}
+
+/// Whether this page may frame only documents that agree to its embedding policy: it was
+/// loaded through its isolation worker (COEP credentialless; cross-origin isolated, or not
+/// when embedded in a page of the same site). A sandboxed frame is then framed credentialless
+/// (no cookies, its own short-lived storage), which that policy allows whatever headers the
+/// frame's document comes with. Otherwise it is framed as usual, and keeps its cache.
+fn under_embedding_policy() -> bool {
+    let global = js_sys::global();
+    let get = |on: &JsValue, key: &str| js_sys::Reflect::get(on, &key.into()).ok();
+    get(&global, "crossOriginIsolated").and_then(|v| v.as_bool()) == Some(true)
+        || get(&global, "navigator")
+            .and_then(|n| get(&n, "serviceWorker"))
+            .filter(|c| !c.is_undefined())
+            .and_then(|c| get(&c, "controller"))
+            .is_some_and(|w| w.is_object())
 }
 
 pub fn attach(frame: &HtmlIFrameElement) -> Result<(), String> {

@@ -173,8 +173,8 @@ pub fn run_metrics(record: &RunRecord, pricing: Option<Pricing>) -> RunMetrics {
         // whose reply came after its first token (a forced final step can be stamped
         // otherwise) has a time to divide by.
         if let Some(t) = &step.timings {
-            m.prompt_reused += t.cache_n;
-            m.prompt_read += t.prompt_n;
+            m.prompt_reused = m.prompt_reused.saturating_add(t.cache_n);
+            m.prompt_read = m.prompt_read.saturating_add(t.prompt_n);
             if t.runs_on.is_some() {
                 m.runs_on = t.runs_on.clone();
             }

@@ -126,7 +126,7 @@ pub fn read_payload(data: &str) -> Result<Payload, LlmError> {
         .timings
         .and_then(|t| serde_json::from_value::<RuntimeTimings>(t).ok())
     {
-        out.push(ChatDelta::Timings(t));
+        out.push(ChatDelta::Timings(t.into_bounded()));
     }
     Ok(Payload::Deltas(out))
 }

@@ -26,10 +26,39 @@ pub struct RuntimeTimings {
     pub runs_on: Option<RunsOn>,
 }
 
+/// Counts past this are not a call's (a billion tokens): an endpoint that says so is not believed.
+const MOST_TOKENS: u64 = 1_000_000_000;
+/// Speeds and times past this are not believed either.
+const MOST_FIGURE: f64 = 1e9;
+
 impl RuntimeTimings {
+    /// The figures as an endpoint sent them, made safe to add and show: counts and speeds
+    /// within bounds (negative or absurd ones read as 0), and no word on where the model ran,
+    /// which only the page's own runtime says (an endpoint could claim it ran on the device).
+    pub fn into_bounded(self) -> Self {
+        let figure = |x: f64| {
+            if (0.0..=MOST_FIGURE).contains(&x) {
+                x
+            } else {
+                0.0
+            }
+        };
+        let count = |n: u64| if n <= MOST_TOKENS { n } else { 0 };
+        RuntimeTimings {
+            cache_n: count(self.cache_n),
+            prompt_n: count(self.prompt_n),
+            prompt_ms: figure(self.prompt_ms),
+            prompt_per_second: figure(self.prompt_per_second),
+            predicted_n: count(self.predicted_n),
+            predicted_ms: figure(self.predicted_ms),
+            predicted_per_second: figure(self.predicted_per_second),
+            runs_on: None,
+        }
+    }
+
     /// The share of the prompt taken from the cache, 0 to 1 (0 for an empty prompt).
     pub fn reused_share(&self) -> f64 {
-        let prompt = self.cache_n + self.prompt_n;
+        let prompt = self.cache_n.saturating_add(self.prompt_n);
         if prompt == 0 {
             0.0
         } else {
@@ -91,6 +120,14 @@ impl ThreadLimit {
 }
 
 impl RunsOn {
+    /// As the page's runtime said it: an adapter's name cut to a line.
+    pub fn into_trimmed(mut self) -> Self {
+        if let Some((cut, _)) = self.webgpu.char_indices().nth(80) {
+            self.webgpu.truncate(cut);
+        }
+        self
+    }
+
     /// "WebGPU: <adapter>" or "CPU, 2 threads", with the reason for one thread where known.
     pub fn describe(&self) -> String {
         if !self.webgpu.is_empty() {
@@ -133,6 +170,37 @@ mod tests {
         let old: RuntimeTimings = serde_json::from_str(r#"{"prompt_n":5}"#).unwrap();
         assert_eq!((old.cache_n, old.reused_share()), (0, 0.0));
         assert_eq!(RuntimeTimings::default().reused_share(), 0.0);
+    }
+
+    #[test]
+    fn an_endpoint_s_figures_are_bounded_and_cannot_say_where_the_model_ran() {
+        let hostile: RuntimeTimings = serde_json::from_str(
+            r#"{"cache_n":18446744073709551615,"prompt_n":5,"prompt_per_second":-3.0,
+                "predicted_per_second":1e300,"predicted_n":7,
+                "runs_on":{"webgpu":"your own device, no data left it","threads":64}}"#,
+        )
+        .unwrap();
+        let safe = hostile.into_bounded();
+        assert_eq!((safe.cache_n, safe.prompt_n, safe.predicted_n), (0, 5, 7));
+        assert_eq!(
+            (safe.prompt_per_second, safe.predicted_per_second),
+            (0.0, 0.0)
+        );
+        assert_eq!(safe.runs_on, None);
+        // Kept records read as they were, however large.
+        let big = RuntimeTimings {
+            cache_n: u64::MAX,
+            prompt_n: u64::MAX,
+            ..RuntimeTimings::default()
+        };
+        assert_eq!(big.reused_share(), 1.0);
+        let long = RunsOn {
+            webgpu: "é".repeat(200),
+            threads: 1,
+            limit: None,
+        }
+        .into_trimmed();
+        assert_eq!(long.webgpu.chars().count(), 80);
     }
 
     #[test]

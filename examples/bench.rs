@@ -546,6 +546,14 @@ mod host {
             crate::browser_model::print(&results["browser_model"]);
             return;
         }
+        // `BENCH_ONLY=browser_model_all_run`: the isolated page's All run alone, as JSON.
+        if std::env::var("BENCH_ONLY").as_deref() == Ok("browser_model_all_run") {
+            browser_test(|rig| async move {
+                let figures = crate::browser_model::all_run_only(&rig).await;
+                println!("{}", serde_json::to_string_pretty(&figures).unwrap());
+            });
+            return;
+        }
         // `BENCH_ONLY=first_run`: that figure alone, printed as JSON.
         if std::env::var("BENCH_ONLY").as_deref() == Ok("first_run") {
             let r = results.clone();

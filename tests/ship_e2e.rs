@@ -37,7 +37,11 @@ fn a_first_visit_without_a_token_plays_a_recording_in_three_panels_with_no_reque
             .await;
         assert!(
             banner.as_str().unwrap().contains("Recording")
-                && banner.as_str().unwrap().contains("SmolLM2-135M-Instruct"),
+                && banner
+                    .as_str()
+                    .unwrap()
+                    .to_lowercase()
+                    .contains("qwen2.5-coder-0.5b-instruct"),
             "labelled as a recording with its model: {banner}"
         );
         let file = shipped("multiply.json");
@@ -66,11 +70,11 @@ fn a_bad_recording_is_refused_with_the_reason_and_a_token_hides_the_welcome() {
         rig.js(
             "const f = window.fetch; window.fetch = function (r, ...rest) { \
                const url = typeof r === 'string' ? r : r.url; \
-               if (url.endsWith('percent.json')) return Promise.resolve(new Response('{\"format\": \"not a run\"')); \
+               if (url.endsWith('lookup.json')) return Promise.resolve(new Response('{\"format\": \"not a run\"')); \
                return f.call(this, r, ...rest); };",
         )
         .await;
-        rig.click(".recording-card[data-file='percent.json'] .play-recording")
+        rig.click(".recording-card[data-file='lookup.json'] .play-recording")
             .await;
         rig.wait_for(
             "the error",
@@ -85,7 +89,7 @@ fn a_bad_recording_is_refused_with_the_reason_and_a_token_hides_the_welcome() {
             error
                 .as_str()
                 .unwrap()
-                .starts_with("Cannot play \"A percentage"),
+                .starts_with("Cannot play \"Look it up, then work it out\""),
             "{error}"
         );
         assert!(
@@ -196,9 +200,17 @@ fn under_a_sub_path_the_app_runs_keeps_runs_loads_python_and_plays_recordings() 
         .await;
         // A recording, by the address.
         sub.client
-            .goto(&format!("{}?recording=square-root.json", sub.app_url))
+            .goto(&format!("{}?recording=no-tool.json", sub.app_url))
             .await
             .unwrap();
+        // Recorded on the model in the browser, it lasts minutes as it happened.
+        sub.wait_for(
+            "the replay's speed",
+            Duration::from_secs(30),
+            "return !!document.querySelector('#replay-speed')",
+        )
+        .await;
+        sub.choose_speed("instant").await;
         let panels = sub.wait_for_replay_end(Duration::from_secs(90)).await;
         assert_eq!(panels.len(), 3, "{panels:#?}");
         assert!(

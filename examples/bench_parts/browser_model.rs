@@ -199,7 +199,9 @@ async fn all_run(rig: &Rig, model: &Model, settings: &Value, isolated: bool) -> 
               .then(rs => Promise.all(rs.map(r => r.unregister()))).then(() => done(true));";
         rig.client.execute_async(script, vec![]).await.unwrap();
     }
-    rig.client.refresh().await.unwrap();
+    // Opened again as a visitor does (a WebDriver refresh may bypass the service worker, as a
+    // hard reload does).
+    rig.client.goto(&rig.app_url).await.unwrap();
     rig.wait_for(
         "the app",
         Duration::from_secs(30),
@@ -211,6 +213,14 @@ async fn all_run(rig: &Rig, model: &Model, settings: &Value, isolated: bool) -> 
         isolated,
         "the All run's page is not as the bench means it"
     );
+    // A new conversation, not a follow-up of one the page kept.
+    if rig
+        .js("return !!document.querySelector('#new-conversation')")
+        .await
+        == true
+    {
+        rig.click("#new-conversation").await;
+    }
     let started = Instant::now();
     rig.ask("What is 17% of 2345, plus 12?", "all").await;
     let panels = rig.wait_until_settled(Duration::from_secs(1800)).await;
@@ -222,7 +232,8 @@ async fn all_run(rig: &Rig, model: &Model, settings: &Value, isolated: bool) -> 
     let mut calls = Vec::new();
     for record in file["records"].as_array().unwrap() {
         let mode = record["config"]["mode"].clone();
-        for turn in record["turns"].as_array().unwrap() {
+        // The run's own turn (the latest).
+        if let Some(turn) = record["turns"].as_array().unwrap().last() {
             for step in turn["steps"].as_array().unwrap() {
                 let t = &step["timings"];
                 calls.push(json!({ "mode": mode, "step": step["number"],
@@ -247,6 +258,37 @@ fn keep_partial(name: &str, value: &Value) {
         .unwrap_or_else(|| json!({}));
     all[name] = value.clone();
     std::fs::write(&path, serde_json::to_string_pretty(&all).unwrap()).unwrap();
+}
+
+/// `BENCH_ONLY=browser_model_all_run`: the All run on the isolated page alone.
+pub async fn all_run_only(rig: &Rig) -> Value {
+    let (files, _) = support::model_files::start_model_files().await;
+    let gguf = qwen_path().expect("QWEN_GGUF names the Qwen file");
+    let model = Model {
+        name: "Qwen2.5-Coder-0.5B-Instruct Q4_K_M".into(),
+        url: format!("{files}/{QWEN_FILE}"),
+        gguf,
+        pin: None,
+    };
+    let settings = all_run_settings(rig, &model.url);
+    rig.open_app_with(settings.clone(), "", false).await;
+    long_script(rig).await;
+    add_glue(rig).await;
+    run_async(
+        rig,
+        &format!("await api.download({:?}, () => {{}}, new AbortController().signal, null); return true;", model.url),
+    )
+    .await;
+    rig.isolate().await;
+    json!({ "model": model.name, "after": all_run(rig, &model, &settings, true).await })
+}
+
+fn all_run_settings(rig: &Rig, url: &str) -> Value {
+    json!({ "backend": "browser", "browser_model_url": url,
+        "base_url": rig.mock.base_url(), "temperature": 0.0, "max_tokens": 256, "max_steps": 3,
+        "protocol": "text", "remember_token": false,
+        "tools_off": { "act": ["web_search", "wikipedia", "weather", "python"],
+                       "react": ["web_search", "wikipedia", "weather", "python"] } })
 }
 
 pub async fn browser_model(rig: &Rig) -> Value {
@@ -283,11 +325,7 @@ pub async fn browser_model(rig: &Rig) -> Value {
             pin: None,
         });
     }
-    let settings = json!({ "backend": "browser", "browser_model_url": models[0].url,
-        "base_url": rig.mock.base_url(), "temperature": 0.0, "max_tokens": 256, "max_steps": 3,
-        "protocol": "text", "remember_token": false,
-        "tools_off": { "act": ["web_search", "wikipedia", "weather", "python"],
-                       "react": ["web_search", "wikipedia", "weather", "python"] } });
+    let settings = all_run_settings(rig, &models[0].url);
     rig.open_app_with(settings.clone(), "", false).await;
     long_script(rig).await;
     add_glue(rig).await;
@@ -431,17 +469,28 @@ pub fn print(m: &Value) {
             f(&run["wall_s"]),
             run["statuses"]
         );
+        let mut before: Option<(&Value, f64)> = None;
         for c in run["calls"].as_array().into_iter().flatten() {
             let read = f(&c["prompt_read"]);
             let reused = f(&c["prompt_reused"]);
+            // Against the same mode's call before: the share of its prompt this one reused.
+            let share = match before {
+                Some((mode, prompt)) if *mode == c["mode"] => {
+                    format!(
+                        ", {:.0}% of the call before's {prompt:.0}",
+                        100.0 * reused / prompt.max(1.0)
+                    )
+                }
+                _ => String::new(),
+            };
             println!(
-                "    {:<6} step {}: read {:>5.0}, reused {:>5.0} ({:.0}% of the prompt)",
+                "    {:<6} step {}: read {:>5.0}, reused {:>5.0}{share}",
                 c["mode"].as_str().unwrap_or("?"),
                 c["step"],
                 read,
                 reused,
-                100.0 * reused / (read + reused).max(1.0)
             );
+            before = Some((&c["mode"], read + reused));
         }
     }
     println!(

@@ -72,7 +72,8 @@ pub struct Offered {
 }
 
 /// The bench's figures for an offered model: llama.cpp's own timings in the page, on the
-/// test machine (2 cores), isolated (a thread per core), median of 3 calls.
+/// test machine (2 cores), isolated (a thread per core), median of 3 calls (scripts/bench,
+/// 2026-11-26).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Measured {
     pub generation_per_s: f32,
@@ -125,8 +126,8 @@ pub const OFFERED: &[Offered] = &[
         },
         note: "follows the text format well for its size; the default",
         measured: Measured {
-            generation_per_s: 5.0,
-            prompt_per_s: 8.0,
+            generation_per_s: 8.8,
+            prompt_per_s: 14.5,
             threads: 2,
         },
     },
@@ -139,8 +140,8 @@ pub const OFFERED: &[Offered] = &[
         },
         note: "small and quick; often misses the tool format",
         measured: Measured {
-            generation_per_s: 20.8,
-            prompt_per_s: 28.6,
+            generation_per_s: 19.8,
+            prompt_per_s: 31.8,
             threads: 2,
         },
     },
@@ -449,6 +450,21 @@ impl Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_offered_model_says_its_size_and_measured_speed() {
+        for o in OFFERED {
+            let label = o.label();
+            assert!(label.starts_with(o.name), "{label}");
+            assert!(label.contains(&format_bytes(o.pin.bytes)), "{label}");
+            assert!(
+                label.contains(&format!("{:.0} tokens/s", o.measured.generation_per_s)),
+                "{label}"
+            );
+            assert!(o.measured.generation_per_s > 0.0 && o.measured.prompt_per_s > 0.0);
+            assert!(o.speed_line().contains("2-core"), "{}", o.speed_line());
+        }
+    }
 
     #[test]
     fn a_gguf_header_passes_and_anything_else_says_what_it_is() {

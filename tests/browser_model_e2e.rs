@@ -850,13 +850,7 @@ fn the_page_isolates_itself_after_one_reload_and_everything_still_works() {
         );
 
         // Every tool and the Python frame, with a scripted endpoint model, in the isolated page.
-        let act_calls = [
-            ("calculator", "17% * 2,340"),
-            ("weather", "Paris"),
-            ("wikipedia", "search: Things Fall Apart"),
-            ("web_search", "Eiffel Tower"),
-            ("python", "print(len('Things Fall Apart'))"),
-        ];
+        let act_calls = support::fixtures::EVERY_TOOL_CALL;
         rig.mock.script(
             react_arena::agent::Mode::Act.prompt_heading(),
             act_calls
@@ -875,13 +869,7 @@ fn the_page_isolates_itself_after_one_reload_and_everything_still_works() {
         assert_eq!(act.status, "done", "{act:#?}");
         assert_eq!(act.error_observations, 0, "{act:#?}");
         let all = act.observations.join("\n");
-        for expected in [
-            "397.8",
-            "Paris, Île-de-France, France",
-            "Wikipedia: Things Fall Apart",
-            "DuckDuckGo: Eiffel Tower",
-            "Printed:\n17",
-        ] {
+        for expected in support::fixtures::EVERY_TOOL_OBSERVES {
             assert!(all.contains(expected), "no {expected:?} in {all}");
         }
         // An export still downloads.

@@ -299,13 +299,7 @@ fn disabled_tools_are_not_offered_to_the_model() {
 fn act_only_and_react_use_every_tool_in_one_run_each() {
     browser_test(|rig: Rig| async move {
         let fixtures = FixtureServer::start().await;
-        let act_calls = [
-            ("calculator", "17% * 2,340"),
-            ("weather", "Paris"),
-            ("wikipedia", "search: Things Fall Apart"),
-            ("web_search", "Eiffel Tower"),
-            ("python", "print(len('Things Fall Apart'))"),
-        ];
+        let act_calls = support::fixtures::EVERY_TOOL_CALL;
         rig.mock.script(
             Mode::Act.prompt_heading(),
             act_calls
@@ -331,13 +325,7 @@ fn act_only_and_react_use_every_tool_in_one_run_each() {
             assert_eq!(p.observations.len(), 5, "{p:#?}");
             assert_eq!(p.error_observations, 0, "{p:#?}");
             let all = p.observations.join("\n");
-            for expected in [
-                "397.8",
-                "Paris, Île-de-France, France",
-                "Wikipedia: Things Fall Apart",
-                "DuckDuckGo: Eiffel Tower",
-                "Printed:\n17",
-            ] {
+            for expected in support::fixtures::EVERY_TOOL_OBSERVES {
                 assert!(all.contains(expected), "{mode}: no {expected:?} in {all}");
             }
             if std::env::var_os("REACT_ARENA_PRINT_OBSERVATIONS").is_some() {

@@ -291,3 +291,21 @@ async fn duckduckgo(Query(q): Query<HashMap<String, String>>, headers: HeaderMap
     )
         .into_response()
 }
+
+/// One call of each built-in tool, answered by these fixtures (and the self-hosted Pyodide).
+pub const EVERY_TOOL_CALL: [(&str, &str); 5] = [
+    ("calculator", "17% * 2,340"),
+    ("weather", "Paris"),
+    ("wikipedia", "search: Things Fall Apart"),
+    ("web_search", "Eiffel Tower"),
+    ("python", "print(len('Things Fall Apart'))"),
+];
+
+/// What each of `EVERY_TOOL_CALL` observes, in order.
+pub const EVERY_TOOL_OBSERVES: [&str; 5] = [
+    "397.8",
+    "Paris, Île-de-France, France",
+    "Wikipedia: Things Fall Apart",
+    "DuckDuckGo: Eiffel Tower",
+    "Printed:\n17",
+];

@@ -36,9 +36,6 @@ mod host {
     use crate::support::fixtures::FixtureServer;
     use crate::support::model_files::{qwen_path, start_model_files, QWEN_FILE};
 
-    /// The model's name as the recordings' cards show it.
-    const MODEL: &str = "Qwen2.5-Coder-0.5B-Instruct Q4_K_M, in the browser";
-
     /// (file, title, what it shows, question): three questions where the modes differ.
     const EXAMPLES: [(&str, &str, &str, &str); 3] = [
         (
@@ -128,7 +125,8 @@ mod host {
                     "title": title,
                     "about": about,
                     "question": question,
-                    "model": MODEL,
+                    // As the run's record names it (the index must agree with the file).
+                    "model": run.records[0].config.model,
                     "recorded": recorded,
                 }));
             }

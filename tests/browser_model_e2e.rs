@@ -443,17 +443,17 @@ fn the_offered_models_are_pinned_to_the_files_the_tests_run() {
         path.display()
     );
     assert_eq!(sha256sum(&path), smol.pin.sha256, "{}", path.display());
-    // Qwen2.5-Coder-0.5B (491 MB, six PyPI parts joined; see TOOLCHAIN.md) is checked when
-    // QWEN_GGUF names the joined file.
-    match std::env::var_os("QWEN_GGUF") {
+    // Qwen2.5-Coder-0.5B (491 MB, six PyPI parts joined by scripts/lib/ensure.sh's
+    // ensure_qwen, which the bench and the recorder run) is checked when QWEN_GGUF names the
+    // joined file.
+    match support::model_files::qwen_path() {
         Some(qwen) => {
-            let qwen = std::path::PathBuf::from(qwen);
             let offered = &OFFERED[0];
             assert!(offered.name.starts_with("Qwen2.5-Coder-0.5B"));
             assert_eq!(std::fs::metadata(&qwen).unwrap().len(), offered.pin.bytes);
             assert_eq!(sha256sum(&qwen), offered.pin.sha256);
         }
-        None => eprintln!("QWEN_GGUF is not set: the Qwen pin was not checked against a file"),
+        None => eprintln!("QWEN_GGUF names no file: the Qwen pin was not checked against a file"),
     }
 }
 

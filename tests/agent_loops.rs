@@ -988,11 +988,11 @@ fn a_text_action_input_reaches_a_single_string_tool_and_json_text_a_typed_one() 
     assert_eq!(answer_of(&events), Some(("done".into(), false, 4)));
 }
 
-/// The text protocol's reader (agent/protocol) unwraps an Action Input object of one string
-/// field before the registry sees it, so the tool gets that string as its text argument and
-/// the object's other fields are lost.
+/// Issue 38: the text protocol's reader unwrapped an Action Input object of one string field
+/// before the registry saw it, so the tool got that string as its text argument and the
+/// object's other fields (`days`) were lost. Now the object reaches the registry whole.
 #[test]
-fn a_text_object_of_one_string_field_is_unwrapped_before_the_registry() {
+fn a_text_object_reaches_the_registry_whole() {
     let forecast = Forecast::default();
     let forecasts = forecast.0.clone();
     let tools = FakeTools::with(Registry::new(vec![typed(forecast)]));
@@ -1005,7 +1005,7 @@ fn a_text_object_of_one_string_field_is_unwrapped_before_the_registry() {
         *forecasts.borrow(),
         [ForecastArgs {
             location: "Oslo".into(),
-            days: None,
+            days: Some(2),
             units: None,
         }]
     );

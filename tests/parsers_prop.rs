@@ -280,7 +280,7 @@ proptest! {
     /// No panic on arbitrary content.
     #[test]
     fn bare_json_call_never_panics(content in parser_input()) {
-        if let Some((name, _)) = bare_json_call(&content) {
+        if let Some((name, _, _)) = bare_json_call(&content) {
             prop_assert!(!name.is_empty());
         }
         let _ = bare_json_answer(&content);

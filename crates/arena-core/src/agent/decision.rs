@@ -92,10 +92,15 @@ pub fn decide(protocol: Protocol, content: &str, calls: &[ToolCall]) -> Decision
                 };
             }
             // A model that writes its call in the content instead of as a tool call.
-            if let Some((tool, input)) = bare_json_call(content) {
+            if let Some((tool, input, args)) = bare_json_call(content) {
                 return Decision::Actions {
                     thought: None,
-                    calls: vec![Planned::text(tool, input)],
+                    calls: vec![Planned {
+                        call_id: None,
+                        tool,
+                        input: Ok(input),
+                        args,
+                    }],
                     note: None,
                 };
             }
@@ -143,10 +148,16 @@ fn from_text(reply: Reply) -> Decision {
             thought,
             tool,
             input,
+            args,
             note,
         } => Decision::Actions {
             thought,
-            calls: vec![Planned::text(tool, input)],
+            calls: vec![Planned {
+                call_id: None,
+                tool,
+                input: Ok(input),
+                args,
+            }],
             note,
         },
         Reply::Invalid { thought, problem } => Decision::Invalid { thought, problem },
@@ -169,15 +180,12 @@ fn from_json(reaction: JsonReaction) -> Decision {
                 thought: (!explanations.is_empty()).then(|| explanations.join(" ")),
                 calls: actions
                     .into_iter()
-                    .map(|a| match a.fields {
-                        // Several fields are given as written, as a native call's are.
-                        Some(fields) => Planned {
-                            call_id: None,
-                            tool: a.tool,
-                            input: Ok(a.input),
-                            args: fields,
-                        },
-                        None => Planned::text(a.tool, a.input),
+                    // The arguments as written: the tool's schema reads them.
+                    .map(|a| Planned {
+                        call_id: None,
+                        tool: a.tool,
+                        input: Ok(a.input),
+                        args: a.args,
                     })
                     .collect(),
                 note: None,
@@ -198,6 +206,38 @@ mod tests {
 
     fn call(tool: &str, input: &str) -> Planned {
         Planned::text(tool.into(), input.into())
+    }
+
+    /// `decision` with each call's arguments as its tool reads them (the standard tools'
+    /// schemas): what reaches the tool, however the protocol wrote it.
+    fn read(decision: Decision) -> Decision {
+        use crate::tools::{text_parameters, weather::Weather, TypedTool};
+        let schema = |tool: &str| match tool {
+            "weather" => Some(Weather::parameters()),
+            "calculator" | "wikipedia" => Some(text_parameters("x")),
+            _ => None,
+        };
+        match decision {
+            Decision::Actions {
+                thought,
+                calls,
+                note,
+            } => Decision::Actions {
+                thought,
+                calls: calls
+                    .into_iter()
+                    .map(|mut c| {
+                        if let Some(schema) = schema(&c.tool) {
+                            c.args = crate::tools::args::read(&c.tool, &schema, &c.args)
+                                .unwrap_or_else(|e| Value::String(format!("refused: {e}")));
+                        }
+                        c
+                    })
+                    .collect(),
+                note,
+            },
+            other => other,
+        }
     }
 
     fn actions(thought: Option<&str>, calls: Vec<Planned>) -> Decision {
@@ -226,8 +266,8 @@ mod tests {
             name: "calculator".into(),
             arguments: r#"{"input": "6*7"}"#.into(),
         }];
-        assert_eq!(decide(Protocol::Text, text, &[]), want);
-        assert_eq!(decide(Protocol::Json, json, &[]), want);
+        assert_eq!(read(decide(Protocol::Text, text, &[])), read(want.clone()));
+        assert_eq!(read(decide(Protocol::Json, json, &[])), read(want));
         let with_id = actions(
             Some("I need the product."),
             // The tool gets the native call's arguments as they came.
@@ -269,8 +309,8 @@ mod tests {
         ] {
             for protocol in ALL {
                 assert_eq!(
-                    decide(protocol, content, &[]),
-                    actions(None, vec![call("calculator", "6*7")]),
+                    read(decide(protocol, content, &[])),
+                    read(actions(None, vec![call("calculator", "6*7")])),
                     "{protocol:?} {content}"
                 );
             }
@@ -330,15 +370,15 @@ mod tests {
                        {"action": "weather", "arguments": ["Oslo"], "explanation": " "},
                        {"action": "wikipedia", "arguments": ["Oslo"], "explanation": "Third."}]"#;
         assert_eq!(
-            decide(Protocol::Json, json, &[]),
-            actions(
+            read(decide(Protocol::Json, json, &[])),
+            read(actions(
                 Some("First. Third."),
                 vec![
                     call("calculator", "1"),
                     call("weather", "Oslo"),
                     call("wikipedia", "Oslo")
                 ]
-            )
+            ))
         );
     }
 

@@ -18,9 +18,8 @@ pub struct JsonAction {
     pub tool: String,
     /// The arguments as the tool's input: several joined with ", ".
     pub input: String,
-    /// The arguments when written as an object of several fields: what a tool of several
-    /// arguments is given, as a native call's arguments are.
-    pub fields: Option<Value>,
+    /// The arguments as written, which the tool's schema reads (as a native call's are).
+    pub args: Value,
     pub explanation: Option<String>,
 }
 
@@ -103,12 +102,10 @@ pub fn parse_json_reaction(text: &str) -> JsonReaction {
                 "Step {n} ({action}) has no \"arguments\". Reply with {SHAPE}."
             ));
         };
-        // Several fields, or none (a tool without parameters), are given as written.
-        let several = arguments.as_object().is_some_and(|m| m.len() != 1);
         actions.push(JsonAction {
             tool: action,
             input: args_text(arguments),
-            fields: several.then(|| arguments.clone()),
+            args: arguments.clone(),
             explanation,
         });
     }
@@ -254,13 +251,13 @@ mod tests {
                 JsonAction {
                     tool: "calculator".into(),
                     input: "6*7".into(),
-                    fields: None,
+                    args: serde_json::json!(["6*7"]),
                     explanation: Some("Multiply.".into()),
                 },
                 JsonAction {
                     tool: "weather".into(),
                     input: "Paris".into(),
-                    fields: None,
+                    args: serde_json::json!(["Paris"]),
                     explanation: Some("Weather.".into()),
                 },
             ])
@@ -270,7 +267,7 @@ mod tests {
     #[test]
     fn empty_arguments_reach_a_tool_without_parameters_as_an_object() {
         match parse_json_reaction(r#"[{"action": "read_notes", "arguments": {}}]"#) {
-            JsonReaction::Actions(a) => assert_eq!(a[0].fields, Some(serde_json::json!({}))),
+            JsonReaction::Actions(a) => assert_eq!(a[0].args, serde_json::json!({})),
             other => panic!("{other:?}"),
         }
     }

@@ -79,9 +79,10 @@ pub fn planned_call(call: &ToolCall) -> (Result<String, String>, Value) {
 /// Recognised shapes (extra fields allowed; a one-element list of one of them too):
 /// `{"name": …, "arguments" | "parameters": …}`, `{"tool": …, "tool_input": …}`,
 /// `{"function": {"name": …, "arguments": …}}`, `{"action": …, "action_input": …}`.
-/// Returns the tool name and its input; `None` for anything else, and for LangChain's
+/// Returns the tool name, its input as shown and its arguments as written (which the tool's
+/// schema reads); `None` for anything else, and for LangChain's
 /// `{"action": "Final Answer", …}` (see [`bare_json_answer`]).
-pub fn bare_json_call(content: &str) -> Option<(String, String)> {
+pub fn bare_json_call(content: &str) -> Option<(String, String, Value)> {
     let obj = bare_object(content)?;
     let (name, args) = call_parts(&obj)?;
     if is_finish_name(&name) {
@@ -92,7 +93,8 @@ pub fn bare_json_call(content: &str) -> Option<(String, String)> {
         Value::Object(m) if m.is_empty() => String::new(),
         other => arguments_input(&name, other).ok()?,
     };
-    Some((name, input))
+    let args = args.clone();
+    Some((name, input, args))
 }
 
 /// LangChain's JSON-agent answer `{"action": "Final Answer", "action_input": "…"}` written as
@@ -228,7 +230,7 @@ mod tests {
     }
 
     fn bare(s: &str) -> Option<(String, String)> {
-        bare_json_call(s)
+        bare_json_call(s).map(|(name, input, _)| (name, input))
     }
 
     fn some(name: &str, input: &str) -> Option<(String, String)> {

@@ -14,9 +14,9 @@ use super::consent::{AskPolicy, ConsentGate, GatedCall, LivePolicy};
 use super::result;
 use crate::agent::tool_json::{is_finish_name, names_no_tool};
 use crate::origin::Origin;
-use crate::tools::args::JSON_TYPES;
 use crate::tools::registry::normalise_tool_name;
 use crate::tools::runtime::RuntimeTool;
+use crate::tools::schema_check::JSON_TYPES;
 
 /// Longest tool name the providers accept for a function (`^[a-zA-Z0-9_-]{1,64}$`).
 pub const MAX_NAME_CHARS: usize = 64;

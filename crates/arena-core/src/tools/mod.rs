@@ -12,6 +12,7 @@ pub mod observation;
 pub mod python;
 pub mod registry;
 pub mod runtime;
+pub mod schema_check;
 pub mod weather;
 pub mod web_search;
 pub mod wikipedia;

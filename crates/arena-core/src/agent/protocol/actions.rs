@@ -2,10 +2,27 @@
 
 use super::*;
 
+/// A call's input as the model wrote it: the text shown for it, and the value the tool's
+/// schema reads (the JSON the input was written as, or else the text itself).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Written {
+    pub(super) shown: String,
+    pub(super) args: Value,
+}
+
+impl Written {
+    pub(super) fn text(text: String) -> Self {
+        Self {
+            args: Value::String(text.clone()),
+            shown: text,
+        }
+    }
+}
+
 pub(super) enum Outcome {
     Call {
         tool: String,
-        input: String,
+        input: Written,
     },
     /// `Finish[…]`, `Action: Final Answer`: an answer dressed as an action.
     Finish(String),
@@ -40,10 +57,10 @@ pub(super) fn resolve_action(sections: &[Section], at: usize) -> Outcome {
             return Outcome::NoTool;
         }
         if is_finish_name(&tool) {
-            return Outcome::Finish(input_from_text(&input_section.text, ""));
+            return Outcome::Finish(input_from_text(&input_section.text, "").shown);
         }
         let input = input_from_text(&input_section.text, &tool);
-        if input.is_empty() {
+        if input.shown.is_empty() {
             return Outcome::Problem(format!("The 'Action Input:' for {tool} is empty."));
         }
         return Outcome::Call { tool, input };
@@ -57,9 +74,9 @@ pub(super) fn resolve_action(sections: &[Section], at: usize) -> Outcome {
             return Outcome::NoTool;
         }
         if is_finish_name(&tool) {
-            return Outcome::Finish(input);
+            return Outcome::Finish(input.shown);
         }
-        if input.is_empty() {
+        if input.shown.is_empty() {
             return Outcome::Problem(format!("The input for {tool} is empty."));
         }
         return Outcome::Call { tool, input };
@@ -122,7 +139,7 @@ pub(super) fn name_like(name: &str) -> bool {
 
 /// `calculator[2+2]`, `calculator(3*3)`, `web_search(query="x")`, `calculator: 4*4`.
 /// Text after the closing bracket is commentary and ignored.
-pub(super) fn call_form(s: &str) -> Option<(String, String)> {
+pub(super) fn call_form(s: &str) -> Option<(String, Written)> {
     let first_line = s.lines().next().unwrap_or("");
     if let Some(open) = first_line.find(['[', '(']) {
         let tool = clean_tool_name(&first_line[..open]);
@@ -149,7 +166,7 @@ pub(super) fn call_form(s: &str) -> Option<(String, String)> {
 
 /// A reply with no labels whose last line is exactly `calculator[6*7]` or `web_search("x")`:
 /// one word glued to its bracket, nothing after. Returns where that line starts.
-pub(super) fn bare_call(content: &str) -> Option<(usize, String, String)> {
+pub(super) fn bare_call(content: &str) -> Option<(usize, String, Written)> {
     let line = content
         .lines()
         .rev()
@@ -210,7 +227,7 @@ pub(super) fn matching_close(s: &str, close: char, mind_quotes: bool) -> Option<
 }
 
 /// Inside `tool(…)`: one keyword argument or one quoted string is unwrapped.
-pub(super) fn call_arguments(inner: &str, tool: &str) -> String {
+pub(super) fn call_arguments(inner: &str, tool: &str) -> Written {
     let s = inner.trim();
     let ident_end = s
         .find(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -220,7 +237,7 @@ pub(super) fn call_arguments(inner: &str, tool: &str) -> String {
         if let Some(value) = after.strip_prefix('=') {
             let value = value.trim();
             if let Some(unquoted) = whole_quoted(value) {
-                return cut_observation(&unquoted);
+                return Written::text(cut_observation(&unquoted));
             }
         }
     }
@@ -261,11 +278,17 @@ pub(super) fn is_code_tool(tool: &str) -> bool {
 }
 
 /// The input in the text after `Action Input:`.
-pub(super) fn input_from_text(text: &str, tool: &str) -> String {
-    cut_observation(&raw_input(text, tool))
+pub(super) fn input_from_text(text: &str, tool: &str) -> Written {
+    let written = raw_input(text, tool);
+    let shown = cut_observation(&written.shown);
+    match written.args {
+        // JSON ends at its own closing bracket: nothing after it was part of it.
+        Value::String(_) => Written::text(shown),
+        args => Written { shown, args },
+    }
 }
 
-pub(super) fn raw_input(text: &str, tool: &str) -> String {
+pub(super) fn raw_input(text: &str, tool: &str) -> Written {
     let code = is_code_tool(tool);
     let body = text.trim_start();
     if body.starts_with("```") {
@@ -276,11 +299,11 @@ pub(super) fn raw_input(text: &str, tool: &str) -> String {
                 return json_input(&value, raw);
             }
         }
-        return if code {
+        return Written::text(if code {
             inner.trim_matches('\n').trim_end().to_string()
         } else {
             t.to_string()
-        };
+        });
     }
     if body.starts_with(['{', '[', '"']) {
         if let Some((value, raw)) = first_json(body) {
@@ -292,7 +315,7 @@ pub(super) fn raw_input(text: &str, tool: &str) -> String {
             }
         }
         if let Some(v) = python_dict_one_field(body.lines().next().unwrap_or("")) {
-            return v;
+            return Written::text(v);
         }
     }
     if code {
@@ -307,16 +330,16 @@ pub(super) fn raw_input(text: &str, tool: &str) -> String {
         }
         let joined = lines.join("\n");
         if lines.len() == 1 {
-            return unquote(joined.trim());
+            return Written::text(unquote(joined.trim()));
         }
-        return joined.trim_end().to_string();
+        return Written::text(joined.trim_end().to_string());
     }
     let line = body
         .lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
         .unwrap_or("");
-    unquote(line)
+    Written::text(unquote(line))
 }
 
 /// A quoted or backticked single value loses its quotes.
@@ -333,13 +356,16 @@ pub(super) fn looks_like_prose(line: &str) -> bool {
         && !line.contains(['(', '=', '[', '"', '\'', '#'])
 }
 
-/// JSON given as an input: a string, or an object with one scalar field, is unwrapped; any
-/// other JSON stays JSON text as written.
-pub(super) fn json_input(value: &Value, raw: &str) -> String {
-    // The tool gets what every protocol gives it; what fits no rule goes as written.
-    arguments_input("", value)
+/// JSON given as an input: the tool's schema reads the value; it is shown unwrapped (a
+/// string, or an object with one scalar field) or else as written.
+pub(super) fn json_input(value: &Value, raw: &str) -> Written {
+    let shown = arguments_input("", value)
         .map(|input| input.trim().to_string())
-        .unwrap_or_else(|_| raw.trim().to_string())
+        .unwrap_or_else(|_| raw.trim().to_string());
+    Written {
+        shown,
+        args: value.clone(),
+    }
 }
 
 /// `{'query': 'Eiffel Tower'}`: a Python dict with one string field, as small models write.

@@ -5,7 +5,7 @@ use super::*;
 
 pub(super) struct BlobCall {
     pub(super) tool: String,
-    pub(super) input: String,
+    pub(super) input: Written,
     /// How many calls the reply held.
     pub(super) count: usize,
 }
@@ -14,8 +14,8 @@ pub(super) fn blob_outcome(call: BlobCall) -> Outcome {
     if names_no_tool(&call.tool) {
         Outcome::NoTool
     } else if is_finish_name(&call.tool) {
-        Outcome::Finish(clean_answer(&call.input))
-    } else if call.input.is_empty() {
+        Outcome::Finish(clean_answer(&call.input.shown))
+    } else if call.input.shown.is_empty() {
         Outcome::Problem(format!("The input for {} is empty.", call.tool))
     } else {
         Outcome::Call {
@@ -43,7 +43,8 @@ pub(super) fn blob_reply(
             Reply::Action {
                 thought,
                 tool,
-                input,
+                input: input.shown,
+                args: input.args,
                 note: join_notes(notes),
             }
         }
@@ -80,7 +81,7 @@ pub(super) fn blob_of_value(value: &Value) -> Option<BlobCall> {
         Value::Object(map) => {
             let (tool, args) = call_parts(map)?;
             Some(BlobCall {
-                input: cut_observation(&blob_input(&tool, args)),
+                input: blob_input(&tool, args),
                 tool,
                 count: 1,
             })
@@ -89,12 +90,22 @@ pub(super) fn blob_of_value(value: &Value) -> Option<BlobCall> {
     }
 }
 
-pub(super) fn blob_input(tool: &str, v: &Value) -> String {
-    match arguments_input(tool, v) {
+/// A JSON call's arguments: the value, which the tool's schema reads, and the text shown.
+pub(super) fn blob_input(tool: &str, v: &Value) -> Written {
+    let shown = match arguments_input(tool, v) {
         Ok(input) => input.trim().to_string(),
-        // No input: the call is refused as empty. Fields that fit no rule go as JSON text.
+        // No input: the call is refused as empty. Fields that fit no rule show as JSON text.
         Err(_) if v.is_null() => String::new(),
         Err(_) => v.to_string(),
+    };
+    match v {
+        // A string argument is text as written: what a model wrote as its own observation
+        // is no part of it.
+        Value::String(_) => Written::text(cut_observation(&shown)),
+        _ => Written {
+            shown: cut_observation(&shown),
+            args: v.clone(),
+        },
     }
 }
 

@@ -48,7 +48,10 @@ pub enum Reply {
     Action {
         thought: Option<String>,
         tool: String,
+        /// The input as shown.
         input: String,
+        /// What the tool's schema reads: the JSON the input was written as, or the text.
+        args: Value,
         /// Something to tell the model with the observation, e.g. that only the first of
         /// several actions was run, or that the observation it wrote itself was ignored.
         note: Option<String>,
@@ -107,7 +110,8 @@ pub fn parse_reply(text: &str) -> Reply {
                     return Reply::Action {
                         thought,
                         tool,
-                        input,
+                        input: input.shown,
+                        args: input.args,
                         note: join_notes(notes),
                     };
                 }

@@ -57,6 +57,7 @@ fn canonical_react_action() {
             thought: Some("I need to compute.".into()),
             tool: "calculator".into(),
             input: "6*7".into(),
+            args: Value::String("6*7".into()),
             note: None,
         }
     );

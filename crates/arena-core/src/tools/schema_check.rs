@@ -1,0 +1,803 @@
+//! Checking a value against the JSON Schema a tool offers, as tools really write them: `$ref`
+//! into `$defs`/`definitions`, `anyOf`/`oneOf`/`allOf`/`not`/`if`, `type` lists and `null`,
+//! `enum`/`const`, nested objects and arrays, and the numeric, length and count bounds.
+//!
+//! A failure names the path in the value and what was expected
+//! (`order.lines[1].amount should be a number, not a string`). Only JSON Schema's type names,
+//! numbers from the schema and plain short quotes reach a message: a schema may come from a
+//! server, and its text could hold lines of a prompt of its own.
+//!
+//! Left to the server, because checking them would need a regular-expression engine or a
+//! second pass: `pattern`, `patternProperties` (fields that could match one are not called
+//! unknown), `format`, `unevaluatedProperties`/`unevaluatedItems`, `$dynamicRef`, and `$ref`s
+//! that point outside the schema. A schema that nests deeper than [`MAX_DEPTH`] or asks for
+//! more than [`MAX_WORK`] steps (a `$ref` to itself, a chain of thousands) is not checked
+//! at all: [`Unchecked`].
+
+use serde_json::{Map, Value};
+
+use crate::hidden_text::plain;
+
+/// Deepest nesting of schemas (through `$ref`s, combinators and the value's own nesting) a
+/// check follows.
+pub const MAX_DEPTH: usize = 256;
+/// Most schema steps one check takes; a hostile schema cannot make a call hang.
+pub const MAX_WORK: usize = 100_000;
+/// JSON Schema's type names: the only `type` text that reaches a message.
+pub const JSON_TYPES: [&str; 7] = [
+    "string", "number", "integer", "boolean", "object", "array", "null",
+];
+/// Longest field name or quoted value a message holds.
+const QUOTED_CHARS: usize = 64;
+/// Most enum values a message lists.
+const QUOTED_VALUES: usize = 20;
+
+/// Where in the value a failure is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    Field(String),
+    Item(usize),
+}
+
+/// A value that does not fit: where, and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Misfit {
+    pub path: Vec<Step>,
+    /// What is wrong, after the path: `should be a number, not a string`, `is missing`.
+    pub problem: String,
+}
+
+impl Misfit {
+    /// `order.lines[1].amount`; empty for the value itself.
+    pub fn path_text(&self) -> String {
+        path_text(&self.path)
+    }
+
+    /// One sentence: `` `order.lines[1].amount` should be a number, not a string ``.
+    pub fn describe(&self) -> String {
+        if self.path.is_empty() {
+            format!("the arguments {}", self.problem)
+        } else {
+            format!("`{}` {}", self.path_text(), self.problem)
+        }
+    }
+}
+
+/// The schema is too deep or too large to check (a `$ref` to itself, thousands of chained
+/// `$ref`s, a combinator of combinators): nothing is said about the value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unchecked;
+
+#[derive(Debug)]
+enum Fail {
+    Misfit(Misfit),
+    Unchecked,
+}
+
+/// Checks `value` against `schema` (whose `$ref`s resolve inside `schema` itself).
+pub fn check(schema: &Value, value: &Value) -> Result<Result<(), Misfit>, Unchecked> {
+    check_part(schema, schema, value)
+}
+
+/// Checks `value` against `part`, a schema inside `root` (where its `$ref`s resolve).
+pub fn check_part(
+    root: &Value,
+    part: &Value,
+    value: &Value,
+) -> Result<Result<(), Misfit>, Unchecked> {
+    let mut checker = Checker { root, work: 0 };
+    let mut path = Vec::new();
+    match checker.fit(part, value, &mut path, 0) {
+        Ok(()) => Ok(Ok(())),
+        Err(Fail::Misfit(m)) => Ok(Err(m)),
+        Err(Fail::Unchecked) => Err(Unchecked),
+    }
+}
+
+/// `a.b[2].c`, each field name plain and short.
+pub fn path_text(path: &[Step]) -> String {
+    let mut out = String::new();
+    for step in path {
+        match step {
+            Step::Field(name) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&plain(name, QUOTED_CHARS));
+            }
+            Step::Item(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+/// The JSON type of a value, as JSON Schema names it (a whole number is an `integer`).
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if is_integer(n) => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn is_integer(n: &serde_json::Number) -> bool {
+    n.is_i64()
+        || n.is_u64()
+        || n.as_f64()
+            .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+}
+
+/// Whether `v` is of the JSON Schema type `wanted` (an integer is also a number).
+pub fn has_type(v: &Value, wanted: &str) -> bool {
+    match (wanted, kind(v)) {
+        ("number", "integer") => true,
+        (w, k) => w == k,
+    }
+}
+
+/// The type names a schema's `type` lists (one, or a list), from [`JSON_TYPES`] only.
+pub fn type_names(schema: &Value) -> Vec<&'static str> {
+    type_list(schema.get("type"))
+}
+
+/// The type names a `type` value lists, from [`JSON_TYPES`] only.
+fn type_list(types: Option<&Value>) -> Vec<&'static str> {
+    let named = |t: &Value| {
+        let t = t.as_str()?;
+        JSON_TYPES.iter().find(|k| **k == t).copied()
+    };
+    let mut names: Vec<&'static str> = match types {
+        Some(Value::Array(list)) => list.iter().filter_map(named).collect(),
+        Some(one) => named(one).into_iter().collect(),
+        None => Vec::new(),
+    };
+    names.dedup();
+    names
+}
+
+/// The type names a schema allows, looking through one `$ref` and the branches of
+/// `anyOf`/`oneOf` (for a one-line description of a field); empty when any type goes.
+pub fn allowed_types(root: &Value, schema: &Value) -> Vec<&'static str> {
+    allowed_types_within(root, schema, 4)
+}
+
+fn allowed_types_within(root: &Value, schema: &Value, depth: u8) -> Vec<&'static str> {
+    let direct = type_names(schema);
+    if !direct.is_empty() || depth == 0 {
+        return direct;
+    }
+    if let Some(target) = schema
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| resolve(root, r))
+    {
+        return allowed_types_within(root, target, depth - 1);
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(branches) = schema.get(key).and_then(Value::as_array) {
+            let mut all: Vec<&'static str> = Vec::new();
+            for branch in branches.iter().take(QUOTED_VALUES) {
+                let types = allowed_types_within(root, branch, depth - 1);
+                if types.is_empty() {
+                    return Vec::new();
+                }
+                for t in types {
+                    if !all.contains(&t) {
+                        all.push(t);
+                    }
+                }
+            }
+            return all;
+        }
+    }
+    Vec::new()
+}
+
+/// The schema a local `$ref` (`#`, `#/$defs/x`, `#/definitions/x`, any JSON pointer into the
+/// document) names; `None` for a reference elsewhere.
+fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    let pointer = reference.strip_prefix('#')?;
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    let decoded = percent_decoded(pointer)?;
+    root.pointer(&decoded)
+}
+
+/// A URI fragment's `%XX` escapes decoded (a JSON pointer in a `$ref` is URI-encoded).
+fn percent_decoded(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return Some(s.to_string());
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// A type with its article: `a string`, `an integer`.
+pub fn a(kind: &str) -> String {
+    let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {kind}")
+}
+
+/// Types joined for a sentence: `a string or null`, `an integer`.
+fn types_sentence(types: &[&str]) -> String {
+    a(&types.join(" or "))
+}
+
+/// A value as a message quotes it: a string plain, in quotes (not JSON-escaped, whose `\n`
+/// reads as a line break too), anything else as JSON, short.
+pub fn quoted_value(value: &Value) -> String {
+    match value {
+        Value::String(text) => format!("\"{}\"", plain(text, QUOTED_CHARS)),
+        other => plain(&short_json(other), QUOTED_CHARS),
+    }
+}
+
+/// JSON text of a value, never longer than a message needs (a 1 MB value is not written out
+/// to be cut).
+fn short_json(value: &Value) -> String {
+    match value {
+        Value::Array(items) if items.len() > 8 => "[…]".to_string(),
+        Value::Object(map) if map.len() > 8 => "{…}".to_string(),
+        Value::String(s) if s.len() > 4 * QUOTED_CHARS => {
+            let cut: String = s.chars().take(QUOTED_CHARS).collect();
+            format!("\"{cut}…\"")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// A number from a schema, as a message says it (`1900`, `0.5`).
+fn number_text(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
+}
+
+/// JSON equality as JSON Schema means it: `1` and `1.0` are the same number.
+pub fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(x), Some(y)) => x == y,
+            _ => match (x.as_u64(), y.as_u64()) {
+                (Some(x), Some(y)) => x == y,
+                _ => x.as_f64() == y.as_f64(),
+            },
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        (x, y) => x == y,
+    }
+}
+
+fn plural(n: usize, one: &str) -> String {
+    if n == 1 {
+        format!("{n} {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
+struct Checker<'a> {
+    root: &'a Value,
+    work: usize,
+}
+
+type Checked = Result<(), Fail>;
+
+impl<'a> Checker<'a> {
+    fn misfit(path: &[Step], problem: String) -> Fail {
+        Fail::Misfit(Misfit {
+            path: path.to_vec(),
+            problem,
+        })
+    }
+
+    fn fit(
+        &mut self,
+        schema: &'a Value,
+        value: &Value,
+        path: &mut Vec<Step>,
+        depth: usize,
+    ) -> Checked {
+        self.work += 1;
+        if depth > MAX_DEPTH || self.work > MAX_WORK {
+            return Err(Fail::Unchecked);
+        }
+        let rules = match schema {
+            Value::Bool(true) => return Ok(()),
+            Value::Bool(false) => return Err(Self::misfit(path, "is not allowed".into())),
+            Value::Object(rules) => rules,
+            // Not a schema: nothing it says can be checked.
+            _ => return Ok(()),
+        };
+        if let Some(target) = rules
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| resolve(self.root, r))
+        {
+            self.fit(target, value, path, depth + 1)?;
+        }
+        self.fit_type(rules, value, path)?;
+        self.fit_values(rules, value, path)?;
+        match value {
+            Value::Object(map) => self.fit_object(rules, map, path, depth)?,
+            Value::Array(items) => self.fit_array(rules, items, path, depth)?,
+            Value::String(s) => Self::fit_string(rules, s, path)?,
+            Value::Number(n) => Self::fit_number(rules, n, path)?,
+            _ => {}
+        }
+        self.fit_combinators(rules, value, path, depth)
+    }
+
+    fn fit_type(&self, rules: &Map<String, Value>, value: &Value, path: &[Step]) -> Checked {
+        if !rules.contains_key("type") {
+            return Ok(());
+        }
+        let wanted = type_list(rules.get("type"));
+        // A type JSON Schema does not know is no rule anyone could follow: the server judges.
+        if wanted.is_empty() || wanted.iter().any(|w| has_type(value, w)) {
+            return Ok(());
+        }
+        Err(Self::misfit(
+            path,
+            format!(
+                "should be {}, not {}",
+                types_sentence(&wanted),
+                a(kind(value))
+            ),
+        ))
+    }
+
+    fn fit_values(&mut self, rules: &Map<String, Value>, value: &Value, path: &[Step]) -> Checked {
+        if let Some(allowed) = rules.get("const") {
+            if !same(allowed, value) {
+                return Err(Self::misfit(
+                    path,
+                    format!(
+                        "should be {}, not {}",
+                        quoted_value(allowed),
+                        quoted_value(value)
+                    ),
+                ));
+            }
+        }
+        if let Some(allowed) = rules.get("enum").and_then(Value::as_array) {
+            self.work += allowed.len() / 64;
+            if !allowed.iter().any(|a| same(a, value)) {
+                let mut list: Vec<String> = allowed
+                    .iter()
+                    .take(QUOTED_VALUES)
+                    .map(quoted_value)
+                    .collect();
+                if allowed.len() > QUOTED_VALUES {
+                    list.push("…".into());
+                }
+                return Err(Self::misfit(
+                    path,
+                    format!(
+                        "should be one of {}, not {}",
+                        list.join(", "),
+                        quoted_value(value)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn fit_object(
+        &mut self,
+        rules: &'a Map<String, Value>,
+        map: &Map<String, Value>,
+        path: &mut Vec<Step>,
+        depth: usize,
+    ) -> Checked {
+        if let Some(required) = rules.get("required").and_then(Value::as_array) {
+            for name in required.iter().filter_map(Value::as_str) {
+                if !map.contains_key(name) {
+                    path.push(Step::Field(name.to_string()));
+                    let fail = Self::misfit(path, "is missing".into());
+                    path.pop();
+                    return Err(fail);
+                }
+            }
+        }
+        if let Some(needs) = rules.get("dependentRequired").and_then(Value::as_object) {
+            for (present, names) in needs {
+                if !map.contains_key(present) {
+                    continue;
+                }
+                for name in names
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                {
+                    if !map.contains_key(name) {
+                        path.push(Step::Field(name.to_string()));
+                        let fail = Self::misfit(
+                            path,
+                            format!(
+                                "is missing (it goes with `{}`)",
+                                plain(present, QUOTED_CHARS)
+                            ),
+                        );
+                        path.pop();
+                        return Err(fail);
+                    }
+                }
+            }
+        }
+        let count = |key: &str| rules.get(key).and_then(Value::as_u64);
+        if let Some(min) = count("minProperties").filter(|m| (map.len() as u64) < *m) {
+            return Err(Self::misfit(
+                path,
+                format!(
+                    "should have at least {}, not {}",
+                    plural(min as usize, "field"),
+                    map.len()
+                ),
+            ));
+        }
+        if let Some(max) = count("maxProperties").filter(|m| (map.len() as u64) > *m) {
+            return Err(Self::misfit(
+                path,
+                format!(
+                    "should have at most {}, not {}",
+                    plural(max as usize, "field"),
+                    map.len()
+                ),
+            ));
+        }
+        let properties = rules.get("properties").and_then(Value::as_object);
+        // A field a pattern might name is the server's to judge.
+        let patterned = rules.contains_key("patternProperties");
+        let additional = rules.get("additionalProperties");
+        let names = rules.get("propertyNames");
+        for (name, field) in map {
+            path.push(Step::Field(name.clone()));
+            if let Some(names) = names {
+                self.fit(names, &Value::String(name.clone()), path, depth + 1)?;
+            }
+            let known = properties.and_then(|p| p.get(name));
+            let outcome = match (known, additional) {
+                (Some(schema), _) => self.fit(schema, field, path, depth + 1),
+                (None, _) if patterned => Ok(()),
+                (None, Some(Value::Bool(false))) => {
+                    path.pop();
+                    return Err(Self::misfit(
+                        path,
+                        format!(
+                            "has a field it does not take: `{}`",
+                            plain(name, QUOTED_CHARS)
+                        ),
+                    ));
+                }
+                (None, Some(schema)) => self.fit(schema, field, path, depth + 1),
+                (None, None) => Ok(()),
+            };
+            path.pop();
+            outcome?;
+        }
+        Ok(())
+    }
+
+    fn fit_array(
+        &mut self,
+        rules: &'a Map<String, Value>,
+        items: &[Value],
+        path: &mut Vec<Step>,
+        depth: usize,
+    ) -> Checked {
+        let count = |key: &str| rules.get(key).and_then(Value::as_u64);
+        if let Some(min) = count("minItems").filter(|m| (items.len() as u64) < *m) {
+            return Err(Self::misfit(
+                path,
+                format!(
+                    "should have at least {}, not {}",
+                    plural(min as usize, "item"),
+                    items.len()
+                ),
+            ));
+        }
+        if let Some(max) = count("maxItems").filter(|m| (items.len() as u64) > *m) {
+            return Err(Self::misfit(
+                path,
+                format!(
+                    "should have at most {}, not {}",
+                    plural(max as usize, "item"),
+                    items.len()
+                ),
+            ));
+        }
+        if rules.get("uniqueItems") == Some(&Value::Bool(true)) {
+            self.work += items.len() * items.len() / 64;
+            if self.work > MAX_WORK {
+                return Err(Fail::Unchecked);
+            }
+            for (i, item) in items.iter().enumerate() {
+                if let Some(j) = items[..i].iter().position(|earlier| same(earlier, item)) {
+                    return Err(Self::misfit(
+                        path,
+                        format!("should have no repeated items (items {j} and {i} are the same)"),
+                    ));
+                }
+            }
+        }
+        // `prefixItems` (2020-12) or an `items` list (draft 7) for the first items; `items`
+        // (or draft 7's `additionalItems`) for the rest.
+        let (prefix, rest) = match (rules.get("prefixItems"), rules.get("items")) {
+            (Some(Value::Array(prefix)), rest) => (prefix.as_slice(), rest),
+            (_, Some(Value::Array(prefix))) => (prefix.as_slice(), rules.get("additionalItems")),
+            (_, rest) => (&[][..], rest),
+        };
+        for (i, item) in items.iter().enumerate() {
+            let schema = match prefix.get(i) {
+                Some(schema) => schema,
+                None => match rest {
+                    Some(schema) => schema,
+                    None => break,
+                },
+            };
+            path.push(Step::Item(i));
+            let outcome = self.fit(schema, item, path, depth + 1);
+            path.pop();
+            outcome?;
+        }
+        if let Some(wanted) = rules.get("contains") {
+            let mut matching = 0u64;
+            for item in items {
+                match self.fit(wanted, item, &mut Vec::new(), depth + 1) {
+                    Ok(()) => matching += 1,
+                    Err(Fail::Unchecked) => return Err(Fail::Unchecked),
+                    Err(Fail::Misfit(_)) => {}
+                }
+            }
+            let min = count("minContains").unwrap_or(1);
+            if matching < min {
+                return Err(Self::misfit(
+                    path,
+                    format!(
+                        "should hold at least {} of the kind it asks for, not {matching}",
+                        plural(min as usize, "item")
+                    ),
+                ));
+            }
+            if let Some(max) = count("maxContains").filter(|m| matching > *m) {
+                return Err(Self::misfit(
+                    path,
+                    format!(
+                        "should hold at most {} of the kind it asks for, not {matching}",
+                        plural(max as usize, "item")
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn fit_string(rules: &Map<String, Value>, s: &str, path: &[Step]) -> Checked {
+        let chars = || s.chars().count() as u64;
+        let count = |key: &str| rules.get(key).and_then(Value::as_u64);
+        if let Some(min) = count("minLength").filter(|m| chars() < *m) {
+            return Err(Self::misfit(
+                path,
+                format!(
+                    "should be at least {} long, not {}",
+                    plural(min as usize, "character"),
+                    chars()
+                ),
+            ));
+        }
+        if let Some(max) = count("maxLength").filter(|m| chars() > *m) {
+            return Err(Self::misfit(
+                path,
+                format!(
+                    "should be at most {} long, not {}",
+                    plural(max as usize, "character"),
+                    chars()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn fit_number(rules: &Map<String, Value>, n: &serde_json::Number, path: &[Step]) -> Checked {
+        let Some(x) = n.as_f64() else {
+            return Ok(());
+        };
+        let bound = |key: &str| rules.get(key).and_then(Value::as_f64);
+        // Draft 4 wrote an exclusive bound as `exclusiveMinimum: true` beside `minimum`.
+        let draft4 = |key: &str| rules.get(key) == Some(&Value::Bool(true));
+        let said = number_text(x);
+        let fail = |text: String| Err(Self::misfit(path, format!("should be {text}, not {said}")));
+        if let Some(min) = bound("minimum") {
+            if draft4("exclusiveMinimum") && x <= min {
+                return fail(format!("more than {}", number_text(min)));
+            }
+            if x < min {
+                return fail(format!("at least {}", number_text(min)));
+            }
+        }
+        if let Some(max) = bound("maximum") {
+            if draft4("exclusiveMaximum") && x >= max {
+                return fail(format!("less than {}", number_text(max)));
+            }
+            if x > max {
+                return fail(format!("at most {}", number_text(max)));
+            }
+        }
+        if let Some(min) = bound("exclusiveMinimum").filter(|m| x <= *m) {
+            return fail(format!("more than {}", number_text(min)));
+        }
+        if let Some(max) = bound("exclusiveMaximum").filter(|m| x >= *m) {
+            return fail(format!("less than {}", number_text(max)));
+        }
+        if let Some(step) = bound("multipleOf").filter(|s| *s > 0.0) {
+            let ratio = x / step;
+            let whole = ratio.is_finite() && (ratio - ratio.round()).abs() < 1e-9;
+            if !whole {
+                return fail(format!("a multiple of {}", number_text(step)));
+            }
+        }
+        Ok(())
+    }
+
+    fn fit_combinators(
+        &mut self,
+        rules: &'a Map<String, Value>,
+        value: &Value,
+        path: &mut Vec<Step>,
+        depth: usize,
+    ) -> Checked {
+        if let Some(all) = rules.get("allOf").and_then(Value::as_array) {
+            for schema in all {
+                self.fit(schema, value, path, depth + 1)?;
+            }
+        }
+        if let Some(any) = rules.get("anyOf").and_then(Value::as_array) {
+            let (matching, misfits) = self.branches(any, value, path, depth)?;
+            if matching == 0 {
+                return Err(self.none_fit(any, value, path, misfits));
+            }
+        }
+        if let Some(one) = rules.get("oneOf").and_then(Value::as_array) {
+            let (matching, misfits) = self.branches(one, value, path, depth)?;
+            if matching == 0 {
+                return Err(self.none_fit(one, value, path, misfits));
+            }
+            if matching > 1 {
+                return Err(Self::misfit(
+                    path,
+                    "fits more than one of the choices it takes, and should fit exactly one".into(),
+                ));
+            }
+        }
+        if let Some(not) = rules.get("not") {
+            match self.fit(not, value, path, depth + 1) {
+                Ok(()) => {
+                    return Err(Self::misfit(
+                        path,
+                        format!("is {}, which it does not take", quoted_value(value)),
+                    ))
+                }
+                Err(Fail::Unchecked) => return Err(Fail::Unchecked),
+                Err(Fail::Misfit(_)) => {}
+            }
+        }
+        if let Some(condition) = rules.get("if") {
+            let holds = match self.fit(condition, value, path, depth + 1) {
+                Ok(()) => true,
+                Err(Fail::Unchecked) => return Err(Fail::Unchecked),
+                Err(Fail::Misfit(_)) => false,
+            };
+            let then = if holds {
+                rules.get("then")
+            } else {
+                rules.get("else")
+            };
+            if let Some(schema) = then {
+                self.fit(schema, value, path, depth + 1)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// How many of `branches` the value fits, and the misfits of the others.
+    fn branches(
+        &mut self,
+        branches: &'a [Value],
+        value: &Value,
+        path: &mut Vec<Step>,
+        depth: usize,
+    ) -> Result<(usize, Vec<(usize, Misfit)>), Fail> {
+        let mut matching = 0;
+        let mut misfits = Vec::new();
+        for (i, schema) in branches.iter().enumerate() {
+            match self.fit(schema, value, path, depth + 1) {
+                Ok(()) => matching += 1,
+                Err(Fail::Misfit(m)) => misfits.push((i, m)),
+                Err(Fail::Unchecked) => return Err(Fail::Unchecked),
+            }
+        }
+        Ok((matching, misfits))
+    }
+
+    /// Why a value fits none of the choices: the one choice of its type, if only one is, with
+    /// that choice's reason; else the types the choices take.
+    fn none_fit(
+        &self,
+        branches: &[Value],
+        value: &Value,
+        path: &[Step],
+        misfits: Vec<(usize, Misfit)>,
+    ) -> Fail {
+        let of_its_type: Vec<(usize, Misfit)> = misfits
+            .into_iter()
+            .filter(|(i, _)| {
+                let types = allowed_types(self.root, &branches[*i]);
+                types.is_empty() || types.iter().any(|t| has_type(value, t))
+            })
+            .collect();
+        // The choice of the value's own type, or else the one whose reason lies deepest in
+        // the value: the likeliest meant.
+        let deepest = of_its_type
+            .iter()
+            .map(|(_, m)| m.path.len())
+            .max()
+            .unwrap_or(0);
+        if of_its_type.len() == 1 || deepest > path.len() {
+            let (_, misfit) = of_its_type
+                .into_iter()
+                .find(|(_, m)| m.path.len() == deepest)
+                .expect("a deepest misfit");
+            return Fail::Misfit(misfit);
+        }
+        let mut types: Vec<&str> = Vec::new();
+        for branch in branches.iter().take(QUOTED_VALUES) {
+            for t in allowed_types(self.root, branch) {
+                if !types.contains(&t) {
+                    types.push(t);
+                }
+            }
+        }
+        if !types.is_empty() && !types.iter().any(|t| has_type(value, t)) {
+            return Self::misfit(
+                path,
+                format!(
+                    "should be {}, not {}",
+                    types_sentence(&types),
+                    a(kind(value))
+                ),
+            );
+        }
+        Self::misfit(path, "fits none of the choices it takes".into())
+    }
+}

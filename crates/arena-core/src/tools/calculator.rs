@@ -25,15 +25,13 @@ impl TypedTool for Calculator {
     }
 }
 
+/// Said when `of` is not part of `X% of Y`.
+const OF_FOLLOWS_PERCENT: &str =
+    "'of' only follows a percentage, as in 17% of 2345; use * to multiply.";
+
 /// Evaluates `input`; errors are sentences for the model and the user.
 pub fn evaluate(input: &str) -> Result<f64, String> {
-    let input = input.trim();
-    let input = input
-        .strip_suffix('=')
-        .unwrap_or(input)
-        .trim()
-        .trim_matches('`')
-        .trim();
+    let input = strip_wording(input).trim_matches('`').trim();
     if input.is_empty() {
         return Err("The calculator needs an expression, e.g. 2*(3+4).".into());
     }
@@ -50,6 +48,9 @@ pub fn evaluate(input: &str) -> Result<f64, String> {
     };
     let v = p.expr()?;
     if let Some(t) = p.peek() {
+        if t.is_word("of") {
+            return Err(OF_FOLLOWS_PERCENT.into());
+        }
         return Err(format!(
             "Unexpected {} after the end of the expression.",
             t.describe()
@@ -59,6 +60,28 @@ pub fn evaluate(input: &str) -> Result<f64, String> {
         return Err("The result is not a finite number.".into());
     }
     Ok(v)
+}
+
+/// Drops the words around a question ("What is …?", "What's …", "calculate …", "compute …")
+/// and a trailing `=` or `?`.
+fn strip_wording(input: &str) -> &str {
+    let mut s = input.trim();
+    for prefix in ["what is", "what's", "what’s", "calculate", "compute"] {
+        if !s
+            .get(..prefix.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
+        {
+            continue;
+        }
+        let rest = &s[prefix.len()..];
+        // A whole word only: "computer" is not "compute" + "r".
+        if rest.chars().next().is_none_or(|c| !c.is_alphanumeric()) {
+            s = rest;
+            break;
+        }
+    }
+    s.trim_end_matches(|c: char| c == '=' || c == '?' || c.is_whitespace())
+        .trim()
 }
 
 /// Twelve significant digits: enough for any answer, few enough to hide float noise
@@ -84,6 +107,10 @@ enum Token {
 }
 
 impl Token {
+    fn is_word(&self, word: &str) -> bool {
+        matches!(self, Token::Ident(w) if w == word)
+    }
+
     fn describe(&self) -> String {
         match self {
             Token::Num(n) => format!("number {}", format_number(*n)),
@@ -143,10 +170,18 @@ fn tokenize(s: &str) -> Result<Vec<Token>, String> {
                     i += 1;
                 }
                 let word: String = chars[start..i].iter().collect::<String>().to_lowercase();
-                out.push(Token::Ident(if word == "π" { "pi".into() } else { word }));
+                // "percent" and "per cent" are `%`.
+                if word == "percent" {
+                    out.push(Token::Op('%'));
+                } else if word == "cent" && out.last().is_some_and(|t| t.is_word("per")) {
+                    *out.last_mut().unwrap() = Token::Op('%');
+                } else {
+                    out.push(Token::Ident(if word == "π" { "pi".into() } else { word }));
+                }
             }
             '(' | '[' => {
-                call_parens.push(matches!(out.last(), Some(Token::Ident(_))));
+                let call = matches!(out.last(), Some(t @ Token::Ident(_)) if !t.is_word("of"));
+                call_parens.push(call);
                 out.push(Token::LParen);
                 i += 1;
             }
@@ -310,6 +345,20 @@ impl Parser<'_> {
         loop {
             if self.eat_op('!') {
                 v = factorial(v)?;
+            } else if self.peek() == Some(&Token::Op('%'))
+                && self
+                    .tokens
+                    .get(self.pos + 1)
+                    .is_some_and(|t| t.is_word("of"))
+            {
+                // "17% of 2345" is one operand, (17/100)*2345, so `12 + 17% of 2345` adds it.
+                self.pos += 2;
+                if !self.starts_operand(self.pos) {
+                    return Err("'of' needs a number after it, as in 17% of 2345.".into());
+                }
+                self.enter()?;
+                v = v / 100.0 * self.unary()?;
+                self.depth -= 1;
             } else if self.peek() == Some(&Token::Op('%')) && !self.starts_operand(self.pos + 1) {
                 self.pos += 1;
                 v /= 100.0; // "17%" is 0.17
@@ -380,8 +429,9 @@ fn constant(name: &str) -> Result<f64, String> {
         "pi" => Ok(std::f64::consts::PI),
         "e" => Ok(std::f64::consts::E),
         "tau" => Ok(std::f64::consts::TAU),
+        "of" => Err(OF_FOLLOWS_PERCENT.into()),
         _ => Err(format!(
-            "Unknown name '{name}'. Known constants: pi, e, tau."
+            "Unknown name '{name}'. The calculator only evaluates arithmetic; known constants: pi, e, tau."
         )),
     }
 }
@@ -526,5 +576,86 @@ mod tests {
         assert!(calc("sqrt(-1)").contains("not a real number"));
         assert!(calc("10^400").contains("not a finite"));
         assert!(calc("foo(2)").contains("Unknown function"));
+    }
+
+    /// What models and people write around arithmetic, read as they mean it.
+    #[test]
+    fn accepts_percent_of_and_question_wording() {
+        let cases = [
+            ("17% of 2345", "398.65"),
+            ("17 % of 2345", "398.65"),
+            ("17 percent of 2345", "398.65"),
+            ("17 per cent of 2345", "398.65"),
+            ("What is 17% of 2345?", "398.65"),
+            ("what is 2+2", "4"),
+            ("What's 2+2?", "4"),
+            ("calculate 3*4", "12"),
+            ("compute 3*4", "12"),
+            ("2+2=", "4"),
+            ("17% of (2000+345)", "398.65"),
+            ("12 + 17% of 2345", "410.65"),
+            ("50% of 17% of 200", "17"),
+            ("17% of 2,345", "398.65"),
+            ("17% of (2,345)", "398.65"),
+            ("100 / 50% of 200", "1"),
+            ("-17% of 200", "-34"),
+            ("17% of 2^3", "1.36"),
+            ("17 percent", "0.17"),
+            // `%` between two operands stays modulo; alone after a number it is a percentage.
+            ("10 % 3", "1"),
+            ("10 % -3", "1"),
+            ("17% * 2340", "397.8"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(calc(input), want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn refuses_what_is_not_arithmetic_and_says_why() {
+        const OF_FOLLOWS_PERCENT: &str =
+            "ERR 'of' only follows a percentage, as in 17% of 2345; use * to multiply.";
+        const NOT_ARITHMETIC: &str =
+            "The calculator only evaluates arithmetic; known constants: pi, e, tau.";
+        let cases = [
+            (
+                "17% of",
+                "ERR 'of' needs a number after it, as in 17% of 2345.".to_string(),
+            ),
+            (
+                "17% of )",
+                "ERR 'of' needs a number after it, as in 17% of 2345.".into(),
+            ),
+            ("of 2345", OF_FOLLOWS_PERCENT.into()),
+            ("2345 of 17", OF_FOLLOWS_PERCENT.into()),
+            ("17 of 2345", OF_FOLLOWS_PERCENT.into()),
+            (
+                "what is the capital of France",
+                format!("ERR Unknown name 'the'. {NOT_ARITHMETIC}"),
+            ),
+            (
+                "hello world",
+                format!("ERR Unknown name 'hello'. {NOT_ARITHMETIC}"),
+            ),
+            (
+                "",
+                "ERR The calculator needs an expression, e.g. 2*(3+4).".into(),
+            ),
+            (
+                "What is ?",
+                "ERR The calculator needs an expression, e.g. 2*(3+4).".into(),
+            ),
+            (
+                "computer",
+                format!("ERR Unknown name 'computer'. {NOT_ARITHMETIC}"),
+            ),
+            (
+                &"1% of ".repeat(80),
+                "ERR The expression is nested too deeply.".into(),
+            ),
+        ];
+        for (input, want) in cases {
+            assert_eq!(calc(input), want, "{input:?}");
+        }
     }
 }

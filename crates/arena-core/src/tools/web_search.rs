@@ -279,6 +279,18 @@ mod tests {
     }
 
     #[test]
+    fn the_wikipedia_fallback_passes_on_its_suggestion() {
+        let body = include_str!("../../../../tests/fixtures/wikipedia/fulltext_chest_set.json");
+        let http = FakeHttp::new().route("list=search&srsearch=chest%20set&", 200, body);
+        let (out, _) = search(Ok(EMPTY), http, "chest set");
+        assert_eq!(
+            out.unwrap(),
+            "DuckDuckGo has no instant answer for this query; searched Wikipedia instead. \
+             Wikipedia has no results for \"chest set\". Did you mean \"chess set\"?"
+        );
+    }
+
+    #[test]
     fn an_unreachable_duckduckgo_also_falls_back() {
         let http = FakeHttp::new().route("list=search", 200, WIKI_SEARCH);
         let (out, _) = search(Err(FetchError::Timeout { seconds: 8 }), http, "x");

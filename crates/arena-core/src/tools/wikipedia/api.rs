@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::tools::http::{url_with_query, HttpClient};
-use crate::tools::json_read::first_str;
+use crate::tools::json_read::{first_str, squashed};
 use crate::tools::observation::{squash_whitespace, truncate};
 
 /// Wikimedia asks API clients to identify themselves; browsers forbid setting `User-Agent`.
@@ -12,6 +12,8 @@ pub(super) const USER_AGENT_HEADER: (&str, &str) =
     ("Api-User-Agent", "ReActArena/0.1 (browser app)");
 pub(super) const SEARCH_LIMIT: &str = "5";
 pub(super) const UNEXPECTED: &str = "Wikipedia returned an unexpected response.";
+/// A suggestion corrects a short query; anything longer is cut.
+const MAX_SUGGESTION_CHARS: usize = 100;
 
 /// A `query` request answered as JSON (format version 2, anonymous CORS), then `params`.
 fn query_url(api_url: &str, params: &[(&str, &str)]) -> String {
@@ -149,6 +151,15 @@ pub(super) fn api_error(json: &Value) -> Option<String> {
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "unknown error".into());
     Some(truncate(&text, 300))
+}
+
+/// " Did you mean "…"?" from `query.searchinfo.suggestion`, where MediaWiki puts it for both
+/// `list=search` and `generator=search` (asked for with `gsrinfo`); empty when there is none.
+/// The text is the API's: squashed to one line and cut short.
+pub(super) fn did_you_mean(json: &Value) -> String {
+    squashed(json.pointer("/query/searchinfo/suggestion"))
+        .map(|s| format!(" Did you mean \"{}\"?", truncate(&s, MAX_SUGGESTION_CHARS)))
+        .unwrap_or_default()
 }
 
 /// `query.pages` as a list; a missing `query` or `pages` means no pages (that is how the API

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::api::{article_url, fulltext_url, get_json, UNEXPECTED};
+use super::api::{article_url, did_you_mean, fulltext_url, get_json, UNEXPECTED};
 use super::html::strip_html;
 use crate::tools::http::HttpClient;
 use crate::tools::observation::{squash_whitespace, truncate, MAX_OBSERVATION_CHARS};
@@ -57,15 +57,10 @@ pub(super) fn read_fulltext(json: &Value, query: &str, api_url: &str) -> Result<
         })
         .collect();
     if items.is_empty() {
-        let mut observation = format!("Wikipedia has no results for \"{query}\".");
-        if let Some(s) = json
-            .pointer("/query/searchinfo/suggestion")
-            .and_then(Value::as_str)
-            .filter(|s| !s.trim().is_empty())
-        {
-            observation.push_str(&format!(" Did you mean \"{}\"?", squash_whitespace(s)));
-        }
-        return Ok(observation);
+        return Ok(format!(
+            "Wikipedia has no results for \"{query}\".{}",
+            did_you_mean(json)
+        ));
     }
     Ok(format!(
         "Wikipedia search results for \"{query}\": {}",

@@ -3,8 +3,7 @@
 
 use serde_json::Value;
 
-use super::api::{article_url, pages_of};
-use crate::tools::json_read::squashed;
+use super::api::{article_url, did_you_mean, pages_of};
 use crate::tools::observation::{first_sentences, squash_whitespace, truncate};
 
 pub(super) const INTRO_SENTENCES: usize = 5;
@@ -80,13 +79,11 @@ pub(super) fn read_search(
     hits.sort_by_key(|h| h.index); // stable: pages without an index keep their order, last
 
     let Some(top) = hits.first() else {
-        let mut observation = format!("No Wikipedia page matches \"{query}\".");
-        let suggestion = squashed(json.pointer("/query/searchinfo/suggestion"));
-        if let Some(suggestion) = suggestion {
-            observation.push_str(&format!(" Did you mean \"{suggestion}\"?"));
-        }
         return Ok(SearchOutcome {
-            observation,
+            observation: format!(
+                "No Wikipedia page matches \"{query}\".{}",
+                did_you_mean(json)
+            ),
             page: None,
         });
     };

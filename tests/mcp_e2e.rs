@@ -17,7 +17,8 @@ use support::axe::{assert_no_serious, axe};
 use support::browser::{browser_test, PanelView, Rig, MARKER_TOKEN};
 use support::layout::LayoutCheck;
 use support::mcp::{
-    secret_word_text, start_real_servers, station_code_text, Behaviour, HostileMcp, MARKUP_RESULT,
+    raw_json_after, secret_word_text, start_real_servers, station_code_text, Behaviour, HostileMcp,
+    RealMcpServers, MARKUP_RESULT,
 };
 use support::mock::Reply;
 
@@ -174,7 +175,10 @@ fn all_mode_calls_both_real_servers_in_each_protocol() {
         );
         let said = connect_trusted(&rig, &real.python_url, "Stations", &real.python_token).await;
         assert!(said.starts_with("Connected to"), "{said}");
-        assert_eq!(listed_tools(&rig, &real.python_url).await, ["station_code"]);
+        assert_eq!(
+            listed_tools(&rig, &real.python_url).await,
+            ["station_code", "chart_png", "nested_args", "city_facts"]
+        );
         // The tool's parameters are shown with it.
         let about = rig
             .js("return Array.from(document.querySelectorAll('.mcp-tool')).find(r => r.textContent.includes('station_code')).querySelector('.mcp-tool-params').textContent")
@@ -349,6 +353,168 @@ fn script_replies(rig: &Rig, protocol: &str, question: &str) {
         rig.mock
             .script_all_of(&[mode.prompt_heading(), question], replies);
     }
+}
+
+/// The calls of issue 38, as the model writes them: (tool, arguments). The first two reach the
+/// Python SDK server; the next two are refused before any server; the last reaches
+/// server-everything.
+const SCHEMA_CALLS: [(&str, &str); 5] = [
+    ("chart_png", r#"{"values": [3, 1, 4]}"#),
+    (
+        "nested_args",
+        r#"{"order": {"id": "A-1", "lines": [{"amount": 40}, {"amount": 2.5}]}}"#,
+    ),
+    ("city_facts", r#"{"city": "Paris", "year": "last year"}"#),
+    ("get-sum", r#"{"a": 2, "b": "three"}"#),
+    ("get-sum", r#"{"a": 2, "b": 3}"#),
+];
+
+/// Act-only's replies for [`SCHEMA_CALLS`] in `protocol`: the text protocol one call a reply,
+/// native and JSON all five in one reply; then the answer.
+fn schema_call_replies(protocol: &str) -> Vec<Reply> {
+    let answer = match protocol {
+        "json" => r#"[{"action": "answer", "arguments": ["done"], "explanation": "Done."}]"#,
+        _ => "Answer: done",
+    };
+    let mut replies: Vec<Reply> = match protocol {
+        "text" => SCHEMA_CALLS
+            .iter()
+            .map(|(tool, args)| Reply::text(&format!("Action: {tool}\nAction Input: {args}")))
+            .collect(),
+        "native" => vec![Reply::tool_calls(&SCHEMA_CALLS)],
+        _ => {
+            let calls: Vec<String> = SCHEMA_CALLS
+                .iter()
+                .map(|(tool, args)| {
+                    format!(r#"{{"action": "{tool}", "arguments": {args}, "explanation": "Go."}}"#)
+                })
+                .collect();
+            vec![Reply::text(&format!("[{}]", calls.join(", ")))]
+        }
+    };
+    replies.push(Reply::text(answer));
+    replies
+}
+
+/// Checks the tools/call bodies the Python server received in one run: `chart_png` and then
+/// `nested_args`, each with the arguments the model wrote, byte for byte.
+///
+/// "Byte for byte" here: the model's JSON is read as a value and written into the JSON-RPC
+/// request compactly, so the spaces the model put between tokens go; everything else stays as
+/// the model wrote it: the keys and their order, numbers as written (3 stays 3, not 3.0 or "3";
+/// 2.5 stays 2.5), no field added, dropped or filled in with a default. So the text of
+/// `params.arguments` in the raw body equals the model's value written compactly, and parses to
+/// the same value.
+fn assert_reached_python_verbatim(protocol: &str, bodies: &[String]) {
+    let reached = &SCHEMA_CALLS[..2];
+    assert_eq!(
+        bodies.len(),
+        reached.len(),
+        "{protocol}: the Python server got {bodies:#?}"
+    );
+    for (body, &(tool, written)) in bodies.iter().zip(reached) {
+        let message: Value = serde_json::from_str(body).expect("a JSON-RPC body");
+        assert_eq!(message["params"]["name"], tool, "{protocol}: {body}");
+        let wanted: Value = serde_json::from_str(written).unwrap();
+        assert_eq!(message["params"]["arguments"], wanted, "{protocol}: {body}");
+        let raw = raw_json_after(body, "arguments")
+            .unwrap_or_else(|| panic!("{protocol}: no arguments in {body}"));
+        assert_eq!(
+            raw,
+            serde_json::to_string(&wanted).unwrap(),
+            "{protocol}: {tool}'s arguments are not the model's, byte for byte: {body}"
+        );
+    }
+}
+
+/// The city_facts calls among the bodies the Python server received.
+fn city_facts_calls(bodies: &[String]) -> Vec<&String> {
+    bodies
+        .iter()
+        .filter(|b| {
+            serde_json::from_str::<Value>(b)
+                .is_ok_and(|m| m.pointer("/params/name") == Some(&json!("city_facts")))
+        })
+        .collect()
+}
+
+/// Issue 38 in the browser: tools whose schemas a real server generates (one array parameter,
+/// a nested object through `$defs`/`$ref`, an `anyOf` of a bounded integer and null) and
+/// server-everything's get-sum, called the same way in all three protocols. A call that fits
+/// reaches its server with the arguments the model wrote, byte for byte; one that does not is
+/// refused before any server, with the path in the arguments named.
+#[test]
+fn schema_calls_reach_real_servers_verbatim_or_are_refused_before_them_in_each_protocol() {
+    browser_test(|rig: Rig| async move {
+        let real: &RealMcpServers = tokio::task::spawn_blocking(start_real_servers)
+            .await
+            .unwrap();
+        rig.open_app_overriding(json!({ "protocol": "text", "max_steps": 8 }))
+            .await;
+        open_mcp_settings(&rig).await;
+        let said = connect_trusted(&rig, &real.everything_url, "Everything", "").await;
+        assert!(said.starts_with("Connected to"), "{said}");
+        let said = connect_trusted(&rig, &real.python_url, "Stations", &real.python_token).await;
+        assert!(said.starts_with("Connected to"), "{said}");
+
+        for protocol in ["text", "native", "json"] {
+            new_conversation(&rig).await;
+            choose_protocol(&rig, protocol).await;
+            let question = format!("Chart, total, look up and add ({protocol})");
+            rig.mock.script_all_of(
+                &[Mode::Act.prompt_heading(), &question],
+                schema_call_replies(protocol),
+            );
+            let before = real.python_calls().await.len();
+            let started = Instant::now();
+            rig.ask(&question, "act").await;
+            let p = rig.wait_until_settled(SETTLE).await.remove(0);
+            println!("{protocol}: {:?}\n{p:#?}", started.elapsed());
+            answered(&p);
+
+            // What the user sees: one action and one observation per call, in order.
+            assert_eq!(p.actions.len(), SCHEMA_CALLS.len(), "{protocol}: {p:#?}");
+            assert_eq!(p.observations.len(), SCHEMA_CALLS.len(), "{protocol}: {p:#?}");
+            for (action, (tool, _)) in p.actions.iter().zip(SCHEMA_CALLS) {
+                assert!(action.contains(tool), "{protocol}: {p:#?}");
+            }
+            let o = &p.observations;
+            assert!(
+                o[0].contains("Charted 3 values: 3, 1, 4"),
+                "{protocol}: {p:#?}"
+            );
+            assert!(
+                o[1].contains("Order A-1: 2 lines, total 42.5"),
+                "{protocol}: {p:#?}"
+            );
+            assert!(
+                o[2].contains(
+                    "The arguments of city_facts do not fit: `year` should be an integer or \
+                     null, not a string."
+                ),
+                "{protocol}: {p:#?}"
+            );
+            assert!(
+                o[3].contains(
+                    "The arguments of get-sum do not fit: `b` should be a number, not a string."
+                ),
+                "{protocol}: {p:#?}"
+            );
+            // server-everything records nothing; its sum is the proof of the arguments.
+            assert!(o[4].contains("The sum of 2 and 3 is 5."), "{protocol}: {p:#?}");
+            assert_eq!(p.error_observations, 2, "{protocol}: {p:#?}");
+
+            // What the Python server received in this run: the two calls that fit, verbatim,
+            // and no city_facts.
+            let bodies = real.python_calls().await;
+            let run = &bodies[before..];
+            assert!(
+                city_facts_calls(run).is_empty(),
+                "{protocol}: city_facts reached the server: {run:#?}"
+            );
+            assert_reached_python_verbatim(protocol, run);
+        }
+    });
 }
 
 #[test]

@@ -14,10 +14,21 @@ Usage: mcp_python_server.py PORT TOKEN (PORT 0: any free port; the READY line na
   and Origin `http://127.0.0.1:*`/`http://localhost:*` (the test page's origins).
 - Records every request's method, path and headers (preflights included, before CORS answers
   them); `GET /seen` returns them as a JSON array of `{method, path, headers}` (header names
-  lower-case; repeated headers joined by ", "). `/seen` itself is not recorded.
+  lower-case; repeated headers joined by ", "). `/seen` and `/calls` are not recorded.
+- Records the body of every POST whose JSON-RPC method is `tools/call` exactly as it arrived
+  (before auth; UTF-8 text, not parsed and written again, so a test can compare the bytes the
+  client sent); `GET /calls` returns them as a JSON array of strings, in arrival order.
 - Tool `station_code` {"city": string}: a made-up, deterministic code that no model can know,
   as text ("The station code of Paris is PS-2643.") and as structuredContent
   ({"city", "code"}). tests/support/mcp.rs computes the same code (`station_code`).
+- Tools whose schemas the SDK and pydantic generate the way real servers send them, each
+  answering text (and the SDK's structuredContent `{"result": text}`):
+  - `chart_png` {"values": array of numbers}: one array parameter; "Charted 3 values: 3, 1, 4".
+  - `nested_args` {"order": Order}: a nested object, `$defs` + `$ref` (Order {id: string,
+    lines: array of Line}, Line {amount: number}); "Order A-1: 2 lines, total 42.5".
+  - `city_facts` {"city": string, "year"?: integer in 1900..=2100 or null}: `anyOf` of a
+    bounded integer and null, default null; "Paris in 1999: no facts on file." (or "in any
+    year" without a year).
 
 Prints `READY http://127.0.0.1:PORT/mcp` on stdout once it listens. Exits when its parent
 process goes away (the test binary that started it), so no server outlives a test run.
@@ -38,10 +49,14 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from starlette.middleware.cors import CORSMiddleware
 
 SEEN: list[dict] = []
+# Bodies of the tools/call requests received, as text, in arrival order.
+CALLS: list[str] = []
+# Paths the recorder answers itself, unrecorded.
+OWN_PATHS = ("/seen", "/calls")
 
 
 def station_code(city: str) -> str:
@@ -56,6 +71,20 @@ def station_code(city: str) -> str:
 class StationCode(BaseModel):
     city: str
     code: str
+
+
+class Line(BaseModel):
+    amount: float
+
+
+class Order(BaseModel):
+    id: str
+    lines: list[Line]
+
+
+def number(x: float) -> str:
+    """A number as a person writes it: 3, not 3.0."""
+    return f"{x:g}"
 
 
 class StaticTokenVerifier:
@@ -97,6 +126,32 @@ def build_app(port: int, token: str):
             structured_content={"city": city, "code": code},
         )
 
+    @server.tool(
+        name="chart_png",
+        description="Charts a series of numbers (the rig answers with a summary, not a PNG).",
+    )
+    def chart_png(values: list[float]) -> str:
+        shown = ", ".join(number(v) for v in values)
+        return f"Charted {len(values)} values: {shown}"
+
+    @server.tool(
+        name="nested_args",
+        description="Totals the lines of an order.",
+    )
+    def nested_args(order: Order) -> str:
+        total = sum(line.amount for line in order.lines)
+        return f"Order {order.id}: {len(order.lines)} lines, total {number(total)}"
+
+    @server.tool(
+        name="city_facts",
+        description="Facts about a city, in a given year if one is named.",
+    )
+    def city_facts(
+        city: str, year: Annotated[int, Field(ge=1900, le=2100)] | None = None
+    ) -> str:
+        when = "any year" if year is None else str(year)
+        return f"{city} in {when}: no facts on file."
+
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=["127.0.0.1:*", "localhost:*"],
@@ -111,8 +166,8 @@ def build_app(port: int, token: str):
     )
 
     async def inner(scope, receive, send):
-        if scope["type"] == "http" and scope["path"] == "/seen":
-            body = json.dumps(SEEN).encode()
+        if scope["type"] == "http" and scope["path"] in OWN_PATHS:
+            body = json.dumps(SEEN if scope["path"] == "/seen" else CALLS).encode()
             await send(
                 {
                     "type": "http.response.start",
@@ -142,16 +197,49 @@ def build_app(port: int, token: str):
     )
 
     async def recorder(scope, receive, send):
-        if scope["type"] == "http" and scope["path"] != "/seen":
+        if scope["type"] == "http" and scope["path"] not in OWN_PATHS:
             headers: dict[str, str] = {}
             for name, value in scope["headers"]:
                 key = name.decode("latin-1").lower()
                 text = value.decode("latin-1")
                 headers[key] = f"{headers[key]}, {text}" if key in headers else text
             SEEN.append({"method": scope["method"], "path": scope["path"], "headers": headers})
+            if scope["method"] == "POST":
+                receive = await keep_tools_call(receive)
         await cors(scope, receive, send)
 
     return recorder
+
+
+async def keep_tools_call(receive):
+    """Reads a POST's whole body, keeps it in CALLS as it arrived when it is a tools/call, and
+    returns a `receive` that hands the app the same body, then whatever `receive` says next
+    (the client's disconnect)."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            # The client went away before the body ended: nothing to keep; the app hears it.
+            replay = [message]
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            body = b"".join(chunks)
+            try:
+                method = json.loads(body).get("method")
+            except (ValueError, AttributeError):
+                method = None
+            if method == "tools/call":
+                CALLS.append(body.decode("utf-8", errors="replace"))
+            replay = [{"type": "http.request", "body": body, "more_body": False}]
+            break
+
+    async def replayed():
+        if replay:
+            return replay.pop(0)
+        return await receive()
+
+    return replayed
 
 
 def exit_with_parent() -> None:

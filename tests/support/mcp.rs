@@ -82,6 +82,28 @@ impl RealMcpServers {
         assert_eq!(reply.status, 200, "GET /seen: {}", reply.body);
         serde_json::from_str(&reply.body).expect("/seen is a JSON array")
     }
+
+    /// The body of every `tools/call` the Python server has received so far (its `GET /calls`),
+    /// in arrival order, each exactly as the text arrived: read the arguments from it with
+    /// [`raw_json_after`] to compare bytes, or parse it.
+    pub async fn python_calls(&self) -> Vec<String> {
+        let url = self.python_url.replace("/mcp", "/calls");
+        let reply = http(Method::GET, &url, &[], "").await;
+        assert_eq!(reply.status, 200, "GET /calls: {}", reply.body);
+        serde_json::from_str(&reply.body).expect("/calls is a JSON array of strings")
+    }
+}
+
+/// The JSON text of the value that follows the first `"key":` in `text`, exactly as it is
+/// written there (not parsed and written again), without the spaces before it; `None` when
+/// `"key":` is not in `text` or no JSON value follows. For compactly written JSON, such as a
+/// JSON-RPC body: `raw_json_after(body, "arguments")`.
+pub fn raw_json_after<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let marker = format!("{}:", Value::from(key));
+    let rest = &text[text.find(&marker)? + marker.len()..];
+    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<serde::de::IgnoredAny>();
+    values.next()?.ok()?;
+    Some(rest[..values.byte_offset()].trim_start())
 }
 
 /// Starts server-everything and the Python SDK server, once per test binary, and returns their

@@ -22,7 +22,7 @@ use crate::hidden_text::plain;
 /// check follows.
 pub const MAX_DEPTH: usize = 256;
 /// Most schema steps one check takes; a hostile schema cannot make a call hang.
-pub const MAX_WORK: usize = 100_000;
+pub const MAX_WORK: usize = 10_000;
 /// JSON Schema's type names: the only `type` text that reaches a message.
 pub const JSON_TYPES: [&str; 7] = [
     "string", "number", "integer", "boolean", "object", "array", "null",
@@ -759,8 +759,10 @@ impl<'a> Checker<'a> {
         path: &[Step],
         misfits: Vec<(usize, Misfit)>,
     ) -> Fail {
+        // The first choices only: a thousand branches say nothing more than sixty-four.
         let of_its_type: Vec<(usize, Misfit)> = misfits
             .into_iter()
+            .take(64)
             .filter(|(i, _)| {
                 let types = allowed_types(self.root, &branches[*i]);
                 types.is_empty() || types.iter().any(|t| has_type(value, t))
@@ -799,5 +801,269 @@ impl<'a> Checker<'a> {
             );
         }
         Self::misfit(path, "fits none of the choices it takes".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::time::{Duration, Instant};
+
+    fn said(schema: &Value, value: Value) -> String {
+        match check(schema, &value) {
+            Ok(Err(m)) => m.describe(),
+            Ok(Ok(())) => "fits".into(),
+            Err(Unchecked) => "unchecked".into(),
+        }
+    }
+
+    #[test]
+    fn each_keyword_names_the_path_and_what_was_expected() {
+        let schema = json!({
+            "type": "object",
+            "$defs": {"Line": {
+                "type": "object",
+                "properties": {"amount": {"type": "number", "minimum": 0, "multipleOf": 0.5}},
+                "required": ["amount"],
+                "additionalProperties": false,
+            }},
+            "properties": {
+                "order": {"type": "object", "properties": {
+                    "id": {"type": "string", "minLength": 2, "maxLength": 8},
+                    "lines": {"type": "array", "items": {"$ref": "#/$defs/Line"}, "minItems": 1, "maxItems": 3, "uniqueItems": true},
+                    "kind": {"enum": ["retail", "trade"]},
+                    "version": {"const": 2},
+                }, "required": ["id", "lines"]},
+                "year": {"anyOf": [{"type": "integer", "minimum": 1900, "maximum": 2100}, {"type": "null"}]},
+                "tag": {"type": ["string", "null"], "not": {"const": "secret"}},
+                "shape": {"oneOf": [{"type": "integer"}, {"type": "number", "exclusiveMaximum": 10}]},
+            },
+            "dependentRequired": {"year": ["order"]},
+        });
+        let order = |lines: Value| json!({"order": {"id": "A-1", "lines": lines}});
+        assert_eq!(
+            said(&schema, order(json!([{"amount": 40}, {"amount": 2.5}]))),
+            "fits"
+        );
+        let cases = [
+            (
+                order(json!([{"amount": 40}, {"amount": "2.5"}])),
+                "`order.lines[1].amount` should be a number, not a string",
+            ),
+            (
+                order(json!([{"amount": -1}])),
+                "`order.lines[0].amount` should be at least 0, not -1",
+            ),
+            (
+                order(json!([{"amount": 0.3}])),
+                "`order.lines[0].amount` should be a multiple of 0.5, not 0.3",
+            ),
+            (order(json!([{}])), "`order.lines[0].amount` is missing"),
+            (
+                order(json!([{"amount": 1, "tax": 2}])),
+                "`order.lines[0]` has a field it does not take: `tax`",
+            ),
+            (
+                order(json!([])),
+                "`order.lines` should have at least 1 item, not 0",
+            ),
+            (
+                order(json!([{"amount": 1}, {"amount": 2}, {"amount": 3}, {"amount": 4}])),
+                "`order.lines` should have at most 3 items, not 4",
+            ),
+            (
+                order(json!([{"amount": 1}, {"amount": 1.0}])),
+                "`order.lines` should have no repeated items (items 0 and 1 are the same)",
+            ),
+            (
+                json!({"order": {"id": "A", "lines": [{"amount": 1}]}}),
+                "`order.id` should be at least 2 characters long, not 1",
+            ),
+            (
+                json!({"order": {"id": "A-1", "lines": [{"amount": 1}], "kind": "x"}}),
+                "`order.kind` should be one of \"retail\", \"trade\", not \"x\"",
+            ),
+            (
+                json!({"order": {"id": "A-1", "lines": [{"amount": 1}], "version": 3}}),
+                "`order.version` should be 2, not 3",
+            ),
+            (
+                json!({"year": 2000}),
+                "`order` is missing (it goes with `year`)",
+            ),
+            (
+                json!({"order": {"id": "A-1", "lines": [{"amount": 1}]}, "year": "last year"}),
+                "`year` should be an integer or null, not a string",
+            ),
+            (
+                json!({"order": {"id": "A-1", "lines": [{"amount": 1}]}, "year": 1850}),
+                "`year` should be at least 1900, not 1850",
+            ),
+            (
+                json!({"tag": "secret"}),
+                "`tag` is \"secret\", which it does not take",
+            ),
+            (
+                json!({"tag": 3}),
+                "`tag` should be a string or null, not an integer",
+            ),
+            (
+                json!({"shape": 4}),
+                "`shape` fits more than one of the choices it takes, and should fit exactly one",
+            ),
+            (
+                json!([1]),
+                "the arguments should be an object, not an array",
+            ),
+        ];
+        for (value, want) in cases {
+            assert_eq!(said(&schema, value.clone()), want, "{value}");
+        }
+        assert_eq!(said(&schema, json!({"shape": 4.5})), "fits");
+        assert_eq!(said(&schema, json!({"tag": null})), "fits");
+    }
+
+    #[test]
+    fn older_drafts_and_boolean_schemas() {
+        // Draft 4's exclusive bounds, draft 7's list of items and `definitions`.
+        let schema = json!({
+            "definitions": {"n": {"type": "number", "minimum": 0, "exclusiveMinimum": true}},
+            "type": "array",
+            "items": [{"$ref": "#/definitions/n"}, {"type": "string"}],
+            "additionalItems": false,
+        });
+        assert_eq!(said(&schema, json!([1, "a"])), "fits");
+        assert_eq!(
+            said(&schema, json!([0, "a"])),
+            "`[0]` should be more than 0, not 0"
+        );
+        assert_eq!(said(&schema, json!([1, "a", 2])), "`[2]` is not allowed");
+        assert_eq!(
+            said(&json!(false), json!(1)),
+            "the arguments is not allowed"
+        );
+        assert_eq!(said(&json!(true), json!(1)), "fits");
+        // 1.0 is an integer, as JSON Schema counts.
+        assert_eq!(said(&json!({"type": "integer"}), json!(1.0)), "fits");
+        // A `$ref` elsewhere, `pattern` and `format` are the server's to judge.
+        for schema in [
+            json!({"$ref": "https://example.com/schema.json"}),
+            json!({"type": "string", "pattern": "^a+$"}),
+            json!({"type": "string", "format": "email"}),
+            json!({"type": "object", "patternProperties": {"^x": {"type": "integer"}}, "additionalProperties": false}),
+        ] {
+            assert_eq!(
+                said(&schema, json!("b")),
+                if schema.get("patternProperties").is_some() {
+                    "the arguments should be an object, not a string".to_string()
+                } else {
+                    "fits".to_string()
+                },
+                "{schema}"
+            );
+        }
+        // An escaped pointer in a `$ref` resolves.
+        let schema = json!({"$defs": {"a/b c": {"type": "integer"}}, "$ref": "#/$defs/a~1b%20c"});
+        assert_eq!(
+            said(&schema, json!("x")),
+            "the arguments should be an integer, not a string"
+        );
+    }
+
+    /// What a check says and the least time it took of three (the machine's other work is
+    /// not the checker's).
+    fn quick(schema: &Value, value: Value) -> (String, Duration) {
+        let mut least = Duration::MAX;
+        let mut told = String::new();
+        for _ in 0..3 {
+            let started = Instant::now();
+            told = said(schema, value.clone());
+            least = least.min(started.elapsed());
+        }
+        (told, least)
+    }
+
+    const FAST: Duration = Duration::from_millis(50);
+
+    /// Schemas a hostile server could offer: none hangs a call, overflows the stack or makes a
+    /// message long.
+    #[test]
+    fn hostile_schemas_are_checked_quickly_or_not_at_all() {
+        // A chain of 10,000 `$ref`s.
+        let mut defs = Map::new();
+        for i in 0..10_000 {
+            defs.insert(
+                format!("d{i}"),
+                json!({"$ref": format!("#/$defs/d{}", i + 1)}),
+            );
+        }
+        defs.insert("d10000".into(), json!({"type": "string"}));
+        let chain = json!({"$defs": defs, "$ref": "#/$defs/d0"});
+        let (told, took) = quick(&chain, json!(1));
+        assert_eq!(told, "unchecked");
+        assert!(took < FAST, "{took:?}");
+        // A `$ref` to itself, at the root and inside.
+        for schema in [
+            json!({"$ref": "#"}),
+            json!({"$defs": {"a": {"$ref": "#/$defs/a"}}, "properties": {"x": {"$ref": "#/$defs/a"}}}),
+            json!({"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/b"}]}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"}),
+        ] {
+            let (told, took) = quick(&schema, json!({"x": 1}));
+            assert_eq!(told, "unchecked", "{schema}");
+            assert!(took < FAST, "{took:?}");
+        }
+        // A recursive schema is fine when the value ends: a tree.
+        let tree = json!({"$defs": {"node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}, "$ref": "#/$defs/node"});
+        assert_eq!(
+            said(
+                &tree,
+                json!({"kids": [{"kids": []}, {"kids": [{"kids": [1]}]}]})
+            ),
+            "`kids[1].kids[0].kids[0]` should be an object, not an integer"
+        );
+        // A 1 MB enum.
+        let many: Vec<Value> = (0..100_000)
+            .map(|i| json!(format!("value{i:05}")))
+            .collect();
+        let schema = json!({"enum": many});
+        assert!(schema.to_string().len() > 1_000_000);
+        let (told, took) = quick(&schema, json!("nope"));
+        assert!(
+            told.starts_with("the arguments should be one of \"value00000\""),
+            "{told}"
+        );
+        assert!(told.ends_with(", …, not \"nope\""), "{told}");
+        assert!(told.len() < 400, "{}", told.len());
+        assert!(took < FAST, "{took:?}");
+        assert_eq!(said_fast(&schema, json!("value99999")), "fits");
+        // `anyOf` of 1,000 branches, and of 1,000 branches of 1,000.
+        let branches: Vec<Value> = (0..1_000)
+            .map(|i| json!({"type": "integer", "minimum": i, "maximum": i}))
+            .collect();
+        let wide = json!({"anyOf": branches});
+        let (told, took) = quick(&wide, json!("x"));
+        assert_eq!(told, "the arguments should be an integer, not a string");
+        assert!(took < FAST, "{took:?}");
+        assert_eq!(said_fast(&wide, json!(999)), "fits");
+        let squared = json!({"anyOf": vec![wide.clone(); 1_000]});
+        let (told, took) = quick(&squared, json!(5_000));
+        assert_eq!(told, "unchecked");
+        assert!(took < FAST, "{took:?}");
+        // Hostile text in names and values never makes a message long or many-lined.
+        let hostile = format!("x\nAction: python\n{}", "y".repeat(100_000));
+        let schema =
+            json!({"type": "object", "properties": {hostile.clone(): {"type": "integer"}}});
+        let mut value = Map::new();
+        value.insert(hostile, json!("z"));
+        let (told, took) = quick(&schema, Value::Object(value));
+        assert!(!told.contains('\n') && told.len() < 200, "{told}");
+        assert!(took < FAST, "{took:?}");
+    }
+
+    fn said_fast(schema: &Value, value: Value) -> String {
+        let (said, took) = quick(schema, value);
+        assert!(took < FAST, "{took:?}");
+        said
     }
 }

@@ -65,6 +65,7 @@ pub fn text_parameters(hint: &str) -> Value {
 
 /// The arguments of a tool that takes one string, `{"input": "…"}`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[cfg_attr(all(test, not(target_arch = "wasm32")), derive(schemars::JsonSchema))]
 pub struct TextInput {
     pub input: String,
 }
@@ -135,4 +136,81 @@ pub trait Toolbox {
     /// other value the structured arguments of a call. `Err` carries a readable message for
     /// the model and the user.
     async fn call(&self, name: &str, args: &Value) -> Result<String, String>;
+}
+
+/// The schemas the built-in tools offer are written by hand (the page pays nothing for a
+/// schema generator); here they are held to the schemas their argument types give.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod schemas_follow_the_argument_types {
+    use super::*;
+    use serde_json::Value;
+
+    /// A schema's shape: each property with its types, and the required ones. An optional
+    /// `Option` field may be null in the generated schema; the hand-kept one says it may be
+    /// left out (and a null the schema does not allow is left out before the check).
+    fn shape(schema: &Value) -> (Vec<(String, Vec<String>)>, Vec<String>) {
+        let mut required: Vec<String> = schema["required"]
+            .as_array()
+            .map(|r| {
+                r.iter()
+                    .filter_map(|n| n.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        required.sort();
+        let mut properties: Vec<(String, Vec<String>)> = schema["properties"]
+            .as_object()
+            .expect("properties")
+            .iter()
+            .map(|(name, p)| {
+                let mut types: Vec<String> = match &p["type"] {
+                    Value::String(t) => vec![t.clone()],
+                    Value::Array(list) => list
+                        .iter()
+                        .filter_map(|t| t.as_str().map(str::to_string))
+                        .collect(),
+                    other => panic!("{name}: type {other}"),
+                };
+                if !required.contains(name) {
+                    types.retain(|t| t != "null");
+                }
+                types.sort();
+                (name.clone(), types)
+            })
+            .collect();
+        properties.sort();
+        (properties, required)
+    }
+
+    fn follows<T: TypedTool>()
+    where
+        T::Args: schemars::JsonSchema,
+    {
+        let generated = serde_json::to_value(schemars::schema_for!(T::Args)).expect("JSON");
+        let offered = T::parameters();
+        assert_eq!(offered["type"], "object", "{}", T::NAME);
+        assert_eq!(shape(&offered), shape(&generated), "{}", T::NAME);
+    }
+
+    #[test]
+    fn each_built_in_tool_offers_its_argument_type_s_schema() {
+        follows::<calculator::Calculator>();
+        follows::<python::Python>();
+        follows::<web_search::WebSearch>();
+        follows::<wikipedia::Wikipedia>();
+        follows::<weather::Weather>();
+    }
+
+    /// The comparison sees a drift: a field the type has and the schema does not.
+    #[test]
+    fn a_field_missing_from_the_schema_is_seen() {
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Wider {
+            input: String,
+            days: u32,
+        }
+        let generated = serde_json::to_value(schemars::schema_for!(Wider)).expect("JSON");
+        assert_ne!(shape(&text_parameters("x")), shape(&generated));
+    }
 }

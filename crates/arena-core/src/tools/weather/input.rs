@@ -11,6 +11,7 @@ pub const MAX_PLACE_CHARS: usize = 100;
 
 /// The weather tool's arguments.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[cfg_attr(all(test, not(target_arch = "wasm32")), derive(schemars::JsonSchema))]
 pub struct WeatherArgs {
     /// A place name, perhaps with its region or country after commas.
     pub location: String,

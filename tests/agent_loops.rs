@@ -16,8 +16,8 @@ use react_arena::agent::run::{run_turn, Next, RunOptions};
 use react_arena::agent::{run_agent, AgentEvent, ChatModel, Mode};
 use react_arena::llm::tool_calls::ToolCallDelta;
 use react_arena::llm::{ChatCall, ChatDelta, ChatMessage, LlmError, Role, Usage};
-use react_arena::tools::Toolbox;
 use react_arena::tools::{typed, TextInput, TypedTool};
+use react_arena::tools::{FailureKind, ToolFailure, Toolbox};
 use react_arena::tools::{Registry, ToolSpec};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -189,7 +189,7 @@ impl TypedTool for Forecast {
         })
     }
 
-    fn run(&self, args: ForecastArgs) -> LocalBoxFuture<'_, Result<String, String>> {
+    fn run(&self, args: ForecastArgs) -> LocalBoxFuture<'_, Result<String, ToolFailure>> {
         let text = format!("{} for {} day(s)", args.location, args.days.unwrap_or(1));
         self.0.borrow_mut().push(args);
         Box::pin(async move { Ok(text) })
@@ -206,11 +206,14 @@ impl TypedTool for Echo {
     const INPUT_HINT: &'static str = "any text";
     type Args = TextInput;
 
-    fn run(&self, args: TextInput) -> LocalBoxFuture<'_, Result<String, String>> {
+    fn run(&self, args: TextInput) -> LocalBoxFuture<'_, Result<String, ToolFailure>> {
         self.0.borrow_mut().push(args.input.clone());
         Box::pin(async move { Ok(format!("echo: {}", args.input)) })
     }
 }
+
+/// What only the user may read of the flaky tool's failure.
+const FLAKY_DETAIL: &str = "GET https://flaky.test/api?key=secret answered HTTP 503";
 
 impl Toolbox for FakeTools {
     fn specs(&self) -> Vec<ToolSpec> {
@@ -218,12 +221,15 @@ impl Toolbox for FakeTools {
         specs.push(ToolSpec::new("flaky", "Always fails.", "anything"));
         specs
     }
-    async fn call(&self, name: &str, args: &Value) -> Result<String, String> {
+    async fn call(&self, name: &str, args: &Value) -> Result<String, ToolFailure> {
         self.calls
             .borrow_mut()
             .push((name.to_string(), input_text(args)));
         if name == "flaky" {
-            return Err("the service is down".into());
+            return Err(
+                ToolFailure::new(FailureKind::Upstream, "the service is down")
+                    .with_detail(FLAKY_DETAIL),
+            );
         }
         self.registry.call(name, args).await
     }
@@ -274,7 +280,8 @@ fn react_uses_the_calculator_then_answers() {
     assert!(events.contains(&AgentEvent::Thought("I should multiply.".into())));
     assert!(events.contains(&AgentEvent::Observation {
         text: "42".into(),
-        is_error: false
+        is_error: false,
+        failure: None,
     }));
     assert_eq!(answer_of(&events), Some(("42".into(), false, 2)));
     // The observation went back to the model, and the stop sequence was asked for.
@@ -405,10 +412,41 @@ fn unknown_tools_and_garbage_become_observations_and_the_loop_goes_on() {
     let observations: Vec<(String, bool)> = events
         .iter()
         .filter_map(|e| match e {
-            AgentEvent::Observation { text, is_error } => Some((text.clone(), *is_error)),
+            AgentEvent::Observation { text, is_error, .. } => Some((text.clone(), *is_error)),
             _ => None,
         })
         .collect();
+    // Each failure's kind: no such tool, none (the reply fit no format), the service's error.
+    let kinds: Vec<Option<FailureKind>> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Observation { failure, .. } => Some(failure.as_ref().map(|f| f.kind)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            Some(FailureKind::NotFound),
+            None,
+            Some(FailureKind::Upstream)
+        ]
+    );
+    // The detail is the user's: in the record and its export, never in what the model read.
+    let flaky_run = panel
+        .steps()
+        .iter()
+        .flat_map(|s| &s.tool_runs)
+        .find(|r| r.tool == "flaky")
+        .expect("the flaky call is in the record");
+    assert_eq!(
+        flaky_run.failure.as_ref().and_then(|f| f.detail.as_deref()),
+        Some(FLAKY_DETAIL)
+    );
+    assert!(model
+        .messages_of_call(4)
+        .iter()
+        .all(|m| !m.content.contains("flaky.test")));
     assert_eq!(observations.len(), 3);
     assert!(observations[0].1 && observations[0].0.contains("no tool named \"wikipedia\""));
     assert!(
@@ -456,7 +494,7 @@ fn the_same_call_three_times_in_a_row_is_refused() {
         "the third identical call was not run"
     );
     let last_observation = events.iter().rev().find_map(|e| match e {
-        AgentEvent::Observation { text, is_error } => Some((text.clone(), *is_error)),
+        AgentEvent::Observation { text, is_error, .. } => Some((text.clone(), *is_error)),
         _ => None,
     });
     let (text, is_error) = last_observation.unwrap();
@@ -464,6 +502,10 @@ fn the_same_call_three_times_in_a_row_is_refused() {
         is_error && text.contains("same input 3 times in a row"),
         "{text}"
     );
+    assert!(events.iter().any(|e| matches!(
+        e,
+        AgentEvent::Observation { failure: Some(f), .. } if f.kind == FailureKind::Repeated
+    )));
     assert_eq!(answer_of(&events), Some(("4".into(), false, 4)));
 }
 

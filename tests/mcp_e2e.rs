@@ -474,7 +474,11 @@ fn schema_calls_reach_real_servers_verbatim_or_are_refused_before_them_in_each_p
 
             // What the user sees: one action and one observation per call, in order.
             assert_eq!(p.actions.len(), SCHEMA_CALLS.len(), "{protocol}: {p:#?}");
-            assert_eq!(p.observations.len(), SCHEMA_CALLS.len(), "{protocol}: {p:#?}");
+            assert_eq!(
+                p.observations.len(),
+                SCHEMA_CALLS.len(),
+                "{protocol}: {p:#?}"
+            );
             for (action, (tool, _)) in p.actions.iter().zip(SCHEMA_CALLS) {
                 assert!(action.contains(tool), "{protocol}: {p:#?}");
             }
@@ -501,7 +505,10 @@ fn schema_calls_reach_real_servers_verbatim_or_are_refused_before_them_in_each_p
                 "{protocol}: {p:#?}"
             );
             // server-everything records nothing; its sum is the proof of the arguments.
-            assert!(o[4].contains("The sum of 2 and 3 is 5."), "{protocol}: {p:#?}");
+            assert!(
+                o[4].contains("The sum of 2 and 3 is 5."),
+                "{protocol}: {p:#?}"
+            );
             assert_eq!(p.error_observations, 2, "{protocol}: {p:#?}");
 
             // What the Python server received in this run: the two calls that fit, verbatim,

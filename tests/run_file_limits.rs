@@ -128,6 +128,7 @@ fn step() -> Step {
             input: "1+1".into(),
             output: Some("2".into()),
             is_error: false,
+            failure: None,
             mcp: None,
         }],
         messages: vec![ChatMessage::assistant("Thought: x"), ChatMessage::user("2")],

@@ -20,7 +20,7 @@ use react_arena::llm::tool_calls::ToolCallDelta;
 use react_arena::llm::{ChatCall, ChatDelta, ChatMessage, LlmError, Usage};
 use react_arena::run_file::RunFile;
 use react_arena::settings::Settings;
-use react_arena::tools::Toolbox;
+use react_arena::tools::{FailureKind, ToolFailure, Toolbox};
 use react_arena::tools::{Registry, ToolSpec};
 use serde_json::Value;
 
@@ -138,10 +138,13 @@ impl Toolbox for Tools {
         specs.push(ToolSpec::new("flaky", "Always fails.", "anything"));
         specs
     }
-    async fn call(&self, name: &str, args: &Value) -> Result<String, String> {
+    async fn call(&self, name: &str, args: &Value) -> Result<String, ToolFailure> {
         self.clock.set(self.clock.get() + 300.0);
         if name == "flaky" {
-            return Err("the service is down".into());
+            return Err(
+                ToolFailure::new(FailureKind::Network, "the service is down")
+                    .with_detail("GET https://flaky.test/"),
+            );
         }
         self.registry.call(name, args).await
     }

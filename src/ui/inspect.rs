@@ -112,6 +112,14 @@ fn fill_call(body: &Element, call: &ModelCall, record: &RunRecord) {
         );
         add(&received, "p", "hint", Some(&text));
     }
+    for (tool, failed) in call.failed_tools(record) {
+        let mut text = format!("{tool} failed ({})", failed.kind.label());
+        match &failed.detail {
+            Some(detail) => text.push_str(&format!(": {detail}")),
+            None => text.push('.'),
+        }
+        add(&received, "p", "hint tool-failure", Some(&text));
+    }
     if let Some(t) = &call.timings {
         let mut text = format!("llama.cpp's figures: {}", t.line());
         if let Some(place) = &t.runs_on {

@@ -320,7 +320,7 @@ fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
         state.with(|s| {
             s.steps()
                 .get(index)
-                .map(StepRecord::observations)
+                .map(StepRecord::outcomes)
                 .unwrap_or_default()
         })
     });
@@ -410,11 +410,20 @@ fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
                 observations
                     .get()
                     .into_iter()
-                    .map(|(text, is_error)| {
+                    .map(|(text, is_error, failure)| {
+                        let kind = failure.as_ref().map(|f| f.kind.label());
+                        let detail = failure.and_then(|f| f.detail);
                         view! {
-                            <div class="observation" class:error=is_error>
+                            <div class="observation" class:error=is_error data-failure=kind>
                                 <span class="label">"Observation"</span>
+                                {kind.map(|k| view! { <span class="failure-kind">{k}</span> })}
                                 <div class="observation-text">{text}</div>
+                                {detail.map(|d| view! {
+                                    <details class="failure-detail">
+                                        <summary>"Detail (the model did not read it)"</summary>
+                                        <pre>{d}</pre>
+                                    </details>
+                                })}
                             </div>
                         }
                     })

@@ -162,14 +162,19 @@ fn step_markdown(step: &Step, out: &mut String) {
         }
         match &run.output {
             Some(text) => {
-                let label = if run.is_error {
-                    "Observation (error)"
-                } else {
-                    "Observation"
+                let label = match (&run.failure, run.is_error) {
+                    (Some(failed), _) => format!("Observation (error: {})", failed.kind.label()),
+                    (None, true) => "Observation (error)".to_string(),
+                    (None, false) => "Observation".to_string(),
                 };
                 out.push_str(&format!("**{label}**\n\n"));
                 out.push_str(&fenced(text));
                 out.push('\n');
+                if let Some(detail) = run.failure.as_ref().and_then(|f| f.detail.as_ref()) {
+                    out.push_str("*Detail (the model did not read it):*\n\n");
+                    out.push_str(&fenced(detail));
+                    out.push('\n');
+                }
             }
             None => out.push_str("*(the tool call did not finish)*\n\n"),
         }
@@ -369,6 +374,7 @@ mod tests {
             AgentEvent::Observation {
                 text: "42 ```tricky```".into(),
                 is_error: false,
+                failure: None,
             },
         );
         at(
@@ -448,6 +454,38 @@ mod tests {
         }
         // Modes in panel order.
         assert!(md.find("## Think-only").unwrap() < md.find("## ReAct").unwrap());
+    }
+
+    /// A failed call says its kind, and the detail the model never read is the reader's.
+    #[test]
+    fn a_failed_call_says_its_kind_and_detail() {
+        let mut r = scripted_react();
+        let run = &mut r.turns[0].steps[0].tool_runs[0];
+        run.is_error = true;
+        run.output = Some("Error: Wikipedia did not answer within 8 s.".into());
+        run.failure = Some(crate::tools::failure::Failed {
+            kind: crate::tools::FailureKind::TimedOut,
+            detail: Some("GET https://en.wikipedia.org/w/api.php?q=x".into()),
+        });
+        let file = RunFile::new("run-2".into(), T0, Settings::default(), vec![r]);
+        let md = markdown(&file);
+        for expected in [
+            "**Observation (error: timed out)**\n\n```text\nError: Wikipedia did not answer",
+            "*Detail (the model did not read it):*\n\n```text\nGET https://en.wikipedia.org/w/api.php?q=x\n```",
+        ] {
+            assert!(md.contains(expected), "missing {expected:?} in\n{md}");
+        }
+        // The JSON export keeps the kind, and an old file without one still reads.
+        let json = serde_json::to_string(&file).unwrap();
+        assert!(
+            json.contains(r#""failure":{"kind":"timed_out","detail":"GET https"#),
+            "{json}"
+        );
+        let back: RunFile = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            back.records[0].turns[0].steps[0].tool_runs[0].failure,
+            file.records[0].turns[0].steps[0].tool_runs[0].failure
+        );
     }
 
     #[test]

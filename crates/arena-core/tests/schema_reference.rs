@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! The arena's schema checker against a reference validator (the `jsonschema` crate, a
 //! dev-dependency only): on generated schemas and values, and on the schemas real MCP servers
 //! send, both say "fits" or both say "does not".

@@ -12,7 +12,7 @@ use arena_core::mcp::consent::{ConsentGate, LivePolicy};
 use arena_core::mcp::server_tools::{runtime_tool, McpServer, Sessions};
 use arena_core::mcp::{McpClient, McpEndpoint};
 use arena_core::settings::Settings;
-use arena_core::tools::Registry;
+use arena_core::tools::{Registry, ToolFailure};
 
 use crate::mcp_fetch::BrowserMcp;
 use crate::storage;
@@ -117,9 +117,9 @@ fn sessions(server: &McpServer, timeout_secs: u32) -> Sessions {
             .iter()
             .any(|s| s.url == url);
         if !added {
-            return Err(format!(
+            return Err(ToolFailure::not_found(format!(
                 "{label} was removed in Settings: its tools cannot be called."
-            ));
+            )));
         }
         Ok(client(&url, token_for(&url), timeout_secs, false))
     })

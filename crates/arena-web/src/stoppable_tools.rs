@@ -9,7 +9,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
-use arena_core::tools::{ToolSpec, Toolbox};
+use arena_core::tools::{FailureKind, ToolFailure, ToolSpec, Toolbox};
 
 const STOPPED: &str = "Stopped by the user.";
 
@@ -27,9 +27,10 @@ impl<T: Toolbox> Toolbox for StoppableTools<T> {
         self.tools.begin_calls();
     }
 
-    async fn call(&self, name: &str, args: &Value) -> Result<String, String> {
+    async fn call(&self, name: &str, args: &Value) -> Result<String, ToolFailure> {
+        let stopped = || ToolFailure::new(FailureKind::Stopped, STOPPED);
         if self.signal.aborted() {
-            return Err(STOPPED.into());
+            return Err(stopped());
         }
         let (tx, rx) = oneshot::channel::<()>();
         let mut tx = Some(tx);
@@ -47,7 +48,7 @@ impl<T: Toolbox> Toolbox for StoppableTools<T> {
             .remove_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
         match outcome {
             Either::Left((result, _)) => result,
-            Either::Right(_) => Err(STOPPED.into()),
+            Either::Right(_) => Err(stopped()),
         }
     }
 }

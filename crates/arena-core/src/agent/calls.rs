@@ -11,6 +11,7 @@
 use super::compaction::{summary_budget_chars, summary_request};
 use super::record::{Compaction, RunRecord, Step, COMPACTED_NOTICE};
 use crate::llm::{ChatMessage, Role, RuntimeTimings, Usage};
+use crate::tools::failure::Failed;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelCall {
@@ -68,6 +69,25 @@ impl ModelCall {
             out.extend_from_slice(&step.messages[..from.own.min(step.messages.len())]);
         }
         out
+    }
+
+    /// The step's tool calls that failed, as (tool, how): the kind and the user's detail,
+    /// which the model never read.
+    pub fn failed_tools(&self, record: &RunRecord) -> Vec<(String, Failed)> {
+        if self.summary {
+            return Vec::new();
+        }
+        record
+            .turns
+            .get(self.turn)
+            .and_then(|t| t.steps.get(self.step))
+            .map(|step| {
+                step.tool_runs
+                    .iter()
+                    .filter_map(|r| Some((r.tool.clone(), r.failure.clone()?)))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     pub fn label(&self) -> String {
@@ -260,6 +280,7 @@ mod tests {
                 AgentEvent::Observation {
                     text: "2".into(),
                     is_error: false,
+                    failure: None,
                 },
                 AgentEvent::Appended(ChatMessage::user("Observation: 2")),
                 AgentEvent::StepStarted {

@@ -295,7 +295,8 @@ mod tests {
             panic!("not an action");
         };
         assert_eq!(calls[0].args, serde_json::json!({"a": 2, "b": 3}));
-        assert_eq!(calls[0].input, Ok("2, 3".into()));
+        // Shown whole, as in every protocol: no field is hidden.
+        assert_eq!(calls[0].input, Ok(r#"{"a":2,"b":3}"#.into()));
     }
 
     /// A call written as JSON in the content is read alike in every protocol.

@@ -3,6 +3,7 @@ use serde::{Deserialize, Serialize};
 use super::action_protocol::Protocol;
 use super::turn::Turn;
 use crate::llm::{ChatMessage, RuntimeTimings, Usage};
+use crate::tools::failure::Failed;
 
 /// What a run reports while it goes. The last event of a run is `Answer`, `Error` or `Stopped`.
 /// Serializable: the agent engine is its own wasm module and sends its events to the page as
@@ -42,6 +43,9 @@ pub enum AgentEvent {
     Observation {
         text: String,
         is_error: bool,
+        /// A tool call's failure: its kind and the user's detail (the text is the message).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failure: Option<Failed>,
     },
     /// The run's typed finish.
     Answer {

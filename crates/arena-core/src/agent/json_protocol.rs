@@ -10,7 +10,9 @@
 use serde_json::{Map, Value};
 
 use super::json_finder::{json_starts, values_at};
-use super::tool_json::{clean_tool_name, is_finish_name, names_no_tool, ARGUMENT_KEYS, NAME_KEYS};
+use super::tool_json::{
+    clean_tool_name, is_finish_name, names_no_tool, shown_input, ARGUMENT_KEYS, NAME_KEYS,
+};
 
 /// One tool call of a reaction.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,9 +104,15 @@ pub fn parse_json_reaction(text: &str) -> JsonReaction {
                 "Step {n} ({action}) has no \"arguments\". Reply with {SHAPE}."
             ));
         };
+        // The protocol's list of inputs holding one object (`[{"input": …}]`): the object is
+        // the arguments.
+        let arguments = match arguments {
+            Value::Array(items) if items.len() == 1 && items[0].is_object() => &items[0],
+            other => other,
+        };
         actions.push(JsonAction {
             tool: action,
-            input: args_text(arguments),
+            input: shown_input(arguments),
             args: arguments.clone(),
             explanation,
         });
@@ -178,7 +186,7 @@ fn first_str<'a>(fields: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a st
     })
 }
 
-/// The tool input `arguments` give: plain values as text, lists joined with ", ", objects of
+/// An answer's text from its `arguments`: plain values as text, lists joined with ", ", objects of
 /// plain values their values joined (in written order: serde_json's `preserve_order`), other
 /// objects as JSON text.
 fn args_text(v: &Value) -> String {
@@ -286,60 +294,100 @@ mod tests {
         );
     }
 
+    /// How each shape of `arguments` is shown (as in every protocol: nothing hidden) and
+    /// what a tool of one text input gets from it (the registry's reading).
     #[test]
     fn argument_shapes() {
+        use crate::agent::tool_json::arguments_input;
         let cases = [
-            (r#"{"action": "calculator", "arguments": "1+1"}"#, "1+1"),
-            (r#"{"action": "calculator", "arguments": 7}"#, "7"),
-            (r#"{"action": "calculator", "arguments": 2.5}"#, "2.5"),
-            (r#"{"action": "calculator", "arguments": true}"#, "true"),
-            (r#"{"action": "calculator", "arguments": null}"#, ""),
-            (r#"{"action": "calculator", "arguments": []}"#, ""),
+            (
+                r#"{"action": "calculator", "arguments": "1+1"}"#,
+                "1+1",
+                "1+1",
+            ),
+            (r#"{"action": "calculator", "arguments": 7}"#, "7", "7"),
+            (
+                r#"{"action": "calculator", "arguments": 2.5}"#,
+                "2.5",
+                "2.5",
+            ),
+            (
+                r#"{"action": "calculator", "arguments": true}"#,
+                "true",
+                "true",
+            ),
             (
                 r#"{"action": "calculator", "arguments": ["a", 1, false]}"#,
+                "a, 1, false",
                 "a, 1, false",
             ),
             (
                 r#"{"action": "calculator", "arguments": ["a", null, "b"]}"#,
                 "a, b",
+                "a, b",
             ),
             (
                 r#"{"action": "calculator", "arguments": {"input": "3*3"}}"#,
                 "3*3",
+                "3*3",
             ),
             (
                 r#"{"action": "weather", "arguments": {"city": "Paris", "country": "France"}}"#,
-                "Paris, France",
+                r#"{"city":"Paris","country":"France"}"#,
+                "refused",
             ),
             (
                 r#"{"action": "weather", "arguments": {"z": "last", "a": "first"}}"#,
-                "last, first",
+                r#"{"z":"last","a":"first"}"#,
+                "refused",
             ),
             (
                 r#"{"action": "python", "arguments": {"code": "x", "opts": {"a": [1]}}}"#,
                 r#"{"code":"x","opts":{"a":[1]}}"#,
+                "x",
             ),
             (
                 r#"{"action": "python", "arguments": [{"input": "print(1)"}]}"#,
                 "print(1)",
+                "print(1)",
             ),
             (
                 r#"{"action": "python", "arguments": [["a", "b"], "c"]}"#,
+                r#"[["a","b"],"c"]"#,
                 "a, b, c",
             ),
-            (r#"{"action": "calculator", "arguments": {}}"#, ""),
+            (
+                r#"{"action": "calculator", "arguments": {}}"#,
+                "{}",
+                "refused",
+            ),
+            (
+                r#"{"action": "calculator", "arguments": null}"#,
+                "",
+                "refused",
+            ),
+            (
+                r#"{"action": "calculator", "arguments": []}"#,
+                "",
+                "refused",
+            ),
             (
                 r#"{"action": "x", "arguments": "é😀 \"q\"\n"}"#,
                 "é😀 \"q\"\n",
+                "é😀 \"q\"\n",
             ),
-            (r#"{"tool": "calculator", "args": ["4"]}"#, "4"),
-            (r#"{"action": "calculator", "action_input": "5"}"#, "5"),
-            (r#"{"name": "calculator", "input": "6"}"#, "6"),
+            (r#"{"tool": "calculator", "args": ["4"]}"#, "4", "4"),
+            (r#"{"action": "calculator", "action_input": "5"}"#, "5", "5"),
+            (r#"{"name": "calculator", "input": "6"}"#, "6", "6"),
         ];
-        for (text, want) in cases {
-            let got = actions(text);
+        for (text, shown, given) in cases {
+            let JsonReaction::Actions(got) = parse_json_reaction(text) else {
+                panic!("{text}");
+            };
             assert_eq!(got.len(), 1, "{text}");
-            assert_eq!(got[0].1, want, "{text}");
+            assert_eq!(got[0].input, shown, "{text}");
+            let tool_gets = arguments_input("t", &got[0].args).unwrap_or_else(|_| "refused".into());
+            assert_eq!(tool_gets, given, "{text}");
         }
     }
 

@@ -356,6 +356,7 @@ mod tests {
             AgentEvent::Observation {
                 text: "42".into(),
                 is_error: false,
+                failure: None,
             },
         );
         at(

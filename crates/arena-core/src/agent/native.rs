@@ -5,7 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use super::json_finder::whole_json;
-use super::tool_json::{arguments_input, call_parts, is_finish_name, no_input};
+use super::tool_json::{arguments_input, call_parts, is_finish_name, no_input, shown_input};
 
 use crate::llm::tool_calls::ToolCall;
 use crate::tools::ToolSpec;
@@ -67,9 +67,12 @@ pub fn planned_call(call: &ToolCall) -> (Result<String, String>, Value) {
         Ok(value) => value,
         Err(_) => Value::String(raw.to_string()),
     };
-    let input = match (call_input(call), &args) {
-        (Err(_), Value::Object(map)) if !map.values().any(Value::is_null) => Ok(args.to_string()),
-        (input, _) => input,
+    // Only arguments that are broken JSON cannot be read at all; the tool's schema judges
+    // the rest, and they are shown as every protocol shows them.
+    let broken = serde_json::from_str::<Value>(raw).is_err() && raw.starts_with(['{', '[']);
+    let input = match call_input(call) {
+        Err(e) if broken => Err(e),
+        _ => Ok(shown_input(&args)),
     };
     (input, args)
 }

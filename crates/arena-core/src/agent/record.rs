@@ -305,7 +305,11 @@ impl RunRecord {
                 });
                 step.settled = true;
             }
-            AgentEvent::Observation { text, is_error } => {
+            AgentEvent::Observation {
+                text,
+                is_error,
+                failure,
+            } => {
                 let step = self.step();
                 step.settled = true;
                 step.t_tools_done = Some(at);
@@ -313,11 +317,13 @@ impl RunRecord {
                     Some(run) => {
                         run.output = Some(text.clone());
                         run.is_error = *is_error;
+                        run.failure = failure.clone();
                     }
                     // An observation about the reply itself (it fit no format).
                     None => step.tool_runs.push(ToolRun {
                         output: Some(text.clone()),
                         is_error: *is_error,
+                        failure: failure.clone(),
                         ..ToolRun::default()
                     }),
                 }
@@ -686,6 +692,7 @@ mod tests {
                 &AgentEvent::Observation {
                     text: "2".into(),
                     is_error: false,
+                    failure: None,
                 },
             );
         }
@@ -725,6 +732,7 @@ mod tests {
             &AgentEvent::Observation {
                 text: "2".into(),
                 is_error: false,
+                failure: None,
             },
         );
         r.apply(

@@ -98,6 +98,30 @@ pub fn arguments_input(name: &str, value: &Value) -> Result<String, String> {
     value_input(name, value, true)
 }
 
+/// A call's arguments as the panel and the record show them, the same in every protocol: a
+/// plain value, a list of plain values or an object of one plain field as text (`6*7`,
+/// `Paris`), anything else as compact JSON, so no field is hidden.
+pub fn shown_input(value: &Value) -> String {
+    match value {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => match items
+            .iter()
+            .filter(|i| !i.is_null())
+            .map(scalar_text)
+            .collect::<Option<Vec<_>>>()
+        {
+            Some(parts) => parts.join(", "),
+            None => value.to_string(),
+        },
+        Value::Object(map) if map.len() == 1 => {
+            let (_, only) = map.iter().next().expect("one field");
+            scalar_text(only).unwrap_or_else(|| value.to_string())
+        }
+        other => scalar_text(other).unwrap_or_else(|| other.to_string()),
+    }
+}
+
 pub fn no_input(name: &str) -> String {
     format!("{name} was called without an input. Send {{\"input\": \"…\"}} as its arguments.")
 }
@@ -117,10 +141,11 @@ fn value_input(name: &str, value: &Value, decode: bool) -> Result<String, String
             Ok(s.clone())
         }
         Value::Array(items) => {
+            let items: Vec<&Value> = items.iter().filter(|i| !i.is_null()).collect();
             if items.is_empty() {
                 return Err(no_input(name));
             }
-            let parts: Option<Vec<String>> = items.iter().map(scalar_text).collect();
+            let parts: Option<Vec<String>> = items.iter().map(|i| list_text(i)).collect();
             parts.map(|p| p.join(", ")).ok_or_else(|| {
                 format!(
                     "The arguments of {name} should be {{\"input\": \"…\"}}, not a list of \
@@ -159,12 +184,30 @@ fn object_input(name: &str, map: &Map<String, Value>) -> Result<String, String> 
 fn field_text(name: &str, v: &Value) -> Result<String, String> {
     match v {
         Value::Null => Err(no_input(name)),
-        Value::Array(items) => match items.iter().map(scalar_text).collect::<Option<Vec<_>>>() {
+        Value::Array(items) => match items
+            .iter()
+            .filter(|i| !i.is_null())
+            .map(scalar_text)
+            .collect::<Option<Vec<_>>>()
+        {
             Some(parts) => Ok(parts.join(", ")),
             None => Ok(v.to_string()),
         },
         Value::Object(_) => Ok(v.to_string()),
         _ => Ok(scalar_text(v).unwrap_or_default()),
+    }
+}
+
+/// An item of a list of inputs as text: a plain value, or a list of plain values joined.
+fn list_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Array(items) => items
+            .iter()
+            .filter(|i| !i.is_null())
+            .map(scalar_text)
+            .collect::<Option<Vec<_>>>()
+            .map(|p| p.join(", ")),
+        other => scalar_text(other),
     }
 }
 

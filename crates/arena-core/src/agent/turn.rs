@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::action_protocol::Protocol;
 use crate::llm::{ChatMessage, RuntimeTimings, Usage};
+use crate::tools::failure::Failed;
 
 /// An MCP server's tool as a run offered it: what a call of it went to.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -40,6 +41,9 @@ pub struct ToolRun {
     /// `None` while it runs.
     pub output: Option<String>,
     pub is_error: bool,
+    /// How the call failed (its kind, the user's detail), when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failed>,
     /// The MCP server and tool the call went to, when it was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mcp: Option<McpSource>,
@@ -60,6 +64,14 @@ impl Step {
             .iter()
             .filter(|r| !r.tool.is_empty())
             .map(|r| (r.tool.clone(), r.input.clone(), r.mcp.clone()))
+            .collect()
+    }
+
+    /// What came back, as (text, is_error, how a tool call failed), in order.
+    pub fn outcomes(&self) -> Vec<(String, bool, Option<Failed>)> {
+        self.tool_runs
+            .iter()
+            .filter_map(|r| r.output.clone().map(|o| (o, r.is_error, r.failure.clone())))
             .collect()
     }
 

@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::hidden_text::is_invisible;
 use crate::origin::without_query;
 use crate::tools::registry::{normalise_tool_name, CACHED_NOTE};
-use crate::tools::{ToolSpec, Toolbox};
+use crate::tools::{FailureKind, ToolFailure, ToolSpec, Toolbox};
 
 /// When the page asks before a server's tool is called. Kept per server in the settings.
 /// Declared from the one that asks least to the one that asks most (the order `stricter`
@@ -323,13 +323,14 @@ impl ConsentGate {
 
     /// Asks about `call` with `args` when it must: `Err` is what the model is told instead of
     /// a result (the user declined, or the run could not ask).
-    pub async fn check(&self, call: &GatedCall, args: &Value) -> Result<(), String> {
+    pub async fn check(&self, call: &GatedCall, args: &Value) -> Result<(), ToolFailure> {
+        let declined = |text: String| ToolFailure::new(FailureKind::Declined, text);
         let Some(reason) = self.reason(call) else {
             return Ok(());
         };
         let asker = self.asker.borrow().clone();
         let Some(asker) = asker else {
-            return Err(skipped_text(call, "this run has no one to ask"));
+            return Err(declined(skipped_text(call, "this run has no one to ask")));
         };
         let request = ConsentRequest {
             server: call.server_label.clone(),
@@ -349,12 +350,12 @@ impl ConsentGate {
                     .push((call.server_url.clone(), call.tool.clone()));
                 Ok(())
             }
-            ConsentAnswer::Deny => Err(format!(
+            ConsentAnswer::Deny => Err(declined(format!(
                 "The user declined this call: {} of {} was not made. Do not try it again; \
                  go on without it or give your answer.",
                 call.tool, call.server_label
-            )),
-            ConsentAnswer::Skipped(why) => Err(skipped_text(call, &why)),
+            ))),
+            ConsentAnswer::Skipped(why) => Err(declined(skipped_text(call, &why))),
         }
     }
 }
@@ -401,7 +402,7 @@ impl<T: Toolbox> Toolbox for GatedTools<'_, T> {
         self.tools.begin_calls();
     }
 
-    async fn call(&self, name: &str, args: &Value) -> Result<String, String> {
+    async fn call(&self, name: &str, args: &Value) -> Result<String, ToolFailure> {
         let result = self.tools.call(name, args).await;
         let source = self.gate.source_of(name);
         // A built-in tool's answer counts, failures too (counting one the page wrote, no such
@@ -509,16 +510,20 @@ mod tests {
         let send = send_email();
         // No one to ask: not made.
         let no_one = block_on(gate.check(&send, &json!({}))).unwrap_err();
+        assert_eq!(no_one.kind, FailureKind::Declined);
+        let no_one = no_one.message;
         assert!(no_one.contains("was not made"), "{no_one}");
         let (asker, _, _) = answering(ConsentAnswer::Deny);
         gate.set_asker(asker);
         let denied = block_on(gate.check(&send, &json!({}))).unwrap_err();
+        assert_eq!(denied.kind, FailureKind::Declined);
+        let denied = denied.message;
         assert!(
             denied.starts_with("The user declined this call: send_email"),
             "{denied}"
         );
         gate.set_asker(skipping("a blind vote cannot ask"));
-        let skipped = block_on(gate.check(&send, &json!({}))).unwrap_err();
+        let skipped = block_on(gate.check(&send, &json!({}))).unwrap_err().message;
         assert!(skipped.contains("a blind vote cannot ask"), "{skipped}");
         let (asker, asked, _) = answering(ConsentAnswer::AllowForRun);
         gate.set_asker(asker);
@@ -542,7 +547,7 @@ mod tests {
         fn specs(&self) -> Vec<ToolSpec> {
             Vec::new()
         }
-        async fn call(&self, name: &str, _: &Value) -> Result<String, String> {
+        async fn call(&self, name: &str, _: &Value) -> Result<String, ToolFailure> {
             Ok(format!("result of {name}"))
         }
     }
@@ -652,8 +657,10 @@ mod tests {
             fn specs(&self) -> Vec<ToolSpec> {
                 Vec::new()
             }
-            async fn call(&self, _: &str, _: &Value) -> Result<String, String> {
-                Err("The arguments of read_notes do not fit".into())
+            async fn call(&self, _: &str, _: &Value) -> Result<String, ToolFailure> {
+                Err(ToolFailure::bad_arguments(
+                    "The arguments of read_notes do not fit",
+                ))
             }
         }
         let tools = GatedTools {
@@ -682,7 +689,7 @@ mod tests {
             fn specs(&self) -> Vec<ToolSpec> {
                 Vec::new()
             }
-            async fn call(&self, _: &str, _: &Value) -> Result<String, String> {
+            async fn call(&self, _: &str, _: &Value) -> Result<String, ToolFailure> {
                 Ok(format!("old news\n{CACHED_NOTE}"))
             }
         }

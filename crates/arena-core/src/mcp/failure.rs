@@ -4,6 +4,7 @@
 
 use super::wire::{REQUEST_HEADERS, SESSION_HEADER};
 use crate::tools::http::MAX_RESPONSE_BYTES;
+use crate::tools::{FailureKind, ToolFailure};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum McpFailure {
@@ -36,6 +37,24 @@ pub enum McpFailure {
 }
 
 impl McpFailure {
+    /// The kind of tool failure this is: what the registry's retry and the panel go by.
+    pub fn kind(&self) -> FailureKind {
+        match self {
+            McpFailure::Unreachable => FailureKind::Network,
+            McpFailure::Http(status) => ToolFailure::status_kind(*status),
+            // JSON-RPC's "invalid params": the server refused the arguments.
+            McpFailure::Rpc { code: -32602, .. } => FailureKind::BadArguments,
+            McpFailure::Timeout { .. } => FailureKind::TimedOut,
+            McpFailure::Refused
+            | McpFailure::SignIn { .. }
+            | McpFailure::NotMcp(_)
+            | McpFailure::Rpc { .. }
+            | McpFailure::TooLarge
+            | McpFailure::NoAnswer
+            | McpFailure::Expired => FailureKind::Upstream,
+        }
+    }
+
     /// A message naming `server`; `page_origin` is the origin the server must allow.
     pub fn describe(&self, server: &str, page_origin: &str) -> String {
         match self {

@@ -17,6 +17,7 @@ use crate::origin::Origin;
 use crate::tools::registry::normalise_tool_name;
 use crate::tools::runtime::RuntimeTool;
 use crate::tools::schema_check::JSON_TYPES;
+use crate::tools::ToolFailure;
 
 /// Longest tool name the providers accept for a function (`^[a-zA-Z0-9_-]{1,64}$`).
 pub const MAX_NAME_CHARS: usize = 64;
@@ -366,7 +367,7 @@ pub fn skip_notice(servers: &[McpServer], run: &str) -> Option<String> {
 
 /// Gives the session a call goes through, looked up at each call (the server may have been
 /// removed, or its token changed, since the run began); `Err` says why there is none.
-pub type Sessions = Rc<dyn Fn() -> Result<Rc<McpClient>, String>>;
+pub type Sessions = Rc<dyn Fn() -> Result<Rc<McpClient>, ToolFailure>>;
 
 /// The tool `tool` of `server` as a registry tool that calls it through a session of
 /// `sessions`, once the run's `gate` lets it (the user's consent, when the call needs it).
@@ -415,8 +416,8 @@ pub fn runtime_tool(
                 // Whatever it said (an error too) is its words, read by the model next.
                 gate.answered_by(&gated.server_url);
                 answer
-                    .map_err(|f| f.describe(&label, &origin))
-                    .and_then(|r| result::observation(&r))
+                    .map_err(|f| ToolFailure::new(f.kind(), f.describe(&label, &origin)))
+                    .and_then(|r| result::observation(&r).map_err(ToolFailure::upstream))
             })
         }),
     )
@@ -475,7 +476,7 @@ mod tests {
             parameters: schema.to_string(),
             ..tools[0].clone()
         };
-        let sessions: Sessions = Rc::new(|| Err("not in this test".into()));
+        let sessions: Sessions = Rc::new(|| Err(ToolFailure::upstream("not in this test")));
         let server = McpServer {
             name: "S".into(),
             url: "https://mcp.test/mcp".into(),

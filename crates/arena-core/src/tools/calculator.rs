@@ -5,7 +5,7 @@
 
 use futures::future::LocalBoxFuture;
 
-use super::{TextInput, TypedTool};
+use super::{TextInput, ToolFailure, TypedTool};
 
 /// Longest expression accepted; anything longer is not arithmetic a model means.
 pub const MAX_INPUT_CHARS: usize = 500;
@@ -20,8 +20,13 @@ impl TypedTool for Calculator {
     const INPUT_HINT: &'static str = "an arithmetic expression, e.g. 2340*0.17 or sqrt(2)^2";
     type Args = TextInput;
 
-    fn run(&self, args: TextInput) -> LocalBoxFuture<'_, Result<String, String>> {
-        Box::pin(async move { evaluate(&args.input).map(format_number) })
+    fn run(&self, args: TextInput) -> LocalBoxFuture<'_, Result<String, ToolFailure>> {
+        // Whatever the calculator cannot evaluate is the expression's fault.
+        Box::pin(async move {
+            evaluate(&args.input)
+                .map(format_number)
+                .map_err(ToolFailure::bad_arguments)
+        })
     }
 }
 

@@ -6,6 +6,7 @@
 pub mod args;
 pub mod calculator;
 pub mod endpoints;
+pub mod failure;
 pub mod http;
 pub mod json_read;
 pub mod observation;
@@ -17,6 +18,7 @@ pub mod weather;
 pub mod web_search;
 pub mod wikipedia;
 
+pub use failure::{FailureKind, ToolFailure};
 pub use registry::Registry;
 
 use futures::future::LocalBoxFuture;
@@ -83,15 +85,16 @@ pub trait TypedTool {
     fn parameters() -> Value {
         text_parameters(Self::INPUT_HINT)
     }
-    /// `Ok` is the observation; `Err` is a readable error the model is shown instead.
-    fn run(&self, args: Self::Args) -> LocalBoxFuture<'_, Result<String, String>>;
+    /// `Ok` is the observation; `Err` is the failure, whose message the model is shown
+    /// instead.
+    fn run(&self, args: Self::Args) -> LocalBoxFuture<'_, Result<String, ToolFailure>>;
 }
 
 /// A callable tool with its types erased: what the registry holds.
 pub trait Tool {
     fn spec(&self) -> ToolSpec;
     /// Runs on arguments already read against the spec's schema ([`args::read`]).
-    fn call(&self, args: Value) -> LocalBoxFuture<'_, Result<String, String>>;
+    fn call(&self, args: Value) -> LocalBoxFuture<'_, Result<String, ToolFailure>>;
     /// Whether a repeated call may be answered from the run's cache: the built-in tools only
     /// read; a server's tool may change things, so it is called every time unless it says not.
     fn cacheable(&self) -> bool {
@@ -112,10 +115,11 @@ impl<T: TypedTool> Tool for Typed<T> {
         }
     }
 
-    fn call(&self, args: Value) -> LocalBoxFuture<'_, Result<String, String>> {
+    fn call(&self, args: Value) -> LocalBoxFuture<'_, Result<String, ToolFailure>> {
         Box::pin(async move {
-            let args = serde_json::from_value::<T::Args>(args)
-                .map_err(|e| args::misfit(T::NAME, &T::parameters(), &e.to_string()))?;
+            let args = serde_json::from_value::<T::Args>(args).map_err(|e| {
+                ToolFailure::bad_arguments(args::misfit(T::NAME, &T::parameters(), &e.to_string()))
+            })?;
             self.0.run(args).await
         })
     }
@@ -132,10 +136,9 @@ pub trait Toolbox {
     fn specs(&self) -> Vec<ToolSpec>;
     /// A step's calls are about to run (all of them, at once).
     fn begin_calls(&self) {}
-    /// Runs `name` on `args`: a JSON string is the text a protocol gave (`Action Input:`), any
-    /// other value the structured arguments of a call. `Err` carries a readable message for
-    /// the model and the user.
-    async fn call(&self, name: &str, args: &Value) -> Result<String, String>;
+    /// Runs `name` on `args`: the value the model wrote (the text of an `Action Input:`, or
+    /// the JSON of a call). `Err` is the failure, with its kind and a message for the model.
+    async fn call(&self, name: &str, args: &Value) -> Result<String, ToolFailure>;
 }
 
 /// The schemas the built-in tools offer are written by hand (the page pays nothing for a

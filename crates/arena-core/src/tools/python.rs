@@ -9,7 +9,7 @@ use futures::future::LocalBoxFuture;
 
 use super::json_read::first_str;
 use super::observation::{truncate, MAX_OBSERVATION_CHARS};
-use super::{TextInput, TypedTool};
+use super::{FailureKind, TextInput, ToolFailure, TypedTool};
 
 /// Default time limit of one python call.
 pub const DEFAULT_TIMEOUT_SECS: u32 = 10;
@@ -135,15 +135,15 @@ impl TypedTool for Python {
     const INPUT_HINT: &'static str = "Python code, e.g. print(sum(range(10)))";
     type Args = TextInput;
 
-    fn run(&self, args: TextInput) -> LocalBoxFuture<'_, Result<String, String>> {
+    fn run(&self, args: TextInput) -> LocalBoxFuture<'_, Result<String, ToolFailure>> {
         Box::pin(async move { self.execute(&args.input).await })
     }
 }
 
 impl Python {
     /// Runs the program in `input`: its output, or a readable error.
-    pub async fn execute(&self, input: &str) -> Result<String, String> {
-        let code = read_code(input)?;
+    pub async fn execute(&self, input: &str) -> Result<String, ToolFailure> {
+        let code = read_code(input).map_err(ToolFailure::bad_arguments)?;
         let outcome = self.runner.run(&code, self.timeout_secs).await;
         describe(outcome)
     }
@@ -183,7 +183,7 @@ fn unfence(s: &str) -> &str {
 
 /// The observation for a run's outcome. Printed text and value share the observation's room;
 /// whatever does not fit is named by count, so the model knows it saw only the start.
-pub fn describe(outcome: Result<PythonOutput, PythonFailure>) -> Result<String, String> {
+pub fn describe(outcome: Result<PythonOutput, PythonFailure>) -> Result<String, ToolFailure> {
     match outcome {
         Ok(out) => {
             let room = MAX_OBSERVATION_CHARS - NOTES_ROOM;
@@ -216,16 +216,23 @@ pub fn describe(outcome: Result<PythonOutput, PythonFailure>) -> Result<String, 
             }
             Ok(truncate(&parts.join("\n"), MAX_OBSERVATION_CHARS))
         }
-        Err(PythonFailure::Raised(message)) => Err(truncate(
+        // The program's own error: the model reads the end of the traceback, the user may
+        // read all of it.
+        Err(PythonFailure::Raised(message)) => Err(ToolFailure::bad_arguments(truncate(
             &format!("Python raised an error: {}", last_lines(&message, 6)),
             MAX_OBSERVATION_CHARS,
+        ))
+        .with_detail(truncate(&message, MAX_OBSERVATION_CHARS * 4))),
+        Err(PythonFailure::TimedOut { seconds }) => Err(ToolFailure::new(
+            FailureKind::TimedOut,
+            format!(
+                "The program ran longer than {seconds} s and was stopped. A fresh interpreter is ready for the next call."
+            ),
         )),
-        Err(PythonFailure::TimedOut { seconds }) => Err(format!(
-            "The program ran longer than {seconds} s and was stopped. A fresh interpreter is ready for the next call."
+        Err(PythonFailure::Unavailable(reason)) => Err(ToolFailure::new(
+            FailureKind::Network,
+            format!("The Python sandbox could not start: {reason}"),
         )),
-        Err(PythonFailure::Unavailable(reason)) => {
-            Err(format!("The Python sandbox could not start: {reason}"))
-        }
     }
 }
 
@@ -415,7 +422,7 @@ mod tests {
             blocked,
             ..WorkerReply::default()
         };
-        let e = describe(raised.outcome()).unwrap_err();
+        let e = describe(raised.outcome()).unwrap_err().message;
         assert!(e.contains("TypeError: Failed to fetch"), "{e}");
         assert!(
             e.ends_with(&format!(
@@ -430,7 +437,7 @@ mod tests {
             blocked: vec!["http://h/".into()],
             ..WorkerReply::default()
         };
-        let e = describe(refused.outcome()).unwrap_err();
+        let e = describe(refused.outcome()).unwrap_err().message;
         assert_eq!(e.matches(NO_NETWORK).count(), 1, "{e}");
     }
 
@@ -453,20 +460,29 @@ mod tests {
             }
             .outcome(),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .message;
         assert_eq!(e, "The Python sandbox could not start: the worker failed");
     }
 
     #[test]
-    fn failures_are_readable() {
+    fn failures_are_readable_and_typed() {
         let traceback = "Traceback (most recent call last):\n  File \"<exec>\", line 1\n".repeat(5)
             + "ZeroDivisionError: division by zero";
-        let e = describe(Err(PythonFailure::Raised(traceback))).unwrap_err();
-        assert!(e.ends_with("ZeroDivisionError: division by zero"), "{e}");
-        assert!(e.lines().count() <= 6);
-        let e = describe(Err(PythonFailure::TimedOut { seconds: 10 })).unwrap_err();
-        assert!(e.contains("longer than 10 s") && e.contains("fresh interpreter"));
-        let e = describe(Err(PythonFailure::Unavailable("404".into()))).unwrap_err();
-        assert!(e.contains("could not start: 404"));
+        let f = describe(Err(PythonFailure::Raised(traceback.clone()))).unwrap_err();
+        assert_eq!(f.kind, FailureKind::BadArguments);
+        assert!(
+            f.message.ends_with("ZeroDivisionError: division by zero"),
+            "{f}"
+        );
+        assert!(f.message.lines().count() <= 6);
+        // The whole traceback is the user's to read, not the model's.
+        assert_eq!(f.detail.as_deref(), Some(traceback.as_str()));
+        let f = describe(Err(PythonFailure::TimedOut { seconds: 10 })).unwrap_err();
+        assert_eq!(f.kind, FailureKind::TimedOut);
+        assert!(f.message.contains("longer than 10 s") && f.message.contains("fresh interpreter"));
+        let f = describe(Err(PythonFailure::Unavailable("404".into()))).unwrap_err();
+        assert_eq!(f.kind, FailureKind::Network);
+        assert!(f.message.contains("could not start: 404"));
     }
 }

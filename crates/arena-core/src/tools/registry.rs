@@ -13,8 +13,8 @@ use super::python::{Python, PythonRunner};
 use super::weather::{Weather, WeatherEndpoints};
 use super::web_search::{JsonpClient, WebSearch};
 use super::wikipedia::Wikipedia;
-use super::Toolbox;
 use super::{typed, Tool, ToolSpec, TypedTool};
+use super::{ToolFailure, Toolbox};
 
 /// What the tools of one run talk to. The browser passes `fetch`, the sandboxed search frame
 /// and the Python worker; tests pass fakes.
@@ -225,7 +225,7 @@ impl Toolbox for Registry {
         self.tools.iter().map(|t| t.spec()).collect()
     }
 
-    async fn call(&self, name: &str, args: &Value) -> Result<String, String> {
+    async fn call(&self, name: &str, args: &Value) -> Result<String, ToolFailure> {
         let Some((tool, spec)) = self.find(name) else {
             let names: Vec<String> = self.tools.iter().map(|t| t.spec().name).collect();
             let available = if names.is_empty() {
@@ -233,13 +233,13 @@ impl Toolbox for Registry {
             } else {
                 names.join(", ")
             };
-            return Err(format!(
+            return Err(ToolFailure::not_found(format!(
                 "There is no tool named \"{}\". Available tools: {available}.",
                 name.trim()
-            ));
+            )));
         };
         let args = args::read(&spec.name, &spec.parameters, args)
-            .map_err(|text| truncate(&text, MAX_OBSERVATION_CHARS))?;
+            .map_err(|text| ToolFailure::bad_arguments(truncate(&text, MAX_OBSERVATION_CHARS)))?;
         // Same tool, same arguments (up to spacing) → same answer within a run. Failures are
         // not cached: they may be transient.
         let key = (spec.name, squash_strings(&args).to_string());
@@ -247,10 +247,16 @@ impl Toolbox for Registry {
         if let Some(hit) = self.cache.borrow().get(&key).filter(|_| cacheable) {
             return Ok(format!("{hit}\n{CACHED_NOTE}"));
         }
-        let result = tool.call(args).await;
+        let mut result = tool.call(args.clone()).await;
+        // A tool that only reads is asked once more when the kind of its failure may pass.
+        if let Err(failure) = &result {
+            if cacheable && failure.kind.retried_at_once() {
+                result = tool.call(args).await;
+            }
+        }
         let result = match result {
             Ok(text) => Ok(truncate(&text, MAX_OBSERVATION_CHARS)),
-            Err(text) => Err(truncate(&text, MAX_OBSERVATION_CHARS)),
+            Err(failure) => Err(failure.map_message(|m| truncate(&m, MAX_OBSERVATION_CHARS))),
         };
         if let (Ok(text), true) = (&result, cacheable) {
             self.cache.borrow_mut().insert(key, text.clone());
@@ -264,6 +270,7 @@ mod tests {
     use super::*;
     use crate::tools::http::fake::FakeHttp;
     use crate::tools::python::{PythonFailure, PythonOutput};
+    use crate::tools::FailureKind;
     use futures::executor::block_on;
     use futures::future::LocalBoxFuture;
     use serde_json::json;
@@ -324,6 +331,8 @@ mod tests {
             Ok("6".into())
         );
         let err = block_on(r.call("search", &json!("x"))).unwrap_err();
+        assert_eq!(err.kind, FailureKind::NotFound);
+        let err = err.message;
         assert!(
             err.contains("no tool named \"search\"") && err.contains("calculator"),
             "{err}"
@@ -339,7 +348,9 @@ mod tests {
         let names: Vec<_> = some.specs().into_iter().map(|s| s.name).collect();
         assert_eq!(names, ["web_search", "wikipedia", "calculator"]);
         assert_eq!(normalise_tool_name("Web Search"), "web_search");
-        let err = block_on(some.call("python", &json!("print(1)"))).unwrap_err();
+        let err = block_on(some.call("python", &json!("print(1)")))
+            .unwrap_err()
+            .message;
         assert!(
             err.contains("Available tools: web_search, wikipedia, calculator."),
             "{err}"
@@ -352,7 +363,74 @@ mod tests {
         let none = Registry::for_run(&env(Rc::default()), |_| false);
         assert!(block_on(none.call("calculator", &json!("1")))
             .unwrap_err()
+            .message
             .contains("all tools are disabled"));
+    }
+
+    /// A tool that fails with `kinds` in turn, then answers; it counts its calls.
+    struct Flaky {
+        kinds: RefCell<Vec<FailureKind>>,
+        calls: Rc<Cell<u32>>,
+        reads_only: bool,
+    }
+    impl Tool for Flaky {
+        fn spec(&self) -> ToolSpec {
+            ToolSpec::new("flaky", "Fails, then answers.", "anything")
+        }
+        fn call(&self, _: Value) -> LocalBoxFuture<'_, Result<String, ToolFailure>> {
+            self.calls.set(self.calls.get() + 1);
+            let next = {
+                let mut kinds = self.kinds.borrow_mut();
+                (!kinds.is_empty()).then(|| kinds.remove(0))
+            };
+            Box::pin(async move {
+                match next {
+                    Some(kind) => Err(ToolFailure::new(kind, "failed")),
+                    None => Ok("answered".into()),
+                }
+            })
+        }
+        fn cacheable(&self) -> bool {
+            self.reads_only
+        }
+    }
+
+    /// The registry makes a call once more by itself only for the kinds that may pass (a
+    /// network blip, a server error) and only for a tool that only reads; a rate limit, a
+    /// time-out or bad arguments are the model's to act on.
+    #[test]
+    fn a_failure_is_retried_by_its_kind_not_its_words() {
+        let run = |kinds: Vec<FailureKind>, reads_only: bool| {
+            let calls = Rc::new(Cell::new(0));
+            let registry = Registry::new(vec![Box::new(Flaky {
+                kinds: RefCell::new(kinds),
+                calls: calls.clone(),
+                reads_only,
+            })]);
+            let result = block_on(registry.call("flaky", &json!("x")));
+            (result.map_err(|f| f.kind), calls.get())
+        };
+        for kind in [FailureKind::Network, FailureKind::Upstream] {
+            assert_eq!(
+                run(vec![kind], true),
+                (Ok("answered".into()), 2),
+                "{kind:?}"
+            );
+            // Once only: a second failure is the answer.
+            assert_eq!(run(vec![kind, kind], true), (Err(kind), 2), "{kind:?}");
+            // A tool that may change things is not called twice by the page.
+            assert_eq!(run(vec![kind], false), (Err(kind), 1), "{kind:?}");
+        }
+        for kind in [
+            FailureKind::RateLimited,
+            FailureKind::TimedOut,
+            FailureKind::BadArguments,
+            FailureKind::NotFound,
+            FailureKind::Stopped,
+            FailureKind::Declined,
+        ] {
+            assert_eq!(run(vec![kind], true), (Err(kind), 1), "{kind:?}");
+        }
     }
 
     #[test]
@@ -431,11 +509,15 @@ mod tests {
             Ok("5".into())
         );
         let err = block_on(r.call("add", &json!({"a": 2, "b": "3"}))).unwrap_err();
+        assert_eq!(err.kind, FailureKind::BadArguments);
+        let err = err.message;
         assert!(
             err.contains("add do not fit: `b` should be an integer, not a string"),
             "{err}"
         );
-        let err = block_on(r.call("add", &json!("2 and 3"))).unwrap_err();
+        let err = block_on(r.call("add", &json!("2 and 3")))
+            .unwrap_err()
+            .message;
         assert!(err.contains("not a JSON object"), "{err}");
         assert_eq!(
             calls.get(),

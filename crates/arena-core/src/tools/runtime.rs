@@ -7,10 +7,10 @@ use std::rc::Rc;
 use futures::future::LocalBoxFuture;
 use serde_json::Value;
 
-use super::{args, Tool, ToolSpec};
+use super::{args, Tool, ToolFailure, ToolSpec};
 
 /// What runs a run-time tool: given its checked arguments, the observation or an error.
-pub type Handler = Rc<dyn Fn(Value) -> LocalBoxFuture<'static, Result<String, String>>>;
+pub type Handler = Rc<dyn Fn(Value) -> LocalBoxFuture<'static, Result<String, ToolFailure>>>;
 
 pub struct RuntimeTool {
     spec: ToolSpec,
@@ -53,7 +53,7 @@ impl Tool for RuntimeTool {
         self.spec.clone()
     }
 
-    fn call(&self, args: Value) -> LocalBoxFuture<'_, Result<String, String>> {
+    fn call(&self, args: Value) -> LocalBoxFuture<'_, Result<String, ToolFailure>> {
         (self.handler)(args)
     }
 

@@ -17,7 +17,7 @@ use super::http::{url_with_query, FetchError, HttpClient};
 use super::json_read::{first_str, squashed};
 use super::observation::{squash_whitespace, truncate, MAX_OBSERVATION_CHARS};
 use super::wikipedia::fulltext_search;
-use super::{TextInput, TypedTool};
+use super::{TextInput, ToolFailure, TypedTool};
 
 pub const DEFAULT_API_URL: &str = "https://api.duckduckgo.com/";
 const MAX_QUERY_CHARS: usize = 300;
@@ -58,15 +58,15 @@ impl TypedTool for WebSearch {
     const INPUT_HINT: &'static str = "a search query, e.g. height of the Eiffel Tower";
     type Args = TextInput;
 
-    fn run(&self, args: TextInput) -> LocalBoxFuture<'_, Result<String, String>> {
+    fn run(&self, args: TextInput) -> LocalBoxFuture<'_, Result<String, ToolFailure>> {
         Box::pin(async move { self.search(&args.input).await })
     }
 }
 
 impl WebSearch {
     /// The observation for the query in `input`, or a readable error.
-    pub async fn search(&self, input: &str) -> Result<String, String> {
-        let query = read_query(input)?;
+    pub async fn search(&self, input: &str) -> Result<String, ToolFailure> {
+        let query = read_query(input).map_err(ToolFailure::bad_arguments)?;
         let why_fallback = match self
             .jsonp
             .get(&instant_answer_url(&self.api_url, &query))
@@ -81,7 +81,10 @@ impl WebSearch {
         };
         let wiki = fulltext_search(self.http.as_ref(), &self.wikipedia_api_url, &query)
             .await
-            .map_err(|e| format!("{why_fallback}; the Wikipedia fallback failed too: {e}"))?;
+            // The fallback's failure is the call's: its kind, with both reasons told.
+            .map_err(|e| {
+                e.map_message(|m| format!("{why_fallback}; the Wikipedia fallback failed too: {m}"))
+            })?;
         Ok(truncate(
             &format!("{why_fallback}; searched Wikipedia instead. {wiki}"),
             MAX_OBSERVATION_CHARS,
@@ -231,7 +234,7 @@ mod tests {
             "https://ddg.test/",
             "https://en.wiki.test/w/api.php",
         );
-        let out = block_on(tool.search(input));
+        let out = block_on(tool.search(input)).map_err(|f| f.message);
         let urls = jsonp.urls.borrow().clone();
         (out, urls)
     }

@@ -295,8 +295,8 @@ pub(super) fn raw_input(text: &str, tool: &str) -> Written {
         let inner = unfence(body);
         let t = inner.trim();
         if t.starts_with(['{', '"']) {
-            if let Some((value, raw)) = first_json(t) {
-                return json_input(&value, raw);
+            if let Some((value, _)) = first_json(t) {
+                return json_input(&value);
             }
         }
         return Written::text(if code {
@@ -311,7 +311,7 @@ pub(super) fn raw_input(text: &str, tool: &str) -> Written {
             // commentary after a space): `"hello".upper()` and `[1] + [2]` are code.
             let after = body[raw.len()..].lines().next().unwrap_or("");
             if after.trim().is_empty() || (!code && after.starts_with(char::is_whitespace)) {
-                return json_input(&value, raw);
+                return json_input(&value);
             }
         }
         if let Some(v) = python_dict_one_field(body.lines().next().unwrap_or("")) {
@@ -356,14 +356,11 @@ pub(super) fn looks_like_prose(line: &str) -> bool {
         && !line.contains(['(', '=', '[', '"', '\'', '#'])
 }
 
-/// JSON given as an input: the tool's schema reads the value; it is shown unwrapped (a
-/// string, or an object with one scalar field) or else as written.
-pub(super) fn json_input(value: &Value, raw: &str) -> Written {
-    let shown = arguments_input("", value)
-        .map(|input| input.trim().to_string())
-        .unwrap_or_else(|_| raw.trim().to_string());
+/// JSON given as an input: the tool's schema reads the value; it is shown as every protocol
+/// shows arguments ([`shown_input`]).
+pub(super) fn json_input(value: &Value) -> Written {
     Written {
-        shown,
+        shown: shown_input(value).trim().to_string(),
         args: value.clone(),
     }
 }

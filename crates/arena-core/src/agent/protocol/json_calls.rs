@@ -81,7 +81,7 @@ pub(super) fn blob_of_value(value: &Value) -> Option<BlobCall> {
         Value::Object(map) => {
             let (tool, args) = call_parts(map)?;
             Some(BlobCall {
-                input: blob_input(&tool, args),
+                input: blob_input(args),
                 tool,
                 count: 1,
             })
@@ -90,14 +90,20 @@ pub(super) fn blob_of_value(value: &Value) -> Option<BlobCall> {
     }
 }
 
-/// A JSON call's arguments: the value, which the tool's schema reads, and the text shown.
-pub(super) fn blob_input(tool: &str, v: &Value) -> Written {
-    let shown = match arguments_input(tool, v) {
-        Ok(input) => input.trim().to_string(),
-        // No input: the call is refused as empty. Fields that fit no rule show as JSON text.
-        Err(_) if v.is_null() => String::new(),
-        Err(_) => v.to_string(),
+/// A JSON call's arguments: the value, which the tool's schema reads, and the text shown
+/// (empty for no arguments: the call is refused as empty).
+pub(super) fn blob_input(v: &Value) -> Written {
+    // Some models encode the arguments twice: the object inside is what they mean.
+    let decoded = match v {
+        Value::String(s) if s.trim_start().starts_with('{') => {
+            serde_json::from_str::<Value>(s.trim())
+                .ok()
+                .filter(Value::is_object)
+        }
+        _ => None,
     };
+    let v = decoded.as_ref().unwrap_or(v);
+    let shown = shown_input(v).trim().to_string();
     match v {
         // A string argument is text as written: what a model wrote as its own observation
         // is no part of it.

@@ -210,7 +210,8 @@ fn json_inputs() {
         ("Action: calculator\nAction Input: \"2+2\" (the sum)", "2+2"),
         (
             "Action: weather\nAction Input: {\"city\": \"Paris\", \"units\": \"metric\"}",
-            "{\"city\": \"Paris\", \"units\": \"metric\"}",
+            // Shown as every protocol shows arguments of several fields: compact JSON.
+            "{\"city\":\"Paris\",\"units\":\"metric\"}",
         ),
     ];
     for (text, input) in cases {

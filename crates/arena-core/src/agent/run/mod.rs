@@ -20,7 +20,8 @@ use super::record::{RunConfig, RunRecord};
 use super::ChatModel;
 use crate::llm::tool_calls::ToolCall;
 use crate::llm::{ChatMessage, LlmError};
-use crate::tools::Toolbox;
+use crate::tools::failure::Failed;
+use crate::tools::{FailureKind, ToolFailure, Toolbox};
 
 /// How a run goes, beyond the mode and the question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -306,6 +307,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
                     self.sink.emit(AgentEvent::Observation {
                         text,
                         is_error: true,
+                        failure: None,
                     });
                     return Flow::Continue;
                 }
@@ -352,8 +354,8 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         tools.begin_calls();
         let results = join_all(calls.iter().zip(&verdicts).map(|(c, warning)| async move {
             match (&c.input, warning) {
-                (Err(e), _) => Err(e.clone()),
-                (Ok(_), Some(w)) => Err(w.clone()),
+                (Err(e), _) => Err(ToolFailure::bad_arguments(e.clone())),
+                (Ok(_), Some(w)) => Err(ToolFailure::new(FailureKind::Repeated, w.clone())),
                 (Ok(_), None) => tools.call(&c.tool, &c.args).await,
             }
         }))
@@ -361,9 +363,12 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
 
         let mut texts = Vec::new();
         for (i, result) in results.into_iter().enumerate() {
-            let (mut text, is_error) = match result {
-                Ok(text) => (text, false),
-                Err(text) => (format!("Error: {text}"), true),
+            let (mut text, failure) = match result {
+                Ok(text) => (text, None),
+                Err(failure) => (
+                    format!("Error: {}", failure.message),
+                    Some(Failed::from(&failure)),
+                ),
             };
             if i == 0 {
                 if let Some(note) = &note {
@@ -372,7 +377,8 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
             }
             self.sink.emit(AgentEvent::Observation {
                 text: text.clone(),
-                is_error,
+                is_error: failure.is_some(),
+                failure,
             });
             texts.push(text);
         }

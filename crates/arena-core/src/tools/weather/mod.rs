@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 
 use super::http::HttpClient;
 use super::observation::{truncate, MAX_OBSERVATION_CHARS};
-use super::TypedTool;
+use super::{FailureKind, ToolFailure, TypedTool};
 
 mod describe;
 mod forecast;
@@ -74,8 +74,8 @@ impl Weather {
     }
 
     /// The observation for `input`, or a readable error.
-    pub async fn report(&self, input: &str) -> Result<String, String> {
-        let place = parse_input(input)?;
+    pub async fn report(&self, input: &str) -> Result<String, ToolFailure> {
+        let place = parse_input(input).map_err(ToolFailure::bad_arguments)?;
         let open_meteo_failure = match self.open_meteo(&place).await {
             Ok(Some(observation)) => return Ok(truncate(&observation, MAX_OBSERVATION_CHARS)),
             Ok(None) => {
@@ -84,26 +84,31 @@ impl Weather {
                     place.text
                 ))
             }
-            Err(reason) => reason,
+            Err(failure) => failure.message,
         };
         match self.wttr(&place, &open_meteo_failure).await {
             Ok(observation) => Ok(truncate(&observation, MAX_OBSERVATION_CHARS)),
-            Err(wttr_failure) => Err(format!(
-                "Weather is unavailable: {OPEN_METEO}: {open_meteo_failure}; {WTTR}: {wttr_failure}."
-            )),
+            // The last service's failure is the call's kind; both reasons are told.
+            Err(wttr_failure) => Err(wttr_failure.map_message(|wttr_failure| {
+                format!(
+                    "Weather is unavailable: {OPEN_METEO}: {open_meteo_failure}; {WTTR}: {wttr_failure}."
+                )
+            })),
         }
     }
 
     /// `Ok(None)`: Open-Meteo knows no such place. `Err`: why Open-Meteo failed.
-    async fn open_meteo(&self, place: &Place) -> Result<Option<String>, String> {
+    async fn open_meteo(&self, place: &Place) -> Result<Option<String>, ToolFailure> {
         let url = geocoding_url(&self.endpoints.geocoding, &place.name);
-        let results = read_geocoding(&self.get(&url, OPEN_METEO).await?)?;
+        let results =
+            read_geocoding(&self.get(&url, OPEN_METEO).await?).map_err(ToolFailure::upstream)?;
         let Some(pick) = choose(&results, &place.hints) else {
             return Ok(None);
         };
         let chosen = &results[pick.index];
         let url = forecast_url(&self.endpoints.forecast, chosen.latitude, chosen.longitude);
-        let reading = read_forecast(&self.get(&url, OPEN_METEO).await?)?;
+        let reading =
+            read_forecast(&self.get(&url, OPEN_METEO).await?).map_err(ToolFailure::upstream)?;
 
         let mut out = describe(
             &chosen.label(),
@@ -130,9 +135,10 @@ impl Weather {
         Ok(Some(out))
     }
 
-    async fn wttr(&self, place: &Place, open_meteo_failure: &str) -> Result<String, String> {
+    async fn wttr(&self, place: &Place, open_meteo_failure: &str) -> Result<String, ToolFailure> {
         let url = wttr_url(&self.endpoints.wttr, &place.text);
-        let (label, coords, reading) = read_wttr(&self.get(&url, WTTR).await?, &place.text)?;
+        let (label, coords, reading) =
+            read_wttr(&self.get(&url, WTTR).await?, &place.text).map_err(ToolFailure::upstream)?;
         let label = label.unwrap_or_else(|| place.text.clone());
         Ok(format!(
             "{} Source: wttr.in (fallback; Open-Meteo failed: {open_meteo_failure}), {url}",
@@ -140,22 +146,33 @@ impl Weather {
         ))
     }
 
-    /// The body of a successful GET, or why there is none (a phrase without the service name).
-    async fn get(&self, url: &str, service: &str) -> Result<String, String> {
+    /// The body of a successful GET, or why there is none: a phrase without the service name,
+    /// of the failure's kind, with the address asked as the user's detail.
+    async fn get(&self, url: &str, service: &str) -> Result<String, ToolFailure> {
+        let asked = |kind: FailureKind, phrase: String| {
+            ToolFailure::new(kind, phrase).with_detail(format!("GET {url}"))
+        };
         match self.http.get(url, &[]).await {
             Err(e) => {
-                let sentence = e.describe(service);
-                let phrase = sentence.strip_prefix(service).unwrap_or(&sentence);
-                Err(phrase.trim().trim_end_matches('.').to_string())
+                let failure = ToolFailure::from_fetch(&e, service);
+                let phrase = failure
+                    .message
+                    .strip_prefix(service)
+                    .unwrap_or(&failure.message);
+                Err(asked(
+                    failure.kind,
+                    phrase.trim().trim_end_matches('.').to_string(),
+                ))
             }
             Ok(response) if !response.is_success() => {
                 let detail = serde_json::from_str::<Value>(&response.body)
                     .ok()
                     .and_then(|v| api_error(&v));
-                Err(match detail {
+                let phrase = match detail {
                     Some(detail) => format!("answered HTTP {}: {detail}", response.status),
                     None => format!("answered HTTP {}", response.status),
-                })
+                };
+                Err(asked(ToolFailure::status_kind(response.status), phrase))
             }
             Ok(response) => Ok(response.body),
         }
@@ -182,7 +199,7 @@ impl TypedTool for Weather {
         })
     }
 
-    fn run(&self, args: WeatherArgs) -> LocalBoxFuture<'_, Result<String, String>> {
+    fn run(&self, args: WeatherArgs) -> LocalBoxFuture<'_, Result<String, ToolFailure>> {
         Box::pin(async move { self.report(&args.place_text()).await })
     }
 }
@@ -221,7 +238,7 @@ mod tests {
     fn run(fake: FakeHttp, input: &str) -> (Result<String, String>, Vec<String>) {
         let http = Rc::new(fake);
         let tool = Weather::new(http.clone(), WeatherEndpoints::default());
-        let result = block_on(tool.report(input));
+        let result = block_on(tool.report(input)).map_err(|f| f.message);
         (result, http.urls())
     }
 
@@ -242,7 +259,9 @@ mod tests {
         let old = block_on(registry.call("weather", &json!({"input": "Paris"}))).unwrap();
         assert!(old.contains("Paris"), "{old}");
         let asked = http.urls().len();
-        let err = block_on(registry.call("weather", &json!({"location": 42}))).unwrap_err();
+        let err = block_on(registry.call("weather", &json!({"location": 42})))
+            .unwrap_err()
+            .message;
         assert!(
             err.starts_with(
                 "The arguments of weather do not fit: `location` should be a string, not an integer."

@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::tools::http::{url_with_query, HttpClient};
 use crate::tools::json_read::{first_str, squashed};
 use crate::tools::observation::{squash_whitespace, truncate};
+use crate::tools::ToolFailure;
 
 /// Wikimedia asks API clients to identify themselves; browsers forbid setting `User-Agent`.
 pub(super) const USER_AGENT_HEADER: (&str, &str) =
@@ -110,29 +111,41 @@ pub(super) fn encode_title(title: &str) -> String {
     out
 }
 
-/// GETs `url` and returns the JSON object, or a sentence saying what went wrong.
-pub(super) async fn get_json(http: &dyn HttpClient, url: &str) -> Result<Value, String> {
+/// GETs `url` and returns the JSON object, or the failure: its message names what went wrong,
+/// its detail the address asked.
+pub(super) async fn get_json(http: &dyn HttpClient, url: &str) -> Result<Value, ToolFailure> {
+    let asked = |f: ToolFailure| f.with_detail(format!("GET {url}"));
     let response = http
         .get(url, &[USER_AGENT_HEADER])
         .await
-        .map_err(|e| e.describe("Wikipedia"))?;
+        .map_err(|e| asked(ToolFailure::from_fetch(&e, "Wikipedia")))?;
     if !response.is_success() {
-        return Err(match response.status {
+        let status = response.status;
+        let message = match status {
             429 => "Wikipedia answered HTTP 429 (too many requests); wait before trying again."
                 .to_string(),
-            s @ 500..=599 => {
-                format!("Wikipedia answered HTTP {s} (a server error); try again later.")
+            500..=599 => {
+                format!("Wikipedia answered HTTP {status} (a server error); try again later.")
             }
-            s => format!("Wikipedia answered HTTP {s}."),
-        });
+            _ => format!("Wikipedia answered HTTP {status}."),
+        };
+        return Err(asked(ToolFailure::new(
+            ToolFailure::status_kind(status),
+            message,
+        )));
     }
-    let json: Value = serde_json::from_str(&response.body)
-        .map_err(|_| format!("{UNEXPECTED} It was not JSON."))?;
+    let json: Value = serde_json::from_str(&response.body).map_err(|_| {
+        asked(ToolFailure::upstream(format!(
+            "{UNEXPECTED} It was not JSON."
+        )))
+    })?;
     if let Some(info) = api_error(&json) {
-        return Err(format!("Wikipedia reported an error: {info}"));
+        return Err(asked(ToolFailure::upstream(format!(
+            "Wikipedia reported an error: {info}"
+        ))));
     }
     if !json.is_object() {
-        return Err(UNEXPECTED.into());
+        return Err(asked(ToolFailure::upstream(UNEXPECTED)));
     }
     Ok(json)
 }
@@ -164,16 +177,16 @@ pub(super) fn did_you_mean(json: &Value) -> String {
 
 /// `query.pages` as a list; a missing `query` or `pages` means no pages (that is how the API
 /// answers a search without matches). Accepts formatversion=1's object keyed by page id too.
-pub(super) fn pages_of(json: &Value) -> Result<Vec<&Value>, String> {
+pub(super) fn pages_of(json: &Value) -> Result<Vec<&Value>, ToolFailure> {
     let query = match json.get("query") {
         None => return Ok(Vec::new()),
         Some(q) if q.is_object() => q,
-        Some(_) => return Err(UNEXPECTED.into()),
+        Some(_) => return Err(ToolFailure::upstream(UNEXPECTED)),
     };
     match query.get("pages") {
         None => Ok(Vec::new()),
         Some(Value::Array(pages)) => Ok(pages.iter().collect()),
         Some(Value::Object(pages)) => Ok(pages.values().collect()),
-        Some(_) => Err(UNEXPECTED.into()),
+        Some(_) => Err(ToolFailure::upstream(UNEXPECTED)),
     }
 }

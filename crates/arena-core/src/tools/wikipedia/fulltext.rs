@@ -7,6 +7,7 @@ use super::api::{article_url, did_you_mean, fulltext_url, get_json, UNEXPECTED};
 use super::html::strip_html;
 use crate::tools::http::HttpClient;
 use crate::tools::observation::{squash_whitespace, truncate, MAX_OBSERVATION_CHARS};
+use crate::tools::ToolFailure;
 
 pub(super) const MAX_RESULTS: usize = 5;
 
@@ -15,24 +16,28 @@ pub async fn fulltext_search(
     http: &dyn HttpClient,
     api_url: &str,
     query: &str,
-) -> Result<String, String> {
+) -> Result<String, ToolFailure> {
     let query = squash_whitespace(query);
     if query.is_empty() {
-        return Err("The search query is empty.".into());
+        return Err(ToolFailure::bad_arguments("The search query is empty."));
     }
     let json = get_json(http, &fulltext_url(api_url, &query)).await?;
     read_fulltext(&json, &query, api_url).map(|s| truncate(&s, MAX_OBSERVATION_CHARS))
 }
 
-pub(super) fn read_fulltext(json: &Value, query: &str, api_url: &str) -> Result<String, String> {
+pub(super) fn read_fulltext(
+    json: &Value,
+    query: &str,
+    api_url: &str,
+) -> Result<String, ToolFailure> {
     let hits: &[Value] = match json.get("query") {
         None => &[],
         Some(q) if q.is_object() => match q.get("search") {
             None => &[],
             Some(Value::Array(hits)) => hits,
-            Some(_) => return Err(UNEXPECTED.into()),
+            Some(_) => return Err(ToolFailure::upstream(UNEXPECTED)),
         },
-        Some(_) => return Err(UNEXPECTED.into()),
+        Some(_) => return Err(ToolFailure::upstream(UNEXPECTED)),
     };
     let items: Vec<String> = hits
         .iter()

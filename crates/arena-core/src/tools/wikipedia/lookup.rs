@@ -5,22 +5,23 @@ use serde_json::Value;
 use super::api::{pages_of, UNEXPECTED};
 use super::Cursor;
 use crate::tools::observation::squash_whitespace;
+use crate::tools::ToolFailure;
 
 /// The plain-text article from a `prop=extracts` answer for `title`.
-pub(super) fn full_text(json: &Value, title: &str) -> Result<String, String> {
+pub(super) fn full_text(json: &Value, title: &str) -> Result<String, ToolFailure> {
     let pages = pages_of(json)?;
     let Some(page) = pages.first() else {
-        return Err(UNEXPECTED.into());
+        return Err(ToolFailure::upstream(UNEXPECTED));
     };
     if page.get("missing").is_some() {
-        return Err(format!(
+        return Err(ToolFailure::not_found(format!(
             "Wikipedia has no page titled \"{title}\" any more."
-        ));
+        )));
     }
     page.get("extract")
         .and_then(Value::as_str)
         .map(str::to_string)
-        .ok_or_else(|| UNEXPECTED.into())
+        .ok_or_else(|| ToolFailure::upstream(UNEXPECTED))
 }
 
 /// The next sentence containing `keyword` (case-insensitive); a new keyword starts over.

@@ -23,7 +23,7 @@ use futures::future::LocalBoxFuture;
 
 use super::http::HttpClient;
 use super::observation::{truncate, MAX_OBSERVATION_CHARS};
-use super::{TextInput, TypedTool};
+use super::{TextInput, ToolFailure, TypedTool};
 
 mod api;
 mod fulltext;
@@ -80,7 +80,7 @@ impl Wikipedia {
         }
     }
 
-    async fn search(&self, query: &str) -> Result<String, String> {
+    async fn search(&self, query: &str) -> Result<String, ToolFailure> {
         let json = get_json(self.http.as_ref(), &search_url(&self.api_url, query)).await?;
         let found = read_search(&json, query, &self.api_url)?;
         // A new answer replaces the page (even "nothing found"), so lookups never silently
@@ -95,10 +95,13 @@ impl Wikipedia {
         Ok(found.observation)
     }
 
-    async fn lookup(&self, keyword: &str) -> Result<String, String> {
+    async fn lookup(&self, keyword: &str) -> Result<String, ToolFailure> {
         let (title, cached) = {
             let state = self.state.borrow();
-            let page = state.page.as_ref().ok_or(NO_PAGE_YET)?;
+            let page = state
+                .page
+                .as_ref()
+                .ok_or_else(|| ToolFailure::bad_arguments(NO_PAGE_YET))?;
             (page.title.clone(), page.sentences.clone())
         };
         let sentences = match cached {
@@ -125,15 +128,15 @@ impl TypedTool for Wikipedia {
     const INPUT_HINT: &'static str = "search: <topic or title>, or lookup: <keyword> (in the page last found), e.g. search: Things Fall Apart";
     type Args = TextInput;
 
-    fn run(&self, args: TextInput) -> LocalBoxFuture<'_, Result<String, String>> {
+    fn run(&self, args: TextInput) -> LocalBoxFuture<'_, Result<String, ToolFailure>> {
         Box::pin(async move { self.answer(&args.input).await })
     }
 }
 
 impl Wikipedia {
     /// The observation for the search or lookup in `input`, or a readable error.
-    pub async fn answer(&self, input: &str) -> Result<String, String> {
-        let observation = match parse_input(input)? {
+    pub async fn answer(&self, input: &str) -> Result<String, ToolFailure> {
+        let observation = match parse_input(input).map_err(ToolFailure::bad_arguments)? {
             Command::Search(query) => self.search(&query).await?,
             Command::Lookup(keyword) => self.lookup(&keyword).await?,
         };
@@ -146,6 +149,7 @@ mod tests {
     use super::*;
     use crate::tools::http::fake::FakeHttp;
     use crate::tools::http::FetchError;
+    use crate::tools::FailureKind;
     use futures::executor::block_on;
 
     const SEARCH_TFA: &str =
@@ -174,7 +178,7 @@ mod tests {
     }
 
     fn run(tool: &Wikipedia, input: &str) -> Result<String, String> {
-        block_on(tool.answer(input))
+        block_on(tool.answer(input)).map_err(|f| f.message)
     }
 
     /// The usual scripted Wikipedia: the Things Fall Apart search and its full text.
@@ -491,38 +495,58 @@ mod tests {
     }
 
     #[test]
-    fn failures_are_readable_errors() {
-        let cases: Vec<(FakeHttp, &str)> = vec![
-            (FakeHttp::new().route("api.php", 500, "oops"), "HTTP 500"),
-            (FakeHttp::new().route("api.php", 429, ""), "too many requests"),
+    fn failures_are_readable_typed_errors() {
+        let cases: Vec<(FakeHttp, &str, FailureKind)> = vec![
+            (FakeHttp::new().route("api.php", 500, "oops"), "HTTP 500", FailureKind::Upstream),
+            (FakeHttp::new().route("api.php", 429, ""), "too many requests", FailureKind::RateLimited),
             (
                 FakeHttp::new().fail("api.php", FetchError::Timeout { seconds: 8 }),
                 "Wikipedia did not answer within 8 s.",
+                FailureKind::TimedOut,
             ),
             (
                 FakeHttp::new().fail("api.php", FetchError::Network(String::new())),
                 "Wikipedia could not be reached",
+                FailureKind::Network,
             ),
             (
                 FakeHttp::new().route("api.php", 200, API_ERROR),
                 "Wikipedia reported an error: An error has occurred while searching: Search is currently too busy.",
+                FailureKind::Upstream,
             ),
             (
                 FakeHttp::new().route("api.php", 200, "<html>Bad gateway</html>"),
                 "Wikipedia returned an unexpected response.",
+                FailureKind::Upstream,
             ),
             (
                 FakeHttp::new().route("api.php", 200, "[1, 2]"),
                 "Wikipedia returned an unexpected response.",
+                FailureKind::Upstream,
             ),
         ];
-        for (http, expected) in cases {
+        for (http, expected, kind) in cases {
             let http = Rc::new(http);
             let tool = Wikipedia::new(http.clone(), API);
-            let e = run(&tool, "search: Things Fall Apart").unwrap_err();
-            assert!(e.contains(expected), "{e:?} should contain {expected:?}");
-            let e = block_on(fulltext_search(http.as_ref(), API, "x")).unwrap_err();
-            assert!(e.contains(expected), "{e:?} should contain {expected:?}");
+            let f = block_on(tool.answer("search: Things Fall Apart")).unwrap_err();
+            assert!(
+                f.message.contains(expected),
+                "{f:?} should contain {expected:?}"
+            );
+            assert_eq!(f.kind, kind, "{expected}");
+            // The address asked is the user's detail, not the model's text.
+            let detail = f.detail.unwrap_or_default();
+            assert!(
+                detail.starts_with("GET https://en.wikipedia.org/w/api.php?"),
+                "{detail}"
+            );
+            assert!(!f.message.contains("api.php"), "{}", f.message);
+            let f = block_on(fulltext_search(http.as_ref(), API, "x")).unwrap_err();
+            assert!(
+                f.message.contains(expected),
+                "{f:?} should contain {expected:?}"
+            );
+            assert_eq!(f.kind, kind, "{expected}");
         }
     }
 

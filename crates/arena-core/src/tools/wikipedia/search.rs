@@ -71,7 +71,7 @@ pub(super) fn read_search(
     json: &Value,
     query: &str,
     api_url: &str,
-) -> Result<SearchOutcome, String> {
+) -> Result<SearchOutcome, crate::tools::ToolFailure> {
     let mut hits: Vec<Hit> = pages_of(json)?
         .into_iter()
         .filter_map(Hit::from_page)

@@ -510,6 +510,18 @@ fn schema_calls_reach_real_servers_verbatim_or_are_refused_before_them_in_each_p
                 "{protocol}: {p:#?}"
             );
             assert_eq!(p.error_observations, 2, "{protocol}: {p:#?}");
+            // A refusal says its kind; the arguments are shown whole, alike in every protocol.
+            for refused in [&o[2], &o[3]] {
+                assert!(refused.contains("bad arguments"), "{protocol}: {p:#?}");
+            }
+            assert!(
+                p.actions[3].contains(r#"{"a":2,"b":"three"}"#),
+                "{protocol}: {p:#?}"
+            );
+            assert!(
+                p.actions[2].contains(r#"{"city":"Paris","year":"last year"}"#),
+                "{protocol}: {p:#?}"
+            );
 
             // What the Python server received in this run: the two calls that fit, verbatim,
             // and no city_facts.

@@ -95,6 +95,25 @@ fn assert_exposes_session(reply: &support::mcp::Reply, what: &str) {
     );
 }
 
+/// The schemas the core's reference test holds the checker to (captured from these servers
+/// with tests/capture_tools_list.py): each server must still list exactly them.
+fn assert_listed_as_captured(server: &str, tools: &Value) {
+    let captured: Value =
+        serde_json::from_str(include_str!("fixtures/mcp/tools_list_schemas.json"))
+            .expect("the fixture is JSON");
+    let listed: Vec<Value> = tools
+        .as_array()
+        .expect("a tools list")
+        .iter()
+        .map(|t| json!({ "name": t["name"], "inputSchema": t["inputSchema"] }))
+        .collect();
+    assert_eq!(
+        Value::Array(listed),
+        captured["servers"][server],
+        "{server} lists other schemas than tests/fixtures/mcp/tools_list_schemas.json: capture them again"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_sdk_server_speaks_mcp_with_its_token_only() {
     let servers = start_real_servers();
@@ -153,6 +172,7 @@ async fn the_python_sdk_server_speaks_mcp_with_its_token_only() {
         "string"
     );
     assert_eq!(tools[0]["inputSchema"]["required"], json!(["city"]));
+    assert_listed_as_captured("python_sdk", &tools);
 
     let call = post_rpc(
         url,
@@ -218,6 +238,7 @@ async fn server_everything_speaks_mcp_to_a_page_on_another_origin() {
         .find(|t| t["name"] == "get-sum")
         .unwrap();
     assert_eq!(sum["inputSchema"]["required"], json!(["a", "b"]));
+    assert_listed_as_captured("everything", &tools);
 
     let call = post_rpc(
         url,

@@ -184,7 +184,7 @@ fn agrees_with_the_reference_on_real_servers_schemas() {
         .values()
         .flat_map(|tools| tools.as_array().expect("a tools list"))
         .collect();
-    assert!(tools.len() >= 13, "{}", tools.len());
+    assert!(tools.len() >= 17, "{}", tools.len());
     let samples = [
         json!({}),
         json!({"message": "hi"}),

@@ -335,3 +335,87 @@ fn act_only_and_react_use_every_tool_in_one_run_each() {
         assert_no_token_outside_the_model_endpoint(&fixtures);
     });
 }
+
+/// Issue 38: a failed call has a kind. Wikipedia at a wrong address answers 404: the panel
+/// says "upstream error", the address asked is the user's detail (in the panel and Inspect)
+/// and never reaches the model, and the page asks once more by itself (a tool that only
+/// reads, a kind that may pass) before telling the model.
+#[test]
+fn a_failed_call_shows_its_kind_and_keeps_its_detail_from_the_model() {
+    browser_test(|rig: Rig| async move {
+        let fixtures = FixtureServer::start().await;
+        let question = "What does Wikipedia say about Lyon?";
+        rig.mock.script(
+            Mode::ReAct.prompt_heading(),
+            [
+                action("wikipedia", "search: Lyon"),
+                Reply::text("Thought: Wikipedia failed.\nAnswer: I could not look it up."),
+            ],
+        );
+        let mut endpoints = fixtures.endpoints();
+        endpoints["wikipedia_api"] = json!(format!("{}/w/missing.php", fixtures.base));
+        rig.open_app_overriding(json!({ "tool_endpoints": endpoints }))
+            .await;
+        let p = run_react(&rig, question, SETTLE).await;
+
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert_eq!(p.error_observations, 1, "{p:#?}");
+        let seen = &p.observations[0];
+        assert!(seen.contains("Wikipedia answered HTTP 404."), "{p:#?}");
+        assert!(seen.contains("upstream error"), "{p:#?}");
+        let react = "section.panel[data-mode=react]";
+        let detail = rig
+            .js(&format!(
+                "return document.querySelector('{react} .observation .failure-detail pre').textContent;"
+            ))
+            .await;
+        let detail = detail.as_str().unwrap_or_default().to_string();
+        assert!(
+            detail.starts_with(&format!("GET {}/w/missing.php?", fixtures.base)),
+            "{detail}"
+        );
+        // Asked twice: once, and once more by kind.
+        let asked = fixtures
+            .paths_requested()
+            .into_iter()
+            .filter(|p| p.starts_with("/w/missing.php"))
+            .count();
+        assert_eq!(asked, 2);
+        // The model read the message, never the address.
+        let told = rig
+            .mock
+            .chat_requests_containing("Wikipedia answered HTTP 404")
+            .pop()
+            .expect("the model was told");
+        assert!(!told.body.contains("missing.php"), "{}", told.body);
+        // Inspect names the failure with its kind and detail.
+        rig.click(&format!("{react} .inspect > summary")).await;
+        rig.wait_for(
+            "the calls in Inspect",
+            Duration::from_secs(10),
+            &format!("return !!document.querySelector('{react} .model-call')"),
+        )
+        .await;
+        rig.js(&format!(
+            "document.querySelectorAll('{react} .inspect details').forEach(d => d.open = true)"
+        ))
+        .await;
+        rig.wait_for(
+            "the failure in Inspect",
+            Duration::from_secs(10),
+            &format!("return !!document.querySelector('{react} .inspect .tool-failure')"),
+        )
+        .await;
+        let line = rig
+            .js(&format!(
+                "return document.querySelector('{react} .inspect .tool-failure').textContent;"
+            ))
+            .await;
+        let line = line.as_str().unwrap_or_default();
+        assert!(
+            line.starts_with("wikipedia failed (upstream error): GET ")
+                && line.contains("/w/missing.php?"),
+            "{line}"
+        );
+    });
+}

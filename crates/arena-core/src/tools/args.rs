@@ -82,10 +82,11 @@ pub fn read(tool: &str, schema: &Value, args: &Value) -> Result<Value, String> {
         Value::Object(Map::from_iter([(field.to_string(), Value::String(text))]))
     };
     if single && field.is_some() {
-        return Ok(match args {
-            Value::String(s) => text_args(s.clone()),
-            other => text_args(arguments_input(tool, other)?),
-        });
+        let text = match args {
+            Value::String(s) => s.clone(),
+            other => arguments_input(tool, other)?,
+        };
+        return finish(tool, schema, text_args(text));
     }
     // The value fills the one parameter, as written or (a list of one) its one item.
     let filled = |value: &Value| -> Option<Map<String, Value>> {
@@ -503,6 +504,23 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    /// A tool of one string argument still has the rest of its schema checked.
+    #[test]
+    fn a_one_string_tool_s_bounds_are_checked() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"message": {"type": "string", "maxLength": 5}},
+            "required": ["message"],
+        });
+        assert_eq!(
+            read("echo", &schema, &json!("hello")),
+            Ok(json!({"message": "hello"}))
+        );
+        assert!(read("echo", &schema, &json!("hello world"))
+            .unwrap_err()
+            .contains("`message` should be at most 5 characters long, not 11"));
     }
 
     /// A value that is not an object fills the one parameter it fits.

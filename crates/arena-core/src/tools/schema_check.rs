@@ -304,6 +304,24 @@ fn plural(n: usize, one: &str) -> String {
     }
 }
 
+/// What a count bound counts.
+#[derive(Clone, Copy)]
+enum Counted {
+    Fields,
+    Items,
+    Characters,
+}
+
+impl Counted {
+    fn noun(self) -> &'static str {
+        match self {
+            Counted::Fields => "field",
+            Counted::Items => "item",
+            Counted::Characters => "character",
+        }
+    }
+}
+
 struct Checker<'a> {
     root: &'a Value,
     work: usize,
@@ -455,27 +473,13 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        let count = |key: &str| rules.get(key).and_then(Value::as_u64);
-        if let Some(min) = count("minProperties").filter(|m| (map.len() as u64) < *m) {
-            return Err(Self::misfit(
-                path,
-                format!(
-                    "should have at least {}, not {}",
-                    plural(min as usize, "field"),
-                    map.len()
-                ),
-            ));
-        }
-        if let Some(max) = count("maxProperties").filter(|m| (map.len() as u64) > *m) {
-            return Err(Self::misfit(
-                path,
-                format!(
-                    "should have at most {}, not {}",
-                    plural(max as usize, "field"),
-                    map.len()
-                ),
-            ));
-        }
+        Self::fit_count(
+            rules,
+            path,
+            map.len(),
+            ["minProperties", "maxProperties"],
+            Counted::Fields,
+        )?;
         let properties = rules.get("properties").and_then(Value::as_object);
         // A field a pattern might name is the server's to judge.
         let patterned = rules.contains_key("patternProperties");
@@ -517,26 +521,13 @@ impl<'a> Checker<'a> {
         depth: usize,
     ) -> Checked {
         let count = |key: &str| rules.get(key).and_then(Value::as_u64);
-        if let Some(min) = count("minItems").filter(|m| (items.len() as u64) < *m) {
-            return Err(Self::misfit(
-                path,
-                format!(
-                    "should have at least {}, not {}",
-                    plural(min as usize, "item"),
-                    items.len()
-                ),
-            ));
-        }
-        if let Some(max) = count("maxItems").filter(|m| (items.len() as u64) > *m) {
-            return Err(Self::misfit(
-                path,
-                format!(
-                    "should have at most {}, not {}",
-                    plural(max as usize, "item"),
-                    items.len()
-                ),
-            ));
-        }
+        Self::fit_count(
+            rules,
+            path,
+            items.len(),
+            ["minItems", "maxItems"],
+            Counted::Items,
+        )?;
         if rules.get("uniqueItems") == Some(&Value::Bool(true)) {
             self.work += items.len() * items.len() / 64;
             if self.work > MAX_WORK {
@@ -603,30 +594,39 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
+    /// The `[min, max]` keywords of a count (fields, items, characters) against `n`.
+    fn fit_count(
+        rules: &Map<String, Value>,
+        path: &[Step],
+        n: usize,
+        [min_key, max_key]: [&str; 2],
+        what: Counted,
+    ) -> Checked {
+        let bound = |key: &str| rules.get(key).and_then(Value::as_u64);
+        let n64 = n as u64;
+        let (least, bound) = match (bound(min_key), bound(max_key)) {
+            (Some(min), _) if n64 < min => ("at least", min),
+            (_, Some(max)) if n64 > max => ("at most", max),
+            _ => return Ok(()),
+        };
+        let counted = plural(bound as usize, what.noun());
+        let problem = match what {
+            Counted::Characters => format!("should be {least} {counted} long, not {n}"),
+            _ => format!("should have {least} {counted}, not {n}"),
+        };
+        Err(Self::misfit(path, problem))
+    }
+
     fn fit_string(rules: &Map<String, Value>, s: &str, path: &[Step]) -> Checked {
-        let chars = || s.chars().count() as u64;
-        let count = |key: &str| rules.get(key).and_then(Value::as_u64);
-        if let Some(min) = count("minLength").filter(|m| chars() < *m) {
-            return Err(Self::misfit(
-                path,
-                format!(
-                    "should be at least {} long, not {}",
-                    plural(min as usize, "character"),
-                    chars()
-                ),
-            ));
-        }
-        if let Some(max) = count("maxLength").filter(|m| chars() > *m) {
-            return Err(Self::misfit(
-                path,
-                format!(
-                    "should be at most {} long, not {}",
-                    plural(max as usize, "character"),
-                    chars()
-                ),
-            ));
-        }
-        Ok(())
+        // JSON Schema counts a string's length in characters (code points).
+        let chars = s.chars().count();
+        Self::fit_count(
+            rules,
+            path,
+            chars,
+            ["minLength", "maxLength"],
+            Counted::Characters,
+        )
     }
 
     fn fit_number(rules: &Map<String, Value>, n: &serde_json::Number, path: &[Step]) -> Checked {

@@ -359,9 +359,25 @@ pub(super) fn looks_like_prose(line: &str) -> bool {
 /// JSON given as an input: the tool's schema reads the value; it is shown as every protocol
 /// shows arguments ([`shown_input`]).
 pub(super) fn json_input(value: &Value) -> Written {
+    let args = without_observations(value);
     Written {
-        shown: shown_input(value).trim().to_string(),
-        args: value.clone(),
+        shown: shown_input(&args).trim().to_string(),
+        args,
+    }
+}
+
+/// `value` with every string in it cut at a line the model labelled as an observation: an
+/// observation it wrote itself is never part of a call, inside JSON or not.
+pub(super) fn without_observations(value: &Value) -> Value {
+    match value {
+        Value::String(s) => Value::String(cut_observation(s)),
+        Value::Array(items) => Value::Array(items.iter().map(without_observations).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), without_observations(v)))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
 

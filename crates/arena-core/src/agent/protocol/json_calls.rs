@@ -102,16 +102,11 @@ pub(super) fn blob_input(v: &Value) -> Written {
         }
         _ => None,
     };
-    let v = decoded.as_ref().unwrap_or(v);
-    let shown = shown_input(v).trim().to_string();
-    match v {
-        // A string argument is text as written: what a model wrote as its own observation
-        // is no part of it.
-        Value::String(_) => Written::text(cut_observation(&shown)),
-        _ => Written {
-            shown: cut_observation(&shown),
-            args: v.clone(),
-        },
+    let args = without_observations(decoded.as_ref().unwrap_or(v));
+    let shown = shown_input(&args).trim().to_string();
+    match args {
+        Value::String(_) => Written::text(shown),
+        args => Written { shown, args },
     }
 }
 

@@ -455,3 +455,24 @@ fn a_reply_made_of_tags_keeps_only_what_follows_the_last_close() {
     let mixed = "<think>a</think>b<THINKING>c".repeat(1200);
     assert_eq!(strip_reasoning_tags(&mixed).0, "b");
 }
+
+/// An observation the model wrote itself inside the JSON of its call is no part of the call's
+/// arguments either.
+#[test]
+fn an_invented_observation_inside_json_arguments_is_cut() {
+    for reply in [
+        "Action: python\nAction Input: {\"code\": \"print(1)\\nObservation: 42\", \"n\": [\"a\\nObservation: x\"]}",
+        "{\"name\": \"python\", \"arguments\": {\"code\": \"print(1)\\nObservation: 42\", \"n\": [\"a\\nObservation: x\"]}}",
+    ] {
+        match parse_reply(reply) {
+            Reply::Action { args, .. } => {
+                assert_eq!(
+                    args,
+                    serde_json::json!({"code": "print(1)", "n": ["a"]}),
+                    "{reply}"
+                )
+            }
+            other => panic!("{reply}: {other:?}"),
+        }
+    }
+}

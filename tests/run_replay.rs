@@ -356,7 +356,13 @@ fn three_modes_of_one_run_replay_side_by_side() {
     let file = RunFile::new("run".into(), START, Settings::default(), records);
     let md = markdown(&file);
     assert!(
-        md.contains("**Observation (error)**\n\n```text\nError: the service is down"),
+        md.contains("**Observation (error: network)**\n\n```text\nError: the service is down"),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "*Detail (the model did not read it):*\n\n```text\nGET https://flaky.test/\n```"
+        ),
         "{md}"
     );
     assert!(md.contains("| Act-only | 42 | 2 | 1 |"), "{md}");

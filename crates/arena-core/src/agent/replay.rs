@@ -190,7 +190,7 @@ fn step_events(turn: usize, index: usize, step: &Step, out: &mut Vec<(f64, Agent
             AgentEvent::Observation {
                 text: run.output.clone().unwrap_or_default(),
                 is_error: run.is_error,
-                failure: None,
+                failure: run.failure.clone(),
             },
         ));
     }

@@ -24,6 +24,8 @@ use react_arena::run_limits::{
     MAX_STEPS_PER_TURN, MAX_TEXT_CHARS, MAX_TURNS,
 };
 use react_arena::settings::Settings;
+use react_arena::tools::failure::Failed;
+use react_arena::tools::FailureKind;
 
 const CASES: u32 = 300;
 
@@ -199,6 +201,11 @@ fn each_limit_holds_exactly_and_is_named_when_passed() {
             file_of(vec![answer_of(MAX_TEXT_CHARS)]),
             file_of(vec![answer_of(MAX_TEXT_CHARS + 1)]),
         ),
+        (
+            "failure detail",
+            file_of(vec![failure_detail_of(MAX_TEXT_CHARS)]),
+            file_of(vec![failure_detail_of(MAX_TEXT_CHARS + 1)]),
+        ),
     ];
     for (what, at, over) in at_and_over {
         let read = RunFile::from_json(&at.to_json())
@@ -221,6 +228,16 @@ fn calls(n: usize) -> RunRecord {
 fn messages(n: usize) -> RunRecord {
     let mut r = record(1, 1);
     r.turns[0].steps[0].messages = vec![ChatMessage::user("m"); n];
+    r
+}
+
+/// A failed call whose detail (shown to the user only) is `chars` long.
+fn failure_detail_of(chars: usize) -> RunRecord {
+    let mut r = record(1, 1);
+    r.turns[0].steps[0].tool_runs[0].failure = Some(Failed {
+        kind: FailureKind::Upstream,
+        detail: Some("é".repeat(chars)),
+    });
     r
 }
 

@@ -337,9 +337,9 @@ fn act_only_and_react_use_every_tool_in_one_run_each() {
 }
 
 /// Issue 38: a failed call has a kind. Wikipedia at a wrong address answers 404: the panel
-/// says "upstream error", the address asked is the user's detail (in the panel and Inspect)
-/// and never reaches the model, and the page asks once more by itself (a tool that only
-/// reads, a kind that may pass) before telling the model.
+/// says "not found", the address asked is the user's detail (in the panel and Inspect) and
+/// never reaches the model, and the page does not ask again (only a network failure is
+/// retried by itself).
 #[test]
 fn a_failed_call_shows_its_kind_and_keeps_its_detail_from_the_model() {
     browser_test(|rig: Rig| async move {
@@ -362,7 +362,7 @@ fn a_failed_call_shows_its_kind_and_keeps_its_detail_from_the_model() {
         assert_eq!(p.error_observations, 1, "{p:#?}");
         let seen = &p.observations[0];
         assert!(seen.contains("Wikipedia answered HTTP 404."), "{p:#?}");
-        assert!(seen.contains("upstream error"), "{p:#?}");
+        assert!(seen.contains("not found"), "{p:#?}");
         let react = "section.panel[data-mode=react]";
         let detail = rig
             .js(&format!(
@@ -374,13 +374,13 @@ fn a_failed_call_shows_its_kind_and_keeps_its_detail_from_the_model() {
             detail.starts_with(&format!("GET {}/w/missing.php?", fixtures.base)),
             "{detail}"
         );
-        // Asked twice: once, and once more by kind.
+        // Asked once: a 404 would come again.
         let asked = fixtures
             .paths_requested()
             .into_iter()
             .filter(|p| p.starts_with("/w/missing.php"))
             .count();
-        assert_eq!(asked, 2);
+        assert_eq!(asked, 1);
         // The model read the message, never the address.
         let told = rig
             .mock
@@ -413,7 +413,7 @@ fn a_failed_call_shows_its_kind_and_keeps_its_detail_from_the_model() {
             .await;
         let line = line.as_str().unwrap_or_default();
         assert!(
-            line.starts_with("wikipedia failed (upstream error): GET ")
+            line.starts_with("wikipedia failed (not found); not sent to the model: GET ")
                 && line.contains("/w/missing.php?"),
             "{line}"
         );

@@ -115,7 +115,7 @@ fn fill_call(body: &Element, call: &ModelCall, record: &RunRecord) {
     for (tool, failed) in call.failed_tools(record) {
         let mut text = format!("{tool} failed ({})", failed.kind.label());
         match &failed.detail {
-            Some(detail) => text.push_str(&format!(": {detail}")),
+            Some(detail) => text.push_str(&format!("; not sent to the model: {detail}")),
             None => text.push('.'),
         }
         add(&received, "p", "hint tool-failure", Some(&text));

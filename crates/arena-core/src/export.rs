@@ -481,6 +481,14 @@ mod tests {
             json.contains(r#""failure":{"kind":"timed_out","detail":"GET https"#),
             "{json}"
         );
+        // A kind from a newer version reads as one this version does not know.
+        let newer: RunFile =
+            serde_json::from_str(&json.replace("\"timed_out\"", "\"quota_spent\"")).unwrap();
+        let kind = newer.records[0].turns[0].steps[0].tool_runs[0]
+            .failure
+            .as_ref()
+            .map(|f| f.kind);
+        assert_eq!(kind, Some(crate::tools::FailureKind::Other));
         let back: RunFile = serde_json::from_str(&json).unwrap();
         assert_eq!(
             back.records[0].turns[0].steps[0].tool_runs[0].failure,

@@ -155,6 +155,9 @@ fn check_step(step: &Step) -> Result<(), String> {
         if let Some(output) = &run.output {
             text("observation", output)?;
         }
+        if let Some(detail) = run.failure.as_ref().and_then(|f| f.detail.as_ref()) {
+            text("failure detail", detail)?;
+        }
     }
     for message in &step.messages {
         text("message", &message.content)?;

@@ -104,12 +104,6 @@ pub fn parse_json_reaction(text: &str) -> JsonReaction {
                 "Step {n} ({action}) has no \"arguments\". Reply with {SHAPE}."
             ));
         };
-        // The protocol's list of inputs holding one object (`[{"input": …}]`): the object is
-        // the arguments.
-        let arguments = match arguments {
-            Value::Array(items) if items.len() == 1 && items[0].is_object() => &items[0],
-            other => other,
-        };
         actions.push(JsonAction {
             tool: action,
             input: shown_input(arguments),
@@ -294,11 +288,12 @@ mod tests {
         );
     }
 
-    /// How each shape of `arguments` is shown (as in every protocol: nothing hidden) and
-    /// what a tool of one text input gets from it (the registry's reading).
+    /// How each shape of `arguments` is shown (as in every protocol: nothing hidden) and what
+    /// the tool gets from it (the registry's reading against the tool's schema: one text
+    /// `input`, or weather's `location` and `country`).
     #[test]
     fn argument_shapes() {
-        use crate::agent::tool_json::arguments_input;
+        use crate::tools::{args, text_parameters, weather::Weather, TypedTool};
         let cases = [
             (
                 r#"{"action": "calculator", "arguments": "1+1"}"#,
@@ -334,7 +329,7 @@ mod tests {
             (
                 r#"{"action": "weather", "arguments": {"city": "Paris", "country": "France"}}"#,
                 r#"{"city":"Paris","country":"France"}"#,
-                "refused",
+                r#"{"country":"France","location":"Paris"}"#,
             ),
             (
                 r#"{"action": "weather", "arguments": {"z": "last", "a": "first"}}"#,
@@ -348,7 +343,7 @@ mod tests {
             ),
             (
                 r#"{"action": "python", "arguments": [{"input": "print(1)"}]}"#,
-                "print(1)",
+                r#"[{"input":"print(1)"}]"#,
                 "print(1)",
             ),
             (
@@ -386,7 +381,24 @@ mod tests {
             };
             assert_eq!(got.len(), 1, "{text}");
             assert_eq!(got[0].input, shown, "{text}");
-            let tool_gets = arguments_input("t", &got[0].args).unwrap_or_else(|_| "refused".into());
+            let schema = match got[0].tool.as_str() {
+                "weather" => Weather::parameters(),
+                _ => text_parameters("x"),
+            };
+            let tool_gets = match args::read(&got[0].tool, &schema, &got[0].args) {
+                Ok(Value::Object(read)) if read.len() == 1 && read.contains_key("input") => {
+                    read["input"].as_str().unwrap_or_default().to_string()
+                }
+                // Fields in key order, so the expectation reads the same every time.
+                Ok(read) => serde_json::to_string(
+                    &read
+                        .as_object()
+                        .map(|m| m.iter().collect::<std::collections::BTreeMap<_, _>>())
+                        .unwrap_or_default(),
+                )
+                .unwrap_or_default(),
+                Err(_) => "refused".into(),
+            };
             assert_eq!(tool_gets, given, "{text}");
         }
     }

@@ -81,13 +81,6 @@ pub fn read(tool: &str, schema: &Value, args: &Value) -> Result<Value, String> {
         let field = field.expect("a text field");
         Value::Object(Map::from_iter([(field.to_string(), Value::String(text))]))
     };
-    if single && field.is_some() {
-        let text = match args {
-            Value::String(s) => s.clone(),
-            other => arguments_input(tool, other)?,
-        };
-        return finish(tool, schema, text_args(text));
-    }
     // The value fills the one parameter, as written or (a list of one) its one item.
     let filled = |value: &Value| -> Option<Map<String, Value>> {
         let (name, part) = sole?;
@@ -102,6 +95,29 @@ pub fn read(tool: &str, schema: &Value, args: &Value) -> Result<Value, String> {
             _ => None,
         }
     };
+    // A list of one object that fills nothing is that object: the JSON protocol's list of
+    // inputs holding the arguments (`[{"input": …}]`).
+    let args = match args {
+        Value::Array(items)
+            if items.len() == 1 && items[0].is_object() && (single || filled(args).is_none()) =>
+        {
+            &items[0]
+        }
+        other => other,
+    };
+    if single && field.is_some() {
+        let text = match args {
+            Value::String(s) => s.clone(),
+            // Fields that give no one text go as JSON: the tool's own reader takes the forms
+            // models write (`{"action": "lookup", "keyword": …}` for wikipedia).
+            Value::Object(map) if map.len() > 1 => match arguments_input(tool, args) {
+                Ok(text) => text,
+                Err(_) => args.to_string(),
+            },
+            other => arguments_input(tool, other)?,
+        };
+        return finish(tool, schema, text_args(text));
+    }
     let not_object = || misfit(tool, schema, "they are not a JSON object");
     let mut object = match args {
         Value::Object(map) => {
@@ -166,11 +182,14 @@ fn finish(tool: &str, schema: &Value, args: Value) -> Result<Value, String> {
     match schema_check::check(schema, &args) {
         Ok(Ok(())) => Ok(args),
         Ok(Err(misfit)) => Err(self::misfit(tool, schema, &misfit.describe())),
-        Err(Unchecked) => Err(format!(
+        Err(Unchecked::TooDeep) => Err(format!(
             "The arguments of {tool} could not be checked: its schema nests deeper than {} \
-             levels or takes over {} steps to check, so the call was not sent.",
-            schema_check::MAX_DEPTH,
-            schema_check::MAX_WORK
+             levels (a $ref to itself, or a chain of them), so the call was not sent.",
+            schema_check::MAX_DEPTH
+        )),
+        Err(Unchecked::TooMuchWork) => Err(format!(
+            "The arguments of {tool} could not be checked: its schema asks for too many steps \
+             for these arguments, so the call was not sent."
         )),
     }
 }
@@ -238,10 +257,45 @@ mod tests {
             read(json!({"expression": "2+2"})).unwrap(),
             json!({"input": "2+2"})
         );
-        assert!(read(json!({"a": 1, "b": 2}))
-            .unwrap_err()
-            .contains("fields a, b"));
+        // Fields that give no one text reach the tool as JSON, for its own reader.
+        assert_eq!(
+            read(json!({"a": 1, "b": 2})).unwrap(),
+            json!({"input": "{\"a\":1,\"b\":2}"})
+        );
         assert!(read(json!(null)).unwrap_err().contains("without an input"));
+        assert!(read(json!({})).unwrap_err().contains("without an input"));
+        // The JSON protocol's list holding the arguments.
+        assert_eq!(
+            read(json!([{"input": "print(1)"}])).unwrap(),
+            json!({"input": "print(1)"})
+        );
+    }
+
+    /// The review of issue 38: the built-in tools' own JSON forms, written in any protocol,
+    /// reach them as before (the text protocol gave them as text).
+    #[test]
+    fn a_built_in_tool_s_own_json_forms_reach_it() {
+        use crate::tools::python::read_code;
+        use crate::tools::wikipedia::{parse_input, Command};
+        let text = crate::tools::text_parameters("x");
+        let given = |v: Value| {
+            read("t", &text, &v).unwrap()["input"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(
+            parse_input(&given(json!({"action": "lookup", "keyword": "Okonkwo"}))),
+            Ok(Command::Lookup("Okonkwo".into()))
+        );
+        assert_eq!(
+            parse_input(&given(json!({"action": "search", "query": "Lyon"}))),
+            Ok(Command::Search("Lyon".into()))
+        );
+        assert_eq!(
+            read_code(&given(json!({"code": "print(1)", "language": "python"}))),
+            Ok("print(1)".into())
+        );
     }
 
     #[test]

@@ -27,6 +27,9 @@ pub enum FailureKind {
     Declined,
     /// The same call came too many times in a row; it was not run again.
     Repeated,
+    /// A kind this version does not know (a file from a newer one).
+    #[serde(other)]
+    Other,
 }
 
 impl FailureKind {
@@ -42,14 +45,16 @@ impl FailureKind {
             FailureKind::Network => "network",
             FailureKind::Declined => "declined",
             FailureKind::Repeated => "repeated",
+            FailureKind::Other => "failed",
         }
     }
 
     /// Whether the registry makes the call once more by itself, at once: a blip of the
-    /// network or a server error may pass. A rate limit asks for waiting, a time-out has
-    /// already cost the user its wait, and the other kinds would fail the same way.
+    /// network may pass. A rate limit asks for waiting, a time-out has already cost the user
+    /// its wait, a server's error or answer would most likely come again, and the other
+    /// kinds would fail the same way.
     pub fn retried_at_once(self) -> bool {
-        matches!(self, FailureKind::Network | FailureKind::Upstream)
+        matches!(self, FailureKind::Network)
     }
 }
 
@@ -101,8 +106,10 @@ impl ToolFailure {
     /// The kind an HTTP error status means.
     pub fn status_kind(status: u16) -> FailureKind {
         match status {
-            429 => FailureKind::RateLimited,
+            400 | 422 => FailureKind::BadArguments,
+            404 | 410 => FailureKind::NotFound,
             408 | 504 => FailureKind::TimedOut,
+            429 => FailureKind::RateLimited,
             _ => FailureKind::Upstream,
         }
     }

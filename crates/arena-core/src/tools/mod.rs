@@ -100,6 +100,11 @@ pub trait Tool {
     fn cacheable(&self) -> bool {
         true
     }
+    /// Whether the registry may make a failed call once more by itself (by the failure's
+    /// kind): a tool that only reads and asks no one.
+    fn retried(&self) -> bool {
+        self.cacheable()
+    }
 }
 
 /// A [`TypedTool`] as a [`Tool`]: the arguments are deserialised into its type.

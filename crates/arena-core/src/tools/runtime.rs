@@ -60,4 +60,10 @@ impl Tool for RuntimeTool {
     fn cacheable(&self) -> bool {
         self.cacheable
     }
+
+    /// A server's tool is called once per call the model makes: its handler may ask the user
+    /// first, and its client renews an expired session itself.
+    fn retried(&self) -> bool {
+        false
+    }
 }

@@ -21,8 +21,29 @@ use crate::hidden_text::plain;
 /// Deepest nesting of schemas (through `$ref`s, combinators and the value's own nesting) a
 /// check follows.
 pub const MAX_DEPTH: usize = 256;
-/// Most schema steps one check takes; a hostile schema cannot make a call hang.
+/// Most schema steps one check of a small value takes; a hostile schema cannot make a call
+/// hang.
 pub const MAX_WORK: usize = 10_000;
+/// More steps allowed for each value in the arguments (a long list of rows).
+const WORK_PER_VALUE: usize = 32;
+
+/// How many values `value` holds (itself included), counted up to `cap`.
+fn nodes(value: &Value, cap: usize) -> usize {
+    let mut count = 0;
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        count += 1;
+        if count >= cap {
+            break;
+        }
+        match v {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    count
+}
 /// JSON Schema's type names: the only `type` text that reaches a message.
 pub const JSON_TYPES: [&str; 7] = [
     "string", "number", "integer", "boolean", "object", "array", "null",
@@ -63,15 +84,19 @@ impl Misfit {
     }
 }
 
-/// The schema is too deep or too large to check (a `$ref` to itself, thousands of chained
-/// `$ref`s, a combinator of combinators): nothing is said about the value.
+/// The schema is too deep or too large to check: nothing is said about the value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Unchecked;
+pub enum Unchecked {
+    /// Deeper than [`MAX_DEPTH`]: a `$ref` to itself, thousands of chained `$ref`s.
+    TooDeep,
+    /// More steps than the budget for a value of its size: a combinator of combinators.
+    TooMuchWork,
+}
 
 #[derive(Debug)]
 enum Fail {
     Misfit(Misfit),
-    Unchecked,
+    Unchecked(Unchecked),
 }
 
 /// Checks `value` against `schema` (whose `$ref`s resolve inside `schema` itself).
@@ -85,12 +110,26 @@ pub fn check_part(
     part: &Value,
     value: &Value,
 ) -> Result<Result<(), Misfit>, Unchecked> {
-    let mut checker = Checker { root, work: 0 };
+    let mut checker = Checker {
+        root,
+        work: 0,
+        // Honest large arguments (hundreds of rows) get room in proportion.
+        budget: MAX_WORK + WORK_PER_VALUE * nodes(value, MAX_WORK),
+        // Before 2019-09, keywords beside a `$ref` were ignored.
+        ref_alone: root
+            .get("$schema")
+            .and_then(Value::as_str)
+            .is_some_and(|s| {
+                ["draft-04", "draft-06", "draft-07"]
+                    .iter()
+                    .any(|d| s.contains(d))
+            }),
+    };
     let mut path = Vec::new();
     match checker.fit(part, value, &mut path, 0) {
         Ok(()) => Ok(Ok(())),
         Err(Fail::Misfit(m)) => Ok(Err(m)),
-        Err(Fail::Unchecked) => Err(Unchecked),
+        Err(Fail::Unchecked(why)) => Err(why),
     }
 }
 
@@ -325,6 +364,8 @@ impl Counted {
 struct Checker<'a> {
     root: &'a Value,
     work: usize,
+    budget: usize,
+    ref_alone: bool,
 }
 
 type Checked = Result<(), Fail>;
@@ -345,8 +386,11 @@ impl<'a> Checker<'a> {
         depth: usize,
     ) -> Checked {
         self.work += 1;
-        if depth > MAX_DEPTH || self.work > MAX_WORK {
-            return Err(Fail::Unchecked);
+        if depth > MAX_DEPTH {
+            return Err(Fail::Unchecked(Unchecked::TooDeep));
+        }
+        if self.work > self.budget {
+            return Err(Fail::Unchecked(Unchecked::TooMuchWork));
         }
         let rules = match schema {
             Value::Bool(true) => return Ok(()),
@@ -355,12 +399,13 @@ impl<'a> Checker<'a> {
             // Not a schema: nothing it says can be checked.
             _ => return Ok(()),
         };
-        if let Some(target) = rules
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| resolve(self.root, r))
-        {
-            self.fit(target, value, path, depth + 1)?;
+        if let Some(reference) = rules.get("$ref").and_then(Value::as_str) {
+            if let Some(target) = resolve(self.root, reference) {
+                self.fit(target, value, path, depth + 1)?;
+            }
+            if self.ref_alone {
+                return Ok(());
+            }
         }
         self.fit_type(rules, value, path)?;
         self.fit_values(rules, value, path)?;
@@ -530,8 +575,8 @@ impl<'a> Checker<'a> {
         )?;
         if rules.get("uniqueItems") == Some(&Value::Bool(true)) {
             self.work += items.len() * items.len() / 64;
-            if self.work > MAX_WORK {
-                return Err(Fail::Unchecked);
+            if self.work > self.budget {
+                return Err(Fail::Unchecked(Unchecked::TooMuchWork));
             }
             for (i, item) in items.iter().enumerate() {
                 if let Some(j) = items[..i].iter().position(|earlier| same(earlier, item)) {
@@ -567,7 +612,7 @@ impl<'a> Checker<'a> {
             for item in items {
                 match self.fit(wanted, item, &mut Vec::new(), depth + 1) {
                     Ok(()) => matching += 1,
-                    Err(Fail::Unchecked) => return Err(Fail::Unchecked),
+                    Err(Fail::Unchecked(why)) => return Err(Fail::Unchecked(why)),
                     Err(Fail::Misfit(_)) => {}
                 }
             }
@@ -708,14 +753,14 @@ impl<'a> Checker<'a> {
                         format!("is {}, which it does not take", quoted_value(value)),
                     ))
                 }
-                Err(Fail::Unchecked) => return Err(Fail::Unchecked),
+                Err(Fail::Unchecked(why)) => return Err(Fail::Unchecked(why)),
                 Err(Fail::Misfit(_)) => {}
             }
         }
         if let Some(condition) = rules.get("if") {
             let holds = match self.fit(condition, value, path, depth + 1) {
                 Ok(()) => true,
-                Err(Fail::Unchecked) => return Err(Fail::Unchecked),
+                Err(Fail::Unchecked(why)) => return Err(Fail::Unchecked(why)),
                 Err(Fail::Misfit(_)) => false,
             };
             let then = if holds {
@@ -744,7 +789,7 @@ impl<'a> Checker<'a> {
             match self.fit(schema, value, path, depth + 1) {
                 Ok(()) => matching += 1,
                 Err(Fail::Misfit(m)) => misfits.push((i, m)),
-                Err(Fail::Unchecked) => return Err(Fail::Unchecked),
+                Err(Fail::Unchecked(why)) => return Err(Fail::Unchecked(why)),
             }
         }
         Ok((matching, misfits))
@@ -814,7 +859,8 @@ mod tests {
         match check(schema, &value) {
             Ok(Err(m)) => m.describe(),
             Ok(Ok(())) => "fits".into(),
-            Err(Unchecked) => "unchecked".into(),
+            Err(Unchecked::TooDeep) => "unchecked: too deep".into(),
+            Err(Unchecked::TooMuchWork) => "unchecked: too much work".into(),
         }
     }
 
@@ -973,6 +1019,48 @@ mod tests {
 
     /// What a check says and the least time it took of three (the machine's other work is
     /// not the checker's).
+    /// Draft 7 ignored what stands beside a `$ref`; 2020-12 applies it.
+    #[test]
+    fn keywords_beside_a_ref_follow_the_schema_s_draft() {
+        let beside = |draft: &str| json!({"$schema": draft, "$defs": {"n": {"type": "integer"}}, "$ref": "#/$defs/n", "minimum": 10});
+        assert_eq!(
+            said(&beside("http://json-schema.org/draft-07/schema#"), json!(3)),
+            "fits"
+        );
+        assert_eq!(
+            said(
+                &beside("https://json-schema.org/draft/2020-12/schema"),
+                json!(3)
+            ),
+            "the arguments should be at least 10, not 3"
+        );
+    }
+
+    /// Honest large arguments are checked: the budget grows with the value.
+    #[test]
+    fn a_long_list_of_rows_is_checked() {
+        let row = json!({"type": "object", "properties": {
+            "a": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "b": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "c": {"anyOf": [{"type": "number"}, {"type": "null"}]},
+            "d": {"anyOf": [{"type": "boolean"}, {"type": "null"}]},
+            "e": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "f": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "g": {"anyOf": [{"type": "number"}, {"type": "null"}]},
+        }});
+        let schema = json!({"type": "array", "items": row});
+        let rows: Vec<Value> = (0..500)
+            .map(|i| json!({"a": i, "b": "x", "c": 1.5, "d": true, "e": null, "f": null, "g": 2}))
+            .collect();
+        assert_eq!(said_fast(&schema, Value::Array(rows.clone())), "fits");
+        let mut bad = rows;
+        bad[499]["c"] = json!("x");
+        assert_eq!(
+            said_fast(&schema, Value::Array(bad)),
+            "`[499].c` should be a number or null, not a string"
+        );
+    }
+
     fn quick(schema: &Value, value: Value) -> (String, Duration) {
         let mut least = Duration::MAX;
         let mut told = String::new();
@@ -1001,7 +1089,7 @@ mod tests {
         defs.insert("d10000".into(), json!({"type": "string"}));
         let chain = json!({"$defs": defs, "$ref": "#/$defs/d0"});
         let (told, took) = quick(&chain, json!(1));
-        assert_eq!(told, "unchecked");
+        assert_eq!(told, "unchecked: too deep");
         assert!(took < FAST, "{took:?}");
         // A `$ref` to itself, at the root and inside.
         for schema in [
@@ -1010,7 +1098,7 @@ mod tests {
             json!({"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/b"}]}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"}),
         ] {
             let (told, took) = quick(&schema, json!({"x": 1}));
-            assert_eq!(told, "unchecked", "{schema}");
+            assert_eq!(told, "unchecked: too deep", "{schema}");
             assert!(took < FAST, "{took:?}");
         }
         // A recursive schema is fine when the value ends: a tree.
@@ -1048,7 +1136,7 @@ mod tests {
         assert_eq!(said_fast(&wide, json!(999)), "fits");
         let squared = json!({"anyOf": vec![wide.clone(); 1_000]});
         let (told, took) = quick(&squared, json!(5_000));
-        assert_eq!(told, "unchecked");
+        assert_eq!(told, "unchecked: too much work");
         assert!(took < FAST, "{took:?}");
         // Hostile text in names and values never makes a message long or many-lined.
         let hostile = format!("x\nAction: python\n{}", "y".repeat(100_000));

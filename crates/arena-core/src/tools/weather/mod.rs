@@ -84,16 +84,31 @@ impl Weather {
                     place.text
                 ))
             }
-            Err(failure) => failure.message,
+            Err(failure) => failure,
         };
+        let (open_meteo_failure, open_meteo_detail) =
+            (open_meteo_failure.message, open_meteo_failure.detail);
         match self.wttr(&place, &open_meteo_failure).await {
             Ok(observation) => Ok(truncate(&observation, MAX_OBSERVATION_CHARS)),
-            // The last service's failure is the call's kind; both reasons are told.
-            Err(wttr_failure) => Err(wttr_failure.map_message(|wttr_failure| {
-                format!(
-                    "Weather is unavailable: {OPEN_METEO}: {open_meteo_failure}; {WTTR}: {wttr_failure}."
-                )
-            })),
+            // The last service's failure is the call's kind; both reasons are told, and both
+            // addresses asked are the user's detail.
+            Err(wttr_failure) => {
+                let detail = [open_meteo_detail, wttr_failure.detail.clone()]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let failure = wttr_failure.map_message(|wttr_failure| {
+                    format!(
+                        "Weather is unavailable: {OPEN_METEO}: {open_meteo_failure}; {WTTR}: {wttr_failure}."
+                    )
+                });
+                Err(if detail.is_empty() {
+                    failure
+                } else {
+                    failure.with_detail(detail)
+                })
+            }
         }
     }
 
@@ -482,6 +497,20 @@ mod tests {
             result,
             Err("Weather is unavailable: Open-Meteo: answered HTTP 500; wttr.in: answered HTTP 502.".into())
         );
+        // The kind is the last service's; both addresses asked are the user's detail.
+        let fake = FakeHttp::new()
+            .fail(GEOCODING, FetchError::Timeout { seconds: 10 })
+            .fail(WTTR_HOST, FetchError::Network(String::new()));
+        let tool = Weather::new(Rc::new(fake), WeatherEndpoints::default());
+        let failure = block_on(tool.report("Paris")).unwrap_err();
+        assert_eq!(failure.kind, FailureKind::Network);
+        let detail = failure.detail.unwrap_or_default();
+        assert!(
+            detail.starts_with("GET https://geocoding-api.open-meteo.com/")
+                && detail.contains("\nGET https://wttr.in/"),
+            "{detail}"
+        );
+        assert!(!failure.message.contains("https://"), "{}", failure.message);
     }
 
     #[test]

@@ -3,7 +3,11 @@ depends on the modules its code names by path (`crate::a::b`, `super::c`, `self:
 lines and in code; tests excluded). Prints every cycle (a strongly connected component of more
 than one file) and exits 1 if there is one.
 
-Usage: import_cycles.py <crate's src dir>
+With `--layers FILE`, also reads the layers listed in FILE (lines `- layer N, …: `a`, `b``,
+naming top-level modules) and fails on an import from a module to one of a higher layer, and on
+a top-level module in no layer.
+
+Usage: import_cycles.py <crate's src dir> [--layers FILE]
 """
 
 import os
@@ -118,6 +122,39 @@ def cycles(graph):
     return found
 
 
+LAYER = re.compile(r"^- layer (\d+)\b[^:]*:(.*)$")
+
+
+def layers(path):
+    """Top-level module name -> its layer number, from the `- layer N, …:` lines of `path`."""
+    found = {}
+    for line in open(path, encoding="utf-8"):
+        match = LAYER.match(line.strip())
+        if match:
+            for name in re.findall(r"`(\w+)`", match.group(2)):
+                found[name] = int(match.group(1))
+    return found
+
+
+def upward(graph, layer_of):
+    """Problems: imports from a lower layer to a higher one, and modules in no layer."""
+    problems = []
+    tops = sorted({m[0] for m in graph if m})
+    for top in tops:
+        if top not in layer_of:
+            problems.append(f"module {top} is in no layer")
+    for module, deps in sorted(graph.items()):
+        if not module or module[0] not in layer_of:
+            continue
+        for dep in sorted(deps):
+            if dep and dep[0] in layer_of and layer_of[dep[0]] > layer_of[module[0]]:
+                problems.append(
+                    f"import up a layer: {'/'.join(module)} (layer {layer_of[module[0]]}) uses "
+                    f"{'/'.join(dep)} (layer {layer_of[dep[0]]})"
+                )
+    return problems
+
+
 def main():
     src = sys.argv[1]
     known = modules(src)
@@ -125,9 +162,14 @@ def main():
     found = cycles(graph)
     for component in found:
         print("import cycle: " + ", ".join("/".join(m) for m in component))
+    problems = []
+    if "--layers" in sys.argv:
+        problems = upward(graph, layers(sys.argv[sys.argv.index("--layers") + 1]))
+        for problem in problems:
+            print(problem)
     print(f"{src}: {len(known)} files, {sum(map(len, graph.values()))} imports between them, "
-          f"{len(found)} cycle(s)")
-    sys.exit(1 if found else 0)
+          f"{len(found)} cycle(s), {len(problems)} layer problem(s)")
+    sys.exit(1 if found or problems else 0)
 
 
 main()

@@ -5,13 +5,13 @@ use web_sys::AbortController;
 
 use crate::agent::record::RunRecord;
 use crate::agent::run::{run_turn, Next};
-use crate::agent::turn_setup::set_up_turn;
 use crate::agent::AgentEvent;
 use crate::edited_prompts::EditedPrompts;
 use crate::evaluation::context::EvalContext;
 use crate::evaluation::plan::{EvalSpec, Job};
 use crate::llm::retry::rate_limit_wait_secs;
 use crate::mcp::consent::{skipping, EVALUATION_SKIPS};
+use crate::run_setup::set_up_turn;
 use crate::settings::{ModeModels, Settings};
 use crate::ui::runner::new_record;
 use crate::web::agent_engine::{chat_model, chat_params, run_tools};

@@ -22,7 +22,6 @@ pub mod run;
 pub mod think_split;
 pub mod tool_json;
 pub mod turn;
-pub mod turn_setup;
 
 use futures::future::LocalBoxFuture;
 

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::origin::Origin;
-use crate::settings::TokenHosts;
+use crate::token_trust::TokenHosts;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct McpTokens(BTreeMap<String, String>);
@@ -80,7 +80,7 @@ mod tests {
             None,
             "not confirmed"
         );
-        let router = Origin::of(crate::settings::DEFAULT_BASE_URL).unwrap();
+        let router = Origin::of(crate::token_trust::ROUTER_BASE_URL).unwrap();
         assert!(
             !hosts.contains(&router),
             "no origin is confirmed for MCP by default"

@@ -16,8 +16,8 @@
 
 use serde_json::{Map, Value};
 
+use super::arguments_text::arguments_input;
 use super::schema_check::{self, allowed_types, Unchecked};
-use crate::agent::tool_json::arguments_input;
 use crate::hidden_text::plain;
 
 /// Longest field name a message about the arguments quotes.

@@ -4,6 +4,7 @@
 //! known at run time ([`runtime::RuntimeTool`]).
 
 pub mod args;
+pub mod arguments_text;
 pub mod calculator;
 pub mod endpoints;
 pub mod failure;

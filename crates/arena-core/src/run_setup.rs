@@ -1,12 +1,14 @@
 //! A run's first turn set up from what the endpoint's model list says of its model: the price
 //! and context window go into the run's configuration (a context window set in Settings wins),
 //! and the protocol is chosen (Auto takes native tool calls only when the list says the model
-//! supports them); the MCP servers' tools are named in it. The arena's panels and the Evaluate view's runs start the same way.
+//! supports them); the MCP servers' tools are named in it. The arena's panels and the Evaluate
+//! view's runs start the same way. It reads the settings, so it sits above the agent, which
+//! runs what it set up.
 
-use super::action_protocol::{ProtocolChoice, ProtocolPlan};
-use super::record::RunConfig;
-use super::run::RunOptions;
-use super::Mode;
+use crate::agent::action_protocol::{ProtocolChoice, ProtocolPlan};
+use crate::agent::record::RunConfig;
+use crate::agent::run::RunOptions;
+use crate::agent::Mode;
 use crate::browser_model::Backend;
 use crate::llm::models::{ModelFacts, Pricing};
 use crate::settings::Settings;

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use axum::extract::State;
 use react_arena::agent::Mode;
-use react_arena::tools::python::NO_NETWORK;
+// PYODIDE_FILES: the files the page fetches for the sandbox, once (the page's own list).
+use react_arena::tools::python::{NO_NETWORK, PYODIDE_FILES};
 use serde_json::{json, Value};
 use support::browser::{browser_test, dist_dir, PanelView, Rig};
 use support::fixtures::FixtureServer;
@@ -23,14 +24,6 @@ use tower_http::services::ServeDir;
 const PYTHON_SETTLE: Duration = Duration::from_secs(180);
 /// Every URL a program tries carries this, so any request it caused is easy to find.
 const MARKER: &str = "pyleak";
-/// The files the page fetches for the sandbox, once.
-const PYODIDE_FILES: [&str; 5] = [
-    "pyodide.mjs",
-    "pyodide.asm.mjs",
-    "pyodide.asm.wasm",
-    "python_stdlib.zip",
-    "pyodide-lock.json",
-];
 
 type UriLog = Arc<Mutex<Vec<String>>>;
 

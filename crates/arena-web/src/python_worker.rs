@@ -30,19 +30,12 @@ use crate::timer::sleep;
 use arena_core::progress::Download;
 use arena_core::tools::python::{
     PythonFailure, PythonOutput, PythonRunner, WorkerReply, MAX_OUTPUT_CHARS, NO_NETWORK,
+    PYODIDE_FILES,
 };
 
 /// Fetching and starting Pyodide (a few MB) is not the program's time: it has its own,
 /// generous limit.
 const LOAD_LIMIT_SECS: u32 = 120;
-/// The files Pyodide needs, fetched from the configured base URL.
-const PYODIDE_FILES: [&str; 5] = [
-    "pyodide.mjs",
-    "pyodide.asm.mjs",
-    "pyodide.asm.wasm",
-    "python_stdlib.zip",
-    "pyodide-lock.json",
-];
 /// The worker's script, one of the app's own files.
 const WORKER_SCRIPT: &str = "python-worker.js";
 

@@ -267,10 +267,7 @@ impl RunRecord {
                 step.reasoning.push_str(t);
             }
             AgentEvent::Usage(u) => {
-                let total = self.step().usage.get_or_insert_with(Usage::default);
-                total.prompt_tokens += u.prompt_tokens;
-                total.completion_tokens += u.completion_tokens;
-                total.total_tokens += u.total_tokens;
+                *self.step().usage.get_or_insert_with(Usage::default) += *u;
             }
             // A retried call's figures replace the failed one's: they say how the reply came.
             AgentEvent::Timings(t) => self.step().timings = Some(t.clone()),
@@ -566,9 +563,7 @@ impl RunRecord {
             .flat_map(|t| &t.steps)
             .filter_map(|s| s.usage)
         {
-            total.prompt_tokens += u.prompt_tokens;
-            total.completion_tokens += u.completion_tokens;
-            total.total_tokens += u.total_tokens;
+            total += u;
         }
         total
     }

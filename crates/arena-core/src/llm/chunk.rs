@@ -18,6 +18,15 @@ pub struct Usage {
     pub total_tokens: u64,
 }
 
+/// A step's calls and a run's steps add their counts.
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.total_tokens += other.total_tokens;
+    }
+}
+
 /// A piece of a streamed reply.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChatDelta {

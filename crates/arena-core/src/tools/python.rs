@@ -13,6 +13,15 @@ use super::{FailureKind, TextInput, ToolFailure, TypedTool};
 
 /// Default time limit of one python call.
 pub const DEFAULT_TIMEOUT_SECS: u32 = 10;
+/// The files Pyodide needs, fetched once from the configured base URL (the page fetches them,
+/// the tests serve and count them).
+pub const PYODIDE_FILES: [&str; 5] = [
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+];
 /// Longest program accepted.
 const MAX_CODE_CHARS: usize = 10_000;
 /// Output the worker keeps (printed text, and the last expression's value); the rest is

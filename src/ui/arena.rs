@@ -9,6 +9,7 @@ use web_sys::AbortController;
 use super::from_address::{self, page_params, with_address_models};
 use super::keep::KeepWiring;
 use super::panel_run::{PanelAction, PanelRun};
+use super::panels::Panels;
 use super::panels_in_view::bring_panels_into_view;
 use super::replay_player::ReplayControl;
 use super::runner::{continue_run, follow_up, go_on_past_limit, retry, start_runs};
@@ -70,10 +71,9 @@ pub struct Arena {
     /// One controller per panel that calls the model: Stop ends them all, a panel's own Stop
     /// its own.
     stops: Stops,
-    run_counter: StoredValue<u32>,
-    /// The app's owner: runs own their panels' signals there, so a run started from a dialog
-    /// that closes as it starts does not have them disposed with the dialog.
-    owner: StoredValue<Owner, LocalStorage>,
+    /// New runs in the panels: their ids, and their signals under the app's owner, so a run
+    /// started from a dialog that closes as it starts does not have them disposed with it.
+    panel_owner: Panels,
 }
 
 /// A class on the root element, on or off: the embedded layout and the Evaluate view are
@@ -158,15 +158,12 @@ impl Arena {
                 .collect::<Vec<_>>()
         }));
         let owner = Owner::current().expect("the app is mounted under an owner");
-        let owner = StoredValue::new_local(owner);
+        let panel_owner = Panels::new(panels, owner);
         let stops = Stops::new();
-        let run_counter = StoredValue::new(0u32);
         let replay = ReplayControl::new();
         let shower = FileShow {
-            panels,
+            panels: panel_owner,
             replay,
-            run_counter,
-            owner,
             on_stop: Callback::new(move |()| stop_panels(stops, replay, panels)),
         };
         let missing = Memo::new(move |_| {
@@ -216,8 +213,7 @@ impl Arena {
             running,
             address_models,
             stops,
-            run_counter,
-            owner,
+            panel_owner,
         }
     }
 
@@ -303,11 +299,9 @@ impl Arena {
     pub fn keep_wiring(self) -> KeepWiring {
         let replay = self.replay;
         KeepWiring {
-            panels: self.panels,
+            panels: self.panel_owner,
             alert: self.alert,
             mode_choice: self.mode_choice,
-            run_counter: self.run_counter,
-            owner: self.owner.get_value(),
             is_replay: Callback::new(move |run_id| replay.shows(run_id)),
         }
     }
@@ -325,17 +319,10 @@ impl Arena {
         stop_panels(self.stops, self.replay, self.panels);
     }
 
-    /// Puts `fresh` in the panels, and lets the old panels' records go.
-    fn replace_panels(self, fresh: Vec<PanelRun>) {
-        let old = self.panels.get_untracked();
-        self.panels.set(fresh);
-        old.into_iter().for_each(|p| p.state.dispose());
-    }
-
     /// Stops and shows empty panels for the chosen modes.
     pub fn new_conversation(self) {
         self.stop();
-        let fresh: Vec<PanelRun> = self.owner.get_value().with(|| {
+        let fresh: Vec<PanelRun> = self.panel_owner.build(|| {
             self.settings.with_untracked(|s| {
                 self.mode_choice
                     .get_untracked()
@@ -345,7 +332,7 @@ impl Arena {
                     .collect()
             })
         });
-        self.replace_panels(fresh);
+        self.panel_owner.replace(fresh);
     }
 
     /// Whether the token may go to `base_url` now; if the user has not confirmed that host,
@@ -380,8 +367,7 @@ impl Arena {
             return;
         }
         self.stop();
-        self.run_counter.update_value(|n| *n += 1);
-        let run_id = self.run_counter.get_value();
+        let run_id = self.panel_owner.next_run_id();
         let choice = self.mode_choice.get_untracked();
         let blind = choice == ModeChoice::Blind;
         let modes = if blind {
@@ -396,7 +382,7 @@ impl Arena {
         else {
             return;
         };
-        let new_panels = self.owner.get_value().with(|| {
+        let new_panels = self.panel_owner.build(|| {
             self.settings.with_untracked(|s| {
                 start_runs(
                     run_id,
@@ -410,7 +396,7 @@ impl Arena {
             })
         });
         self.runs_started.update(|n| *n += 1);
-        self.replace_panels(new_panels);
+        self.panel_owner.replace(new_panels);
         bring_panels_into_view();
     }
 

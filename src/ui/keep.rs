@@ -4,12 +4,11 @@
 //! Only the run's file is stored (records and settings): never the token.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::panel_run::PanelRun;
+use super::panels::Panels;
 use crate::agent::mode::ModeChoice;
 use crate::agent::record::RunRecord;
 use crate::history::{self, RunSummary, KEEP_RUNS, SAVE_EVERY_MS};
@@ -59,12 +58,10 @@ fn hash_of(json: &str) -> u64 {
 
 /// What the keeper needs of the app to show a kept run in its panels.
 pub struct KeepWiring {
-    pub panels: RwSignal<Vec<PanelRun>>,
+    /// The panels, whose signals live as long as the app, not as a history row.
+    pub panels: Panels,
     pub alert: RwSignal<Option<String>>,
     pub mode_choice: RwSignal<ModeChoice>,
-    pub run_counter: StoredValue<u32>,
-    /// The app's owner: panels' signals live as long as the app, not as a history row.
-    pub owner: Owner,
     /// Whether the panels of this run play a recording (an imported file), which is not a
     /// run to keep.
     pub is_replay: Callback<u32, bool>,
@@ -72,11 +69,9 @@ pub struct KeepWiring {
 
 #[derive(Clone, Copy)]
 pub struct Keeper {
-    panels: RwSignal<Vec<PanelRun>>,
+    panels: Panels,
     alert: RwSignal<Option<String>>,
     mode_choice: RwSignal<ModeChoice>,
-    run_counter: StoredValue<u32>,
-    owner: StoredValue<Owner, LocalStorage>,
     is_replay: Callback<u32, bool>,
     /// The history list, most recently saved first.
     pub runs: RwSignal<Vec<RunSummary>>,
@@ -105,8 +100,6 @@ impl Keeper {
             panels: wiring.panels,
             alert: wiring.alert,
             mode_choice: wiring.mode_choice,
-            run_counter: wiring.run_counter,
-            owner: StoredValue::new_local(wiring.owner),
             is_replay: wiring.is_replay,
             runs: RwSignal::new(Vec::new()),
             shown: RwSignal::new(None),
@@ -119,7 +112,7 @@ impl Keeper {
             leaving: StoredValue::new(false),
         };
         keeper.load();
-        let panels = keeper.panels;
+        let panels = keeper.panels.list;
         Effect::new(move |_| {
             // Subscribes to the panel list and every panel's record: at most once a frame.
             let look = panels.with(|ps| {
@@ -220,7 +213,7 @@ impl Keeper {
 
     /// The panels' run as its file and history line, when there is something new to write.
     fn prepare(self, at: f64) -> Option<(String, String, RunSummary)> {
-        let (run_id, settings, records) = self.panels.with_untracked(|ps| {
+        let (run_id, settings, records) = self.panels.list.with_untracked(|ps| {
             let first = ps.first()?;
             let records: Vec<RunRecord> = ps
                 .iter()
@@ -338,7 +331,7 @@ impl Keeper {
     /// Shows a kept run in the panels, once the run they show has ended (replaced while it
     /// streams, it would be kept as cut off).
     pub fn open(self, id: String) {
-        let running = self.panels.with_untracked(|ps| {
+        let running = self.panels.list.with_untracked(|ps| {
             ps.iter()
                 .any(|p| p.state.try_with_untracked(|r| r.status.is_active()) == Some(true))
         });
@@ -387,7 +380,7 @@ impl Keeper {
     }
 
     fn panels_untouched(self) -> bool {
-        self.panels.with_untracked(|ps| {
+        self.panels.list.with_untracked(|ps| {
             ps.iter()
                 .all(|p| p.run_id == 0 && p.state.with_untracked(|r| r.turns.is_empty()))
         })
@@ -396,23 +389,7 @@ impl Keeper {
     /// Puts a kept run in the panels. Its settings go with it, so a follow-up continues it
     /// as it ran (tools start afresh).
     fn show(self, file: RunFile) {
-        let run_id = self.run_counter.get_value() + 1;
-        self.run_counter.set_value(run_id);
-        let settings = Arc::new(file.settings.clone());
-        let panels: Vec<PanelRun> = self.owner.with_value(|owner| {
-            owner.with(|| {
-                file.records
-                    .iter()
-                    .map(|r| PanelRun {
-                        run_id,
-                        mode: r.config.mode,
-                        max_steps: settings.max_steps,
-                        state: RwSignal::new(r.clone()),
-                        settings: settings.clone(),
-                    })
-                    .collect()
-            })
-        });
+        let (run_id, panels) = self.panels.of_file(&file);
         let modes: Vec<_> = file.records.iter().map(|r| r.config.mode).collect();
         self.current.set_value(Some(Kept {
             run_id,
@@ -432,9 +409,7 @@ impl Keeper {
             .set_value((run_id, vec![false; panels.len()], voted));
         self.shown.set(Some(file.id.clone()));
         self.mode_choice.set(history::mode_choice_for(&modes));
-        let old = self.panels.get_untracked();
-        self.panels.set(panels);
-        old.into_iter().for_each(|p| p.state.dispose());
+        self.panels.replace(panels);
     }
 
     /// Gives a kept run the title the user typed (an empty field keeps the old one).

@@ -24,6 +24,7 @@ mod markdown_view;
 mod mcp_servers;
 mod panel;
 mod panel_run;
+mod panels;
 mod panels_in_view;
 pub mod part_views;
 pub mod parts;

@@ -33,7 +33,8 @@ pub fn Panel(
     let state = run.state;
     let mode = run.mode;
     let status = Memo::new(move |_| state.with(|s| s.status));
-    let counter = move || state.with(|r| step_counter(r, run.max_steps));
+    let more_steps = run.more_steps();
+    let counter = move || state.with(|r| step_counter(r, more_steps));
     let started = Memo::new(move |_| status.get() != Status::Idle);
     // A blind run's panel goes by its letter until the vote names it.
     let blind = Memo::new(move |_| state.with(|r| r.blind.clone()));
@@ -86,7 +87,7 @@ pub fn Panel(
                             run_id,
                             recording,
                             on_action,
-                            more_steps: run.max_steps.max(1),
+                            more_steps,
                         })
                         .into_any()
                 } else {

@@ -26,11 +26,11 @@ pub enum PanelAction {
 pub struct PanelRun {
     pub run_id: u32,
     pub mode: Mode,
-    pub max_steps: u32,
     /// The run's record, which the panel shows.
     pub state: RwSignal<RunRecord>,
-    /// The settings the run started with: Continue uses these, not today's. (`Arc`: signals
-    /// hold only `Send` values.)
+    /// The settings the run started with: Continue uses these, not today's, and "Go on" adds
+    /// their step limit, whichever way the run was opened. (`Arc`: signals hold only `Send`
+    /// values.)
     pub settings: Arc<Settings>,
 }
 
@@ -39,10 +39,24 @@ impl PanelRun {
         Self {
             run_id: 0,
             mode,
-            max_steps: settings.max_steps,
             state: RwSignal::new(RunRecord::default()),
             settings: Arc::new(settings.clone()),
         }
+    }
+
+    /// A panel of run `run_id` showing `record`, run with `settings`.
+    pub fn of(run_id: u32, record: RunRecord, settings: Arc<Settings>) -> Self {
+        Self {
+            run_id,
+            mode: record.config.mode,
+            state: RwSignal::new(record),
+            settings,
+        }
+    }
+
+    /// How many steps "Go on" adds: the run's step limit in its settings.
+    pub fn more_steps(&self) -> u32 {
+        self.settings.max_steps.max(1)
     }
 }
 

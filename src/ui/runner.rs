@@ -41,8 +41,14 @@ pub fn retry(token: &str, panel: &PanelRun, controller: &AbortController) {
 
 /// Lets a panel's run that hit the step limit go on for as many steps again.
 pub fn go_on_past_limit(token: &str, panel: &PanelRun, controller: &AbortController) {
-    let steps = panel.settings.max_steps.max(1);
-    go_on(token, panel, Next::MoreSteps { steps }, controller);
+    go_on(
+        token,
+        panel,
+        Next::MoreSteps {
+            steps: panel.more_steps(),
+        },
+        controller,
+    );
 }
 
 /// Asks a follow-up question in a panel's conversation: every earlier turn goes with it.
@@ -143,13 +149,7 @@ pub fn start_runs(
                 }),
                 ..new_record(run_id, mode, settings)
             };
-            PanelRun {
-                run_id,
-                mode,
-                max_steps: settings.max_steps,
-                state: RwSignal::new(record),
-                settings: snapshot.clone(),
-            }
+            PanelRun::of(run_id, record, snapshot.clone())
         })
         .collect();
     start_turns(Turns::First(FirstTurns {

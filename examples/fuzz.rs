@@ -27,21 +27,8 @@ mod host {
     use react_arena::llm::tool_calls::ToolCall;
     use react_arena::markdown::render_markdown;
 
-    /// splitmix64: small, fast, good enough to drive a fuzzer.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n.max(1) as u64) as usize
-        }
-    }
+    /// The core's seeded generator drives the fuzzer: a seed reproduces a run.
+    use react_arena::seeded::SplitMix64 as Rng;
 
     const SSE_WORDS: &[&[u8]] = &[
         b"data: ",
@@ -154,7 +141,7 @@ mod host {
         let mut out = Vec::new();
         for _ in 0..rng.below(40) {
             if rng.below(5) == 0 {
-                out.push(rng.next() as u8);
+                out.push(rng.next_u64() as u8);
             } else {
                 out.extend_from_slice(words[rng.below(words.len())]);
             }
@@ -359,11 +346,11 @@ mod host {
             .into_iter()
             .filter(|(n, _)| which == "all" || which == *n)
         {
-            let mut rng = Rng(seed ^ name.len() as u64);
+            let mut rng = Rng::new(seed ^ name.len() as u64);
             let started = Instant::now();
             let (mut execs, mut findings) = (0u64, 0u64);
             while execs < min_execs || started.elapsed().as_secs_f64() < seconds {
-                let mut inner = Rng(rng.next());
+                let mut inner = Rng::new(rng.next_u64());
                 let outcome = catch_unwind(AssertUnwindSafe(|| target(&mut inner)));
                 execs += 1;
                 let problem = match outcome {

@@ -12,6 +12,7 @@ use crate::evaluation::csv::csv_row;
 use crate::evaluation::outcome::JobResult;
 use crate::evaluation::plan::EvalSpec;
 use crate::history::{ModeOutcome, RunSummary};
+use crate::seeded::SplitMix64;
 
 /// Who a panel was: its mode and its model.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -148,19 +149,6 @@ fn elo(strength: f64) -> f64 {
     1000.0 + 400.0 * strength.log10()
 }
 
-/// A small, seeded generator (SplitMix64): the same votes always give the same intervals.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
 const RESAMPLES: usize = 200;
 
 /// A rating and its interval.
@@ -210,14 +198,11 @@ pub fn standings(votes: &[Vote]) -> Vec<Standing> {
     if k >= 2 {
         if let Some(p) = strengths(k, &all) {
             let mut samples: Vec<Vec<f64>> = vec![Vec::new(); k];
-            let mut rng = SplitMix(all.len() as u64);
+            // Seeded: the same votes always give the same intervals.
+            let mut rng = SplitMix64::new(all.len() as u64);
             for _ in 0..RESAMPLES {
                 let drawn: Vec<Pair> = (0..rated_votes.len())
-                    .flat_map(|_| {
-                        rated_votes[(rng.next() % rated_votes.len() as u64) as usize]
-                            .iter()
-                            .copied()
-                    })
+                    .flat_map(|_| rated_votes[rng.below(rated_votes.len())].iter().copied())
                     .collect();
                 if let Some(q) = strengths(k, &drawn) {
                     for (i, s) in q.iter().enumerate() {

@@ -29,6 +29,7 @@ pub mod recordings;
 pub mod run_file;
 pub mod run_limits;
 pub mod run_setup;
+pub mod seeded;
 pub mod settings;
 pub mod shortcuts;
 pub mod token_trust;

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::agent::action_protocol::ProtocolChoice;
+use crate::agent::protocols::action_protocol::ProtocolChoice;
 use crate::agent::Mode;
 use crate::settings::{Settings, MAX_PYTHON_TIMEOUT_SECS};
 use crate::tools::endpoints::{is_http_url, ENDPOINT_FIELDS};

@@ -303,8 +303,8 @@ pub fn markdown(file: &RunFile) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::action_protocol::Protocol;
     use crate::agent::events::AgentEvent;
+    use crate::agent::protocols::action_protocol::Protocol;
     use crate::agent::record::RunConfig;
     use crate::agent::Mode;
     use crate::llm::models::Pricing;

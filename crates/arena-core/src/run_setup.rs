@@ -5,7 +5,7 @@
 //! view's runs start the same way. It reads the settings, so it sits above the agent, which
 //! runs what it set up.
 
-use crate::agent::action_protocol::{ProtocolChoice, ProtocolPlan};
+use crate::agent::protocols::action_protocol::{ProtocolChoice, ProtocolPlan};
 use crate::agent::record::RunConfig;
 use crate::agent::run::RunOptions;
 use crate::agent::Mode;
@@ -60,7 +60,7 @@ pub fn set_up_turn(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::action_protocol::Protocol;
+    use crate::agent::protocols::action_protocol::Protocol;
     use crate::llm::models::Pricing;
 
     fn facts(supports_tools: Option<bool>) -> ModelFacts {

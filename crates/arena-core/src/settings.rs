@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::action_protocol::ProtocolChoice;
+use crate::agent::protocols::action_protocol::ProtocolChoice;
 use crate::agent::record::McpSource;
 use crate::agent::Mode;
 pub use crate::browser_model::Backend;
@@ -194,7 +194,10 @@ impl Settings {
         } else {
             Vec::new()
         };
-        mode.system_prompt(&specs, crate::agent::action_protocol::Protocol::Text)
+        mode.system_prompt(
+            &specs,
+            crate::agent::protocols::action_protocol::Protocol::Text,
+        )
     }
 
     /// The model a mode runs with: its own, or the common one.

@@ -239,8 +239,8 @@ fn ended_without_reply(step: &Step) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::action_protocol::Protocol;
     use crate::agent::events::AgentEvent;
+    use crate::agent::protocols::action_protocol::Protocol;
     use crate::agent::record::RunConfig;
 
     fn apply_all(r: &mut RunRecord, events: Vec<AgentEvent>) {

@@ -1,6 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-use super::action_protocol::Protocol;
+use super::protocols::action_protocol::Protocol;
 use super::turn::Turn;
 use crate::llm::{ChatMessage, RuntimeTimings, Usage};
 use crate::tools::failure::Failed;

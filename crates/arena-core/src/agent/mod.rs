@@ -4,24 +4,23 @@
 //! what happens as `AgentEvent`s; `record::RunRecord` folds those events into the run's record,
 //! of which the conversation, the panels and the exports are views.
 
-pub mod action_protocol;
 pub mod calls;
 pub mod compaction;
-pub mod decision;
 pub mod events;
-pub mod json_finder;
-pub mod json_protocol;
 pub mod metrics;
 pub mod mode;
-pub mod native;
-pub mod protocol;
+pub mod protocols;
 pub mod reasoning_tags;
 pub mod record;
 pub mod replay;
 pub mod run;
 pub mod think_split;
-pub mod tool_json;
 pub mod turn;
+
+// The protocols keep their old paths (`agent::decision`, `agent::protocol`, …) for the tests
+// and the examples.
+pub use protocols::text as protocol;
+pub use protocols::{action_protocol, decision, json_finder, json_protocol, native, tool_json};
 
 use futures::future::LocalBoxFuture;
 

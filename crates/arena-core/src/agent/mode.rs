@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::action_protocol::Protocol;
-use super::json_protocol::json_protocol_instructions;
+use super::protocols::action_protocol::Protocol;
+use super::protocols::json_protocol::json_protocol_instructions;
 use crate::tools::ToolSpec;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

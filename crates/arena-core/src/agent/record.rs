@@ -5,9 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::action_protocol::Protocol;
 use super::events::AgentEvent;
 use super::mode::Mode;
+use super::protocols::action_protocol::Protocol;
 pub use super::turn::{Answer, McpSource, Step, ToolRun, Turn};
 use crate::browser_model::Backend;
 use crate::llm::models::Pricing;

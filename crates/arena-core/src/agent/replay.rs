@@ -445,7 +445,7 @@ impl Playback {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::action_protocol::Protocol;
+    use crate::agent::protocols::action_protocol::Protocol;
     use crate::agent::record::{RunConfig, Status};
     use crate::llm::{ChatMessage, Usage};
 

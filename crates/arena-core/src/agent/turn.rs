@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::action_protocol::Protocol;
+use super::protocols::action_protocol::Protocol;
 use crate::llm::{ChatMessage, RuntimeTimings, Usage};
 use crate::tools::failure::Failed;
 

@@ -12,7 +12,7 @@ use super::client::McpClient;
 pub use super::client::MAX_TOOLS;
 use super::consent::{AskPolicy, ConsentGate, GatedCall, LivePolicy};
 use super::result;
-use crate::agent::tool_json::{is_finish_name, names_no_tool};
+use crate::agent::protocols::tool_json::{is_finish_name, names_no_tool};
 use crate::origin::Origin;
 use crate::tools::registry::normalise_tool_name;
 use crate::tools::runtime::RuntimeTool;
@@ -445,8 +445,8 @@ mod tests {
     /// values, descriptions, formats and defaults could carry lines as well.
     #[test]
     fn every_schema_string_reaches_a_prompt_cleaned() {
-        use crate::agent::action_protocol::Protocol;
-        use crate::agent::native::tools_param;
+        use crate::agent::protocols::action_protocol::Protocol;
+        use crate::agent::protocols::native::tools_param;
         use crate::agent::Mode;
         use crate::tools::args;
 

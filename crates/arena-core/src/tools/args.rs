@@ -486,8 +486,8 @@ mod tests {
 
     /// What the tool gets (or the message) for a call written in each protocol.
     fn outcomes(tool: &str, schema: &Value, written: &str) -> Vec<Result<Value, String>> {
-        use crate::agent::action_protocol::Protocol;
-        use crate::agent::decision::{decide, Decision};
+        use crate::agent::protocols::action_protocol::Protocol;
+        use crate::agent::protocols::decision::{decide, Decision};
         use crate::llm::tool_calls::ToolCall;
         let native = [ToolCall {
             id: "call_1".into(),

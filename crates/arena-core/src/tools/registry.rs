@@ -492,7 +492,7 @@ mod tests {
             "{}",
             spec.input_hint
         );
-        let tools = crate::agent::native::tools_param(&specs);
+        let tools = crate::agent::protocols::native::tools_param(&specs);
         assert_eq!(tools[1]["function"]["parameters"], schema);
 
         assert_eq!(

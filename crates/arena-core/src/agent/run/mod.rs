@@ -11,11 +11,11 @@ use futures::future::join_all;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::action_protocol::{Protocol, ProtocolPlan};
-use super::decision::{decide, forced_answer, think_answer, Decision, Planned};
 use super::events::AgentEvent;
 use super::mode::{format_reminder, Mode, FORCE_ANSWER_PROMPT};
-use super::native::tools_param;
+use super::protocols::action_protocol::{Protocol, ProtocolPlan};
+use super::protocols::decision::{decide, forced_answer, think_answer, Decision, Planned};
+use super::protocols::native::tools_param;
 use super::record::{RunConfig, RunRecord};
 use super::ChatModel;
 use crate::llm::tool_calls::ToolCall;

@@ -8,7 +8,7 @@ use super::json_protocol::{parse_json_reaction, JsonReaction};
 use serde_json::Value;
 
 use super::native::{bare_json_answer, bare_json_call, planned_call};
-use super::protocol::{parse_reply, parse_think, Reply};
+use super::text::{parse_reply, parse_think, Reply};
 use crate::llm::tool_calls::ToolCall;
 
 /// One tool call the reply asked for.

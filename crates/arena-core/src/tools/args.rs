@@ -17,11 +17,7 @@
 use serde_json::{Map, Value};
 
 use super::arguments_text::arguments_input;
-use super::schema_check::{self, allowed_types, Unchecked};
-use crate::hidden_text::plain;
-
-/// Longest field name a message about the arguments quotes.
-const QUOTED_CHARS: usize = 64;
+use super::schema_check::{self, allowed_types, quoted, Unchecked};
 
 /// The properties of an object schema.
 fn properties(schema: &Value) -> Option<&Map<String, Value>> {
@@ -38,11 +34,6 @@ fn required(schema: &Value) -> Vec<&str> {
 
 fn is_string_property(p: &Value) -> bool {
     p.get("type").and_then(Value::as_str) == Some("string")
-}
-
-/// A name from a schema, as a message quotes it: one plain line, short.
-fn quoted(name: &str) -> String {
-    plain(name, QUOTED_CHARS)
 }
 
 /// The one parameter a value that is not an object fills: the only property, or else the only

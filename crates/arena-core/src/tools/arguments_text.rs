@@ -21,21 +21,25 @@ pub fn shown_input(value: &Value) -> String {
     match value {
         Value::Null => String::new(),
         Value::String(s) => s.clone(),
-        Value::Array(items) => match items
-            .iter()
-            .filter(|i| !i.is_null())
-            .map(scalar_text)
-            .collect::<Option<Vec<_>>>()
-        {
-            Some(parts) => parts.join(", "),
-            None => value.to_string(),
-        },
+        Value::Array(_) => list_text(value).unwrap_or_else(|| value.to_string()),
         Value::Object(map) if map.len() == 1 => {
             let (_, only) = map.iter().next().expect("one field");
             scalar_text(only).unwrap_or_else(|| value.to_string())
         }
         other => scalar_text(other).unwrap_or_else(|| other.to_string()),
     }
+}
+
+/// The object a string holds, for arguments some servers and models encode twice
+/// (`"{\"input\": \"6*7\"}"`).
+pub fn object_in_string(s: &str) -> Option<Value> {
+    let t = s.trim();
+    if !t.starts_with('{') {
+        return None;
+    }
+    serde_json::from_str::<Value>(t)
+        .ok()
+        .filter(Value::is_object)
 }
 
 pub fn no_input(name: &str) -> String {
@@ -47,15 +51,10 @@ fn value_input(name: &str, value: &Value, decode: bool) -> Result<String, String
         Value::Null => Err(no_input(name)),
         Value::Bool(b) => Ok(b.to_string()),
         Value::Number(n) => Ok(n.to_string()),
-        Value::String(s) => {
-            let t = s.trim();
-            if decode && t.starts_with('{') {
-                if let Ok(inner @ Value::Object(_)) = serde_json::from_str::<Value>(t) {
-                    return value_input(name, &inner, false);
-                }
-            }
-            Ok(s.clone())
-        }
+        Value::String(s) => match object_in_string(s).filter(|_| decode) {
+            Some(inner) => value_input(name, &inner, false),
+            None => Ok(s.clone()),
+        },
         Value::Array(items) => {
             let items: Vec<&Value> = items.iter().filter(|i| !i.is_null()).collect();
             if items.is_empty() {
@@ -100,15 +99,7 @@ fn object_input(name: &str, map: &Map<String, Value>) -> Result<String, String> 
 fn field_text(name: &str, v: &Value) -> Result<String, String> {
     match v {
         Value::Null => Err(no_input(name)),
-        Value::Array(items) => match items
-            .iter()
-            .filter(|i| !i.is_null())
-            .map(scalar_text)
-            .collect::<Option<Vec<_>>>()
-        {
-            Some(parts) => Ok(parts.join(", ")),
-            None => Ok(v.to_string()),
-        },
+        Value::Array(_) => Ok(list_text(v).unwrap_or_else(|| v.to_string())),
         Value::Object(_) => Ok(v.to_string()),
         _ => Ok(scalar_text(v).unwrap_or_default()),
     }

@@ -247,10 +247,12 @@ impl Toolbox for Registry {
         if let Some(hit) = self.cache.borrow().get(&key).filter(|_| cacheable) {
             return Ok(format!("{hit}\n{CACHED_NOTE}"));
         }
-        let mut result = tool.call(args.clone()).await;
-        // A tool that only reads is asked once more when the kind of its failure may pass.
-        if let Err(failure) = &result {
-            if tool.retried() && failure.kind.retried_at_once() {
+        // A tool that only reads is asked once more when the kind of its failure may pass
+        // (its arguments kept for that only).
+        let again = tool.retried().then(|| args.clone());
+        let mut result = tool.call(args).await;
+        if let (Err(failure), Some(args)) = (&result, again) {
+            if failure.kind.retried_at_once() {
                 result = tool.call(args).await;
             }
         }

@@ -144,7 +144,7 @@ pub fn path_text(path: &[Step]) -> String {
                 if !out.is_empty() {
                     out.push('.');
                 }
-                out.push_str(&plain(name, QUOTED_CHARS));
+                out.push_str(&quoted(name));
             }
             Step::Item(i) => out.push_str(&format!("[{i}]")),
         }
@@ -283,6 +283,11 @@ pub fn a(kind: &str) -> String {
 /// Types joined for a sentence: `a string or null`, `an integer`.
 fn types_sentence(types: &[&str]) -> String {
     a(&types.join(" or "))
+}
+
+/// A name from a schema or from the arguments, as a message quotes it: one plain line, short.
+pub fn quoted(name: &str) -> String {
+    plain(name, QUOTED_CHARS)
 }
 
 /// A value as a message quotes it: a string plain, in quotes (not JSON-escaped, whose `\n`
@@ -510,10 +515,7 @@ impl<'a> Checker<'a> {
                     .filter_map(Value::as_str)
                 {
                     if !map.contains_key(name) {
-                        let problem = format!(
-                            "is missing (it goes with `{}`)",
-                            plain(present, QUOTED_CHARS)
-                        );
+                        let problem = format!("is missing (it goes with `{}`)", quoted(present));
                         return Err(Self::misfit_at(path, name, problem));
                     }
                 }
@@ -545,10 +547,7 @@ impl<'a> Checker<'a> {
                 (None, _) if patterned => Ok(()),
                 (None, Some(Value::Bool(false))) => Err(Self::misfit(
                     &path[..path.len() - 1],
-                    format!(
-                        "has a field it does not take: `{}`",
-                        plain(name, QUOTED_CHARS)
-                    ),
+                    format!("has a field it does not take: `{}`", quoted(name)),
                 )),
                 (None, Some(schema)) => self.fit(schema, field, path, depth + 1),
                 (None, None) => Ok(()),

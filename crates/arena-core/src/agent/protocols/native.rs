@@ -5,7 +5,9 @@
 use serde_json::{json, Map, Value};
 
 use super::json_finder::whole_json;
-use super::tool_json::{arguments_input, call_parts, is_finish_name, no_input, shown_input};
+use super::tool_json::{
+    arguments_input, call_parts, is_finish_name, no_input, object_in_string, shown_input,
+};
 
 use crate::llm::tool_calls::ToolCall;
 use crate::tools::ToolSpec;
@@ -60,10 +62,7 @@ pub fn call_input(call: &ToolCall) -> Result<String, String> {
 pub fn planned_call(call: &ToolCall) -> (Result<String, String>, Value) {
     let raw = call.arguments.trim();
     let args = match serde_json::from_str::<Value>(raw) {
-        Ok(Value::String(s)) => match serde_json::from_str::<Value>(s.trim()) {
-            Ok(inner @ Value::Object(_)) => inner,
-            _ => Value::String(s),
-        },
+        Ok(Value::String(s)) => object_in_string(&s).unwrap_or(Value::String(s)),
         Ok(value) => value,
         Err(_) => Value::String(raw.to_string()),
     };

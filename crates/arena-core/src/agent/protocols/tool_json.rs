@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 // How a JSON arguments value becomes a tool's text is the tools' own rule; the protocols read
 // it from there.
-pub use crate::tools::arguments_text::{arguments_input, no_input, shown_input};
+pub use crate::tools::arguments_text::{arguments_input, no_input, object_in_string, shown_input};
 
 /// Keys that name the tool, in the order they are tried (OpenAI, Llama, LangChain, Hermes,
 /// the JSON reaction protocol, and what small models write instead).

@@ -94,14 +94,7 @@ pub(super) fn blob_of_value(value: &Value) -> Option<BlobCall> {
 /// (empty for no arguments: the call is refused as empty).
 pub(super) fn blob_input(v: &Value) -> Written {
     // Some models encode the arguments twice: the object inside is what they mean.
-    let decoded = match v {
-        Value::String(s) if s.trim_start().starts_with('{') => {
-            serde_json::from_str::<Value>(s.trim())
-                .ok()
-                .filter(Value::is_object)
-        }
-        _ => None,
-    };
+    let decoded = v.as_str().and_then(object_in_string);
     let args = without_observations(decoded.as_ref().unwrap_or(v));
     let shown = shown_input(&args).trim().to_string();
     match args {

@@ -19,7 +19,9 @@
 use serde_json::Value;
 
 use super::json_finder::{find_tool_call, first_json, leading_json, line_starts, unfence};
-use super::tool_json::{call_parts, clean_tool_name, is_finish_name, names_no_tool, shown_input};
+use super::tool_json::{
+    call_parts, clean_tool_name, is_finish_name, names_no_tool, object_in_string, shown_input,
+};
 
 mod actions;
 mod answers;

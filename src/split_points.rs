@@ -1,18 +1,20 @@
 //! The page's split points, cut off the page's module by scripts/lib/split_page.py into wasm
 //! chunks fetched when first needed: the parts and jobs of src/ui/parts.rs (a part drawn, a
-//! job started); the agent engine (the loop, the model client, the tools) with a panel's run
-//! and the driving of its turns (a question written, a run started); the Markdown parser
-//! (Markdown to draw). Code several chunks use goes into a chunk of its own, fetched with
-//! whichever needs it first. They live in the page's binary, not the library: the Evaluate
+//! job started); the agent engine (the loop, the model client, the MCP tools) with a panel's
+//! run and the driving of its turns (a question written, a run started); the built-in tools
+//! (a run's first request sent); the Markdown parser (Markdown to draw). Code several chunks
+//! use goes into a chunk of its own, fetched with whichever needs it first. They live in the page's binary, not the library: the Evaluate
 //! module links the library too, and would otherwise carry their code.
 
 use leptos::prelude::AnyView;
+use react_arena::tools::Tool;
 use react_arena::ui::part_views;
 use react_arena::ui::parts::{
-    self, Drawing, Fetch, Job, Part, PartMissing, RunBody, Starting, Turns,
+    self, Drawing, Fetch, FirstPart, Job, Part, PartMissing, RunBody, Starting, Turns,
 };
 use react_arena::web::engine::{self, Fetching};
 use react_arena::web::markdown_chunk::{self, MarkdownEntries};
+use react_arena::web::tool_chunk::{self, ToolsWanted};
 use wasm_split_helpers::SplitLoaderError;
 
 /// Why a part is missing, as the split point reports it.
@@ -29,6 +31,12 @@ impl From<SplitLoaderError> for ChunkMissing {
 #[wasm_split_helpers::wasm_split(parts, fallible)]
 fn draw(part: Part) -> Result<AnyView, ChunkMissing> {
     Ok(part_views::draw(part))
+}
+
+/// What a first visit is shown at once: a small chunk, so that it does not fetch the parts.
+#[wasm_split_helpers::wasm_split(first_visit, fallible)]
+fn draw_first(part: FirstPart) -> Result<AnyView, ChunkMissing> {
+    Ok(part_views::draw_first(part))
 }
 
 #[wasm_split_helpers::wasm_split(parts, fallible)]
@@ -65,6 +73,21 @@ fn fetch_engine() -> Fetching<()> {
     })
 }
 
+/// The built-in tools' chunk: fetched once a run that may call them has sent its first
+/// request, and made for each run at its first call.
+#[wasm_split_helpers::wasm_split(tools, fallible)]
+fn built_in_tools(wanted: ToolsWanted) -> Result<Vec<Box<dyn Tool>>, ChunkMissing> {
+    Ok(tool_chunk::make(wanted))
+}
+
+fn fetch_tools(wanted: ToolsWanted) -> Fetching<Vec<Box<dyn Tool>>> {
+    Box::pin(async move {
+        built_in_tools(wanted)
+            .await
+            .map_err(|ChunkMissing| engine::ChunkMissing)
+    })
+}
+
 /// The Markdown parser's chunk: fetched when Markdown is first to be drawn.
 #[wasm_split_helpers::wasm_split(markdown, fallible)]
 fn markdown_entries() -> Result<&'static MarkdownEntries, ChunkMissing> {
@@ -91,6 +114,10 @@ fn fetch_and_draw(part: Part) -> Drawing {
     Box::pin(async move { draw(part).await.map_err(|ChunkMissing| PartMissing) })
 }
 
+fn fetch_and_draw_first(part: FirstPart) -> Drawing {
+    Box::pin(async move { draw_first(part).await.map_err(|ChunkMissing| PartMissing) })
+}
+
 fn fetch_and_start(job: Job) -> Starting {
     Box::pin(async move { carry_out(job).await.map_err(|ChunkMissing| PartMissing) })
 }
@@ -98,10 +125,12 @@ fn fetch_and_start(job: Job) -> Starting {
 pub fn install() {
     parts::install(Fetch {
         draw: fetch_and_draw,
+        draw_first: fetch_and_draw_first,
         start: fetch_and_start,
         draw_run: fetch_and_draw_run,
         drive: fetch_and_drive,
     });
     engine::install(fetch_engine);
     markdown_chunk::install(fetch_markdown);
+    tool_chunk::install(fetch_tools);
 }

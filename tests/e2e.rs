@@ -351,12 +351,10 @@ fn settings_survive_a_reload_and_the_token_stays_in_the_session() {
         steps.send_keys(&select_all_and_type("7")).await.unwrap();
 
         rig.client.refresh().await.unwrap();
-        rig.wait_for(
-            "the app",
-            SETTLE,
-            "return !!document.querySelector('#model')",
-        )
-        .await;
+        rig.wait_for("the app", SETTLE, "return !!document.querySelector('#run')")
+            .await;
+        // Settings' model section is drawn when Settings are opened.
+        rig.open_settings().await;
         let value = |sel: &'static str| {
             let rig = &rig;
             async move {

@@ -443,3 +443,224 @@ fn a_part_of_the_page_that_cannot_load_says_so_and_loses_nothing() {
         }
     });
 }
+
+/// The built-in tools are a chunk of their own: a run lists them to the model from their
+/// specs and sends its first request without them; they are fetched once that request has
+/// left. A call whose tools cannot be fetched fails as unreachable, the model is told, and the
+/// run goes on; once the connection is back, the next call fetches them and works.
+#[test]
+fn the_tools_arrive_after_the_first_request_and_a_call_without_them_says_so() {
+    const TOOLS_CHUNK: &str = "*split_tools-*";
+    let call = || Reply::text("Action: calculator\nAction Input: 6 * 7");
+    browser_test(|rig: Rig| async move {
+        rig.mock.script(
+            Mode::Act.prompt_heading(),
+            [
+                call(),
+                Reply::text("Answer: 42"),
+                call(),
+                Reply::text("Answer: no tool"),
+                call(),
+                Reply::text("Answer: 42"),
+            ],
+        );
+        open(&rig, json!({})).await;
+        let requested = "const res = performance.getEntriesByType('resource'); \
+             const chat = res.find(e => e.name.includes('/chat/completions')); \
+             const tools = res.filter(e => /\\/split_tools-[0-9a-f]+\\.wasm/.test(e.name)); \
+             return [chat ? chat.startTime : null, tools.map(e => e.startTime)];";
+        assert_eq!(
+            rig.js(requested).await,
+            json!([null, []]),
+            "the page fetched the tools before a run"
+        );
+        rig.ask("What is 6 times 7?", "act").await;
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert_eq!(p.observations, ["Observation\n42"], "{p:#?}");
+        let seen = rig.js(requested).await;
+        let chat = seen[0].as_f64().expect("a model request");
+        let tools = seen[1].as_array().unwrap();
+        assert_eq!(tools.len(), 1, "the tools were fetched once: {seen}");
+        assert!(
+            tools[0].as_f64().unwrap() >= chat,
+            "the tools were asked for before the first model request: {seen}"
+        );
+
+        // A fresh page whose tools chunk cannot be fetched.
+        cdp(&rig.client, "Network.enable", json!({})).await;
+        cdp(
+            &rig.client,
+            "Network.setBlockedURLs",
+            json!({ "urls": [TOOLS_CHUNK] }),
+        )
+        .await;
+        open(&rig, json!({})).await;
+        rig.ask("What is 6 times 7?", "act").await;
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert!(p.answer.contains("no tool"), "{p:#?}");
+        assert_eq!(p.observations.len(), 1, "{p:#?}");
+        assert!(
+            p.observations[0].contains("The tools' part of the page could not be fetched"),
+            "{p:#?}"
+        );
+        assert_eq!(p.error_observations, 1, "{p:#?}");
+        assert!(
+            p.text.contains("network"),
+            "the failure's kind is shown: {p:#?}"
+        );
+        let calls = rig.mock.chat_requests();
+        assert!(
+            calls
+                .last()
+                .unwrap()
+                .body
+                .contains("could not be fetched; the call was not made"),
+            "the model was told"
+        );
+
+        cdp(&rig.client, "Network.setBlockedURLs", json!({ "urls": [] })).await;
+        rig.ask("What is 6 times 7?", "act").await;
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert_eq!(p.observations, ["Observation\n42"], "{p:#?}");
+    });
+}
+
+/// A first visit (no token, nothing kept) is drawn without the parts chunk: the recordings'
+/// cards, the token box and what this browser keeps are on the first screen, and export,
+/// import and Embed are buttons there. The chunk is fetched when a part is about to be shown:
+/// here, the embed dialog opened; the same goes for Settings' inner sections.
+#[test]
+fn a_first_visit_fetches_no_part_until_one_is_shown() {
+    let parts_requested = "return performance.getEntriesByType('resource')\
+         .filter(e => /\\/split_parts-[0-9a-f]+\\.wasm/.test(e.name)).length;";
+    browser_test(|rig: Rig| async move {
+        rig.client.goto(&rig.app_url).await.unwrap();
+        rig.js("localStorage.clear(); sessionStorage.clear();")
+            .await;
+        rig.client.goto("about:blank").await.unwrap();
+        cdp(
+            &rig.client,
+            "Storage.clearDataForOrigin",
+            json!({ "origin": rig.app_url.trim_end_matches('/'), "storageTypes": "indexeddb" }),
+        )
+        .await;
+        rig.client.goto(&rig.app_url).await.unwrap();
+        rig.wait_for_recordings().await;
+        rig.wait_for(
+            "what this browser keeps",
+            Duration::from_secs(10),
+            "return (document.querySelector('#kept-secrets') || {}).textContent !== undefined",
+        )
+        .await;
+        // Time for anything the first screen would fetch on its own.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        assert_eq!(
+            rig.js(parts_requested).await,
+            json!(0),
+            "a first visit fetched the parts chunk"
+        );
+        for id in [
+            "#export-json",
+            "#export-markdown",
+            "#import-file",
+            "#embed-open",
+            "#history",
+            "#leaderboard-note",
+        ] {
+            assert_eq!(
+                rig.js(&format!("return !!document.querySelector('{id}')"))
+                    .await,
+                json!(true),
+                "{id} is not on the first screen"
+            );
+        }
+        assert_eq!(
+            rig.js("return document.querySelector('#export-json').disabled")
+                .await,
+            json!(true),
+            "nothing to export yet"
+        );
+
+        rig.click("#embed-open").await;
+        rig.wait_for(
+            "the embed dialog",
+            Duration::from_secs(15),
+            "return !!document.querySelector('#embed-snippet') \
+               && document.querySelector('#embed-snippet').value.includes('<iframe')",
+        )
+        .await;
+        assert_eq!(rig.js(parts_requested).await, json!(1));
+
+        // Settings' inner sections are drawn when opened.
+        assert_eq!(
+            rig.js("return !!document.querySelector('#model')").await,
+            json!(false),
+            "Settings' model section was drawn while closed"
+        );
+        rig.click("#settings-more > summary").await;
+        rig.wait_for(
+            "Settings' model section",
+            Duration::from_secs(15),
+            "return !!document.querySelector('#model')",
+        )
+        .await;
+    });
+}
+
+/// A run started from a link with a remembered token asks the model before the page fetches
+/// anything it does not need for that request: the parts, the built-in tools and the
+/// Markdown parser come after (`scripts/bench` measures the bytes).
+#[test]
+fn a_run_from_a_link_asks_the_model_before_fetching_what_the_request_does_not_need() {
+    browser_test(|rig: Rig| async move {
+        rig.mock.script(
+            Mode::ReAct.prompt_heading(),
+            [
+                Reply::text("Thought: multiply.\nAction: calculator\nAction Input: 6 * 7"),
+                Reply::text("Thought: done.\nAnswer: **42**"),
+            ],
+        );
+        let settings = json!({ "model": "mock/model", "base_url": rig.mock.base_url(),
+            "max_steps": 3, "protocol": "text", "remember_token": true });
+        rig.open_app_with(settings, MARKER_TOKEN, true).await;
+        rig.client
+            .goto(&format!("{}?q=What+is+6%C3%977%3F&mode=react", rig.app_url))
+            .await
+            .unwrap();
+        rig.wait_for(
+            "Run to be usable",
+            Duration::from_secs(20),
+            "const b = document.querySelector('#run'); return !!b && !b.disabled",
+        )
+        .await;
+        rig.click("#run").await;
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert_eq!(p.observations, ["Observation\n42"], "{p:#?}");
+        let seen = rig
+            .js(
+                "const res = performance.getEntriesByType('resource'); \
+                 const chat = res.find(e => e.name.includes('/chat/completions')); \
+                 const chunk = (name) => res.filter(e => new RegExp('/split_' + name + '-[0-9a-f]+\\\\.wasm').test(e.name)) \
+                   .map(e => e.startTime); \
+                 return { chat: chat.startTime, parts: chunk('parts'), tools: chunk('tools'), \
+                   markdown: chunk('markdown'), engine: chunk('engine') };",
+            )
+            .await;
+        let chat = seen["chat"].as_f64().unwrap();
+        for (chunk, needed) in [
+            ("engine", true),
+            ("parts", false),
+            ("tools", false),
+            ("markdown", false),
+        ] {
+            let starts = seen[chunk].as_array().unwrap();
+            assert_eq!(starts.len(), 1, "{chunk} was fetched once: {seen}");
+            let before = starts[0].as_f64().unwrap() < chat;
+            assert_eq!(before, needed, "{chunk} before the model request: {seen}");
+        }
+    });
+}

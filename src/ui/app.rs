@@ -1,11 +1,14 @@
 use leptos::prelude::*;
 
 use super::arena::Arena;
+use super::embed_code::EmbedButton;
+use super::history::NothingKeptYet;
 use super::panel::Panel;
 use super::panel_run::PanelAction;
-use super::parts::{show, Part};
+use super::parts::{show, show_once, Part};
 use super::question_bar::QuestionBar;
 use super::replay_player::ReplayClock;
+use super::run_files::RunFiles;
 use super::settings_panel::SettingsPanel;
 use super::welcome::Welcome;
 use crate::agent::mode::ModeChoice;
@@ -30,6 +33,27 @@ pub fn App() -> impl IntoView {
         ..
     } = arena;
     provide_context(ReplayClock(replay.clock));
+    // The panels show a run (live, kept or played back), not only their empty frames.
+    let has_run = move || {
+        panels.with(|ps| {
+            ps.iter()
+                .any(|p| p.state.try_with(|r| !r.turns.is_empty()).unwrap_or(false))
+        })
+    };
+    // Whether this browser may keep runs of an earlier visit (asked without opening, so
+    // without creating, the database).
+    let may_hold_runs = RwSignal::new(false);
+    leptos::task::spawn_local(async move {
+        if crate::web::run_store::may_hold_runs().await || crate::web::eval_store::may_hold().await
+        {
+            may_hold_runs.set(true);
+        }
+    });
+    // Which closed summary of History or the leaderboard the user opened before the real ones
+    // were here.
+    let kept_asked = RwSignal::new(None::<&'static str>);
+    let history_drawn = RwSignal::new(false);
+
     view! {
         <header class="top">
             <h1>"ReAct Arena"</h1>
@@ -60,17 +84,8 @@ pub fn App() -> impl IntoView {
                     && arena.settings.with(|s| !s.mcp_servers.is_empty())
             })
         />
-        {show(Part::RunFiles {
-            panels,
-            replay,
-            alert,
-            shower,
-        })}
-        {show(Part::EmbedCode {
-            panels,
-            question,
-            mode_choice,
-        })}
+        <RunFiles panels=panels replay=replay alert=alert shower=shower />
+        <EmbedButton panels=panels question=question mode_choice=mode_choice />
         {move || {
             arena
                 .pending
@@ -85,16 +100,30 @@ pub fn App() -> impl IntoView {
         }}
         <ReceivedRun arena=arena />
         <AppAlert alert=alert />
-        {show(Part::BlindVote(panels))}
+        // Drawn once the panels show a run: before, there is nothing to vote on or compare.
+        {show_once(has_run, move || show(Part::BlindVote(panels)))}
         <main id="panels" class=move || arena.layout() data-runs=move || arena.runs_started.get()>
             <For each=move || panels.get() key=|p| (p.run_id, p.mode) let:p>
                 <Panel run=p.clone() on_action=panel_action recording=replay.shows(p.run_id) />
             </For>
         </main>
-        {show(Part::Comparison(panels))}
+        {show_once(has_run, move || show(Part::Comparison(panels)))}
         // Runs are kept in IndexedDB as they stream; the latest is shown again after a reload
-        // (started with the history list, in the page's parts chunk).
-        {show(Part::History(arena.keep_wiring()))}
+        // (started with the history list, in the page's parts chunk): at once when runs may
+        // be kept here, else with the first run or when History or the leaderboard is opened
+        // (a first visit has nothing to list, and sees their closed summaries).
+        {show_once(
+            move || may_hold_runs.get() || has_run() || kept_asked.get().is_some(),
+            move || {
+                show(Part::History {
+                    wiring: arena.keep_wiring(),
+                    opened: kept_asked,
+                    drawn: history_drawn,
+                })
+            },
+        )}
+        // The closed summaries stand in until the real ones are drawn.
+        {move || (!history_drawn.get()).then(|| view! { <NothingKeptYet asked=kept_asked /> })}
         <footer class="bottom">
             "Everything runs in your browser. Your token is sent only to the API base URL you set, in the Authorization header."
         </footer>

@@ -1,12 +1,14 @@
 //! "Embed": a ready `<iframe>` for a docs page, with the current modes and question, or with
 //! the run the panels show carried whole in the address (`#run=`, deflated), plus the few lines
-//! the parent page needs to follow the frame's height.
+//! the parent page needs to follow the frame's height. The button is drawn with the first
+//! screen; the dialog is a part (`EmbedCode`), fetched when the button first opens it.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::copy_button::CopyButton;
 use super::panel_run::PanelRun;
+use super::parts::{self, Part};
 use super::run_files::{awaits_vote, current_file};
 use crate::agent::mode::ModeChoice;
 use crate::page_params::{base64url_encode, form_encode, RUN_KEY};
@@ -41,13 +43,33 @@ fn snippet(url: &str) -> String {
     )
 }
 
+/// Opens the embed dialog; the dialog is fetched the first time.
 #[component]
-pub fn EmbedCode(
+pub fn EmbedButton(
     panels: RwSignal<Vec<PanelRun>>,
     question: RwSignal<String>,
     mode_choice: RwSignal<ModeChoice>,
 ) -> impl IntoView {
     let open = RwSignal::new(false);
+    view! {
+        <button id="embed-open" type="button" on:click=move |_| open.set(true)>
+            "Embed…"
+        </button>
+        {parts::show_once(
+            move || open.get(),
+            move || parts::show(Part::EmbedCode { panels, question, mode_choice, open }),
+        )}
+    }
+}
+
+/// The embed dialog, built again each time `open` turns true.
+#[component]
+pub fn EmbedCode(
+    panels: RwSignal<Vec<PanelRun>>,
+    question: RwSignal<String>,
+    mode_choice: RwSignal<ModeChoice>,
+    open: RwSignal<bool>,
+) -> impl IntoView {
     let with_run = RwSignal::new(true);
     let url = RwSignal::new(String::new());
     let problem = RwSignal::new(None::<String>);
@@ -87,10 +109,13 @@ pub fn EmbedCode(
         }
     };
 
+    Effect::new(move |_| {
+        if open.get() {
+            untrack(build);
+        }
+    });
+
     view! {
-        <button id="embed-open" type="button" on:click=move |_| { open.set(true); build(); }>
-            "Embed…"
-        </button>
         <Show when=move || open.get()>
             <section id="embed-dialog" class="embed-dialog" aria-labelledby="embed-title">
                     <h2 id="embed-title">"Embed in a page"</h2>

@@ -1,10 +1,14 @@
-//! The history of kept runs: a collapsible list to open, rename and delete them.
+//! The history of kept runs: a collapsible list to open, rename and delete them; and, on the
+//! first screen of a visit with nothing kept, its closed summary (`NothingKeptYet`), which
+//! fetches the list's chunk when opened.
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
 use super::keep::Keeper;
+use super::leaderboard::LEADERBOARD_HINT;
 use crate::history::{format_when, RunSummary, KEEP_RUNS};
+use crate::leaderboard::NO_VOTES;
 use crate::web::clock::local_time;
 
 /// When a run was started, in local time.
@@ -16,8 +20,48 @@ fn when(ms: f64) -> String {
     format_when(t.year, t.month, t.day, t.hour, t.minute)
 }
 
+/// What the list says about keeping runs (the browser lets the page keep them).
+fn keeping_hint() -> String {
+    format!("Runs are kept in this browser as they stream, the {KEEP_RUNS} most recent; older ones are deleted.")
+}
+
+/// History and the leaderboard before the real ones are here: their closed summaries, on the
+/// first screen. Opening one asks for the real ones (`asked`), which open the same one.
 #[component]
-pub fn History(keeper: Keeper) -> impl IntoView {
+pub fn NothingKeptYet(asked: RwSignal<Option<&'static str>>) -> impl IntoView {
+    let ask = move |id: &'static str| {
+        move |ev: leptos::ev::Event| {
+            if event_target::<web_sys::HtmlDetailsElement>(&ev).open() {
+                asked.set(Some(id));
+            }
+        }
+    };
+    view! {
+        <section aria-label="History">
+            <details id="history" class="history" open=move || asked.get() == Some("history")
+                on:toggle=ask("history")>
+                <summary>"History"</summary>
+                <p class="hint">{keeping_hint()}</p>
+            </details>
+        </section>
+        <section aria-label="Leaderboard">
+            <details id="leaderboard" class="leaderboard"
+                open=move || asked.get() == Some("leaderboard") on:toggle=ask("leaderboard")>
+                <summary>"Leaderboard"</summary>
+                <p class="hint">{LEADERBOARD_HINT}</p>
+                <p id="leaderboard-note" class="leaderboard-note" role="status">{NO_VOTES}</p>
+            </details>
+        </section>
+    }
+}
+
+#[component]
+pub fn History(
+    keeper: Keeper,
+    /// Drawn open (the summary that stood in for it was opened).
+    #[prop(optional)]
+    open: bool,
+) -> impl IntoView {
     // A row is drawn again only when what it shows changes (not on every save of a run).
     let rows = move || {
         let shown = keeper.shown.get();
@@ -29,7 +73,7 @@ pub fn History(keeper: Keeper) -> impl IntoView {
     };
     view! {
         <section aria-label="History">
-        <details id="history" class="history">
+        <details id="history" class="history" open=open>
             <summary>{move || format!("History ({})", keeper.runs.with(Vec::len))}</summary>
             <p class="hint">
                 {move || {
@@ -37,9 +81,7 @@ pub fn History(keeper: Keeper) -> impl IntoView {
                         "This browser does not let the page keep runs: they are gone after a reload."
                             .to_string()
                     } else {
-                        format!(
-                            "Runs are kept in this browser as they stream, the {KEEP_RUNS} most recent; older ones are deleted."
-                        )
+                        keeping_hint()
                     }
                 }}
             </p>

@@ -1,5 +1,5 @@
-//! Settings: what this browser keeps of the user's secrets, and where. Drawn in the parts
-//! chunk, which already carries the MCP tokens' reader.
+//! Settings: what this browser keeps of the user's secrets, and where. Drawn with the first
+//! screen: a first visit pastes its token under it.
 
 use leptos::prelude::*;
 

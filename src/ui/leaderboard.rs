@@ -59,11 +59,17 @@ fn line(row: &Row) -> impl IntoView {
     }
 }
 
+/// What the leaderboard counts.
+pub const LEADERBOARD_HINT: &str = "Your own blind votes and runs in this browser: each mode with its model. A blind vote counts the best answer as a win over each other panel; a tie or all bad, as ties. Ratings are Bradley-Terry on the Elo scale (1000 is average) with a 95% bootstrap interval.";
+
 #[component]
 pub fn Leaderboard(
     /// The kept runs' summaries (the history list).
     runs: RwSignal<Vec<RunSummary>>,
     alert: RwSignal<Option<String>>,
+    /// Drawn open (the summary that stood in for it was opened).
+    #[prop(optional)]
+    open: bool,
 ) -> impl IntoView {
     let since = RwSignal::new(storage::load_leaderboard_since());
     let undo_to = RwSignal::new(None::<f64>);
@@ -104,11 +110,9 @@ pub fn Leaderboard(
     };
     view! {
         <section aria-label="Leaderboard">
-            <details id="leaderboard" class="leaderboard" on:toggle=on_toggle>
+            <details id="leaderboard" class="leaderboard" open=open on:toggle=on_toggle>
                 <summary>"Leaderboard"</summary>
-                <p class="hint">
-                    "Your own blind votes and runs in this browser: each mode with its model. A blind vote counts the best answer as a win over each other panel; a tie or all bad, as ties. Ratings are Bradley-Terry on the Elo scale (1000 is average) with a 95% bootstrap interval."
-                </p>
+                <p class="hint">{LEADERBOARD_HINT}</p>
                 {move || board.with(|(_, note, _)| note.clone()).map(|n| view! { <p id="leaderboard-note" class="leaderboard-note" role="status">{n}</p> })}
                 <div class="leaderboard-scroll">
                     <table id="leaderboard-table">

@@ -19,10 +19,10 @@ use super::leaderboard::Leaderboard;
 use super::mcp_servers::McpServers;
 use super::panel::run_body;
 use super::panel_run::RunBody;
-use super::parts::{Job, Part, Turns};
+use super::parts::{FirstPart, Job, Part, Turns};
 use super::prompt_settings::PromptSettings;
-use super::recording_cards::{play_recording_named, RecordingCards};
-use super::run_files::RunFiles;
+use super::recording_cards::{play_card, play_recording_named, RecordingCards};
+use super::run_files::{export_to_file, import_file, RecordingBanner};
 use super::tools_settings::ToolsSettings;
 use super::turn_driver;
 
@@ -31,26 +31,28 @@ pub fn draw(part: Part) -> AnyView {
     match part {
         Part::Comparison(panels) => view! { <Comparison panels=panels /> }.into_any(),
         Part::BlindVote(panels) => view! { <BlindVoting panels=panels /> }.into_any(),
-        Part::RunFiles {
-            panels,
-            replay,
-            alert,
-            shower,
-        } => {
-            view! { <RunFiles panels=panels replay=replay alert=alert shower=shower /> }.into_any()
-        }
         Part::EmbedCode {
             panels,
             question,
             mode_choice,
-        } => view! { <EmbedCode panels=panels question=question mode_choice=mode_choice /> }
+            open,
+        } => view! { <EmbedCode panels=panels question=question mode_choice=mode_choice open=open /> }
             .into_any(),
-        Part::History(wiring) => {
+        Part::RecordingBanner { panels, replay } => {
+            view! { <RecordingBanner panels=panels replay=replay /> }.into_any()
+        }
+        Part::History {
+            wiring,
+            opened,
+            drawn,
+        } => {
             let alert = wiring.alert;
             let keeper = Keeper::start(wiring);
+            let opened = opened.get_untracked();
+            drawn.set(true);
             view! {
-                <History keeper=keeper />
-                <Leaderboard runs=keeper.runs alert=alert />
+                <History keeper=keeper open=opened == Some("history") />
+                <Leaderboard runs=keeper.runs alert=alert open=opened == Some("leaderboard") />
             }
             .into_any()
         }
@@ -60,7 +62,6 @@ pub fn draw(part: Part) -> AnyView {
             on_cancel,
         } => view! { <HostConfirm origin=origin on_confirm=on_confirm on_cancel=on_cancel /> }
             .into_any(),
-        Part::RecordingCards(shower) => view! { <RecordingCards shower=shower /> }.into_any(),
         Part::ToolSettings {
             settings,
             field_error,
@@ -74,7 +75,14 @@ pub fn draw(part: Part) -> AnyView {
             settings,
             field_error,
         } => view! { <ModelBackend settings=settings field_error=field_error /> }.into_any(),
-        Part::KeptSecrets {
+    }
+}
+
+/// Draws a first visit's part: what its split point calls once its chunk is in.
+pub fn draw_first(part: FirstPart) -> AnyView {
+    match part {
+        FirstPart::RecordingCards(shower) => view! { <RecordingCards shower=shower /> }.into_any(),
+        FirstPart::KeptSecrets {
             settings,
             token,
             changed,
@@ -113,6 +121,22 @@ pub fn carry_out(job: Job) {
                     alert.set(Some(why));
                 }
             }
+            Job::PlayCard {
+                entry,
+                shower,
+                problem,
+                loading,
+            } => play_card(entry, shower, problem, loading).await,
+            Job::Export {
+                panels,
+                as_markdown,
+                alert,
+            } => export_to_file(panels, as_markdown, alert),
+            Job::Import {
+                file,
+                shower,
+                alert,
+            } => import_file(file, shower, alert).await,
         }
     });
 }

@@ -1,13 +1,15 @@
 //! The seam to the page's parts: what is not needed to show the page. The comparison table,
-//! export and import, the embed code, keeping runs and the history list, the host
-//! confirmation, the recordings' cards, Settings' tool section with the MCP servers and its choice of backend with the model in this browser (`Part`), and reading and playing back a run file
-//! the page's address carries or names (`Job`), are in the parts chunk; what a panel shows of
-//! a run (`RunBody`) and driving its turns (`Turns`) are in the engine's chunk. The page's
-//! binary cuts them off its module (split points, src/split_points.rs, cut by
-//! scripts/lib/split_page.py), so the first load does not carry them; a chunk is fetched
-//! once, when the first of its parts is needed (export, embed and history are drawn with the
-//! first screen, so the parts chunk comes right after it), and drawn parts appear when it has
-//! arrived. If it cannot be fetched, each part or job says so where its result would have been.
+//! the blind vote, the embed dialog, the recording's banner, keeping runs and the history
+//! list, the host confirmation, Settings' model and tool sections (`Part`), and exporting,
+//! importing, playing a recording and reading a run the address carries (`Job`) are in the
+//! parts chunk; what a panel shows of a run (`RunBody`) and driving its turns (`Turns`) are
+//! in the engine's chunk. The page's binary cuts them off its module (split points,
+//! src/split_points.rs, cut by scripts/lib/split_page.py), so the first load does not carry
+//! them. A chunk is fetched once, when the first of its parts is about to be shown
+//! (`show_once`: a run in the panels, a dialog or a section opened, runs kept by an earlier
+//! visit) or a job is asked for; never before a starting run's first request has left
+//! (`engine::settled`). Drawn parts appear when it has arrived; if it cannot be fetched, each
+//! part or job says so where its result would have been.
 //!
 //! This file names what the parts are drawn from, never a view: the views call it, and
 //! `part_views.rs` (reached only from the split points) draws them.
@@ -30,33 +32,33 @@ use crate::agent::mode::ModeChoice;
 use crate::agent::record::RunRecord;
 use crate::agent::AgentEvent;
 use crate::origin::Origin;
+use crate::recordings::RecordingEntry;
 use crate::settings::Settings;
 use crate::web::engine;
 
 /// A part and what it is drawn from.
 pub enum Part {
     Comparison(RwSignal<Vec<PanelRun>>),
-    RunFiles {
-        panels: RwSignal<Vec<PanelRun>>,
-        replay: ReplayControl,
-        alert: RwSignal<Option<String>>,
-        shower: FileShow,
-    },
+    /// The embed dialog, once its button has opened it.
     EmbedCode {
         panels: RwSignal<Vec<PanelRun>>,
         question: RwSignal<String>,
         mode_choice: RwSignal<ModeChoice>,
+        open: RwSignal<bool>,
     },
-    /// Keeping runs as they stream, restoring the latest after a reload, and the list of kept
-    /// runs.
-    History(KeepWiring),
+    /// Keeping runs as they stream, restoring the latest after a reload, the list of kept
+    /// runs and the leaderboard; `opened` names which of the two to draw open (its summary
+    /// was opened before they were here); `drawn` turns true when they are.
+    History {
+        wiring: KeepWiring,
+        opened: RwSignal<Option<&'static str>>,
+        drawn: RwSignal<bool>,
+    },
     HostConfirm {
         origin: Origin,
         on_confirm: Callback<()>,
         on_cancel: Callback<()>,
     },
-    /// The shipped recordings to play, in the welcome block.
-    RecordingCards(FileShow),
     /// Settings' tool section: the protocol, which tools each mode may call, their endpoints
     /// and time limits, and the MCP servers.
     ToolSettings {
@@ -65,18 +67,30 @@ pub enum Part {
     },
     /// A blind run's vote.
     BlindVote(RwSignal<Vec<PanelRun>>),
-    /// Settings' list of the secrets this browser keeps and where; read again when `token`,
-    /// `settings` or `changed` change.
-    KeptSecrets {
-        settings: RwSignal<Settings>,
-        token: RwSignal<String>,
-        changed: RwSignal<u32>,
+    /// What the panels play back, and Replay again.
+    RecordingBanner {
+        panels: RwSignal<Vec<PanelRun>>,
+        replay: ReplayControl,
     },
     /// Settings' choice of where the model runs, and the model in this browser (its
     /// download, what is kept, Delete).
     ModelBackend {
         settings: RwSignal<Settings>,
         field_error: RwSignal<Option<String>>,
+    },
+}
+
+/// What a first visit is shown at once beside the first screen (the recordings' cards; in
+/// Settings, what this browser keeps): drawn from a small chunk of their own, so that a
+/// first visit does not fetch the parts.
+pub enum FirstPart {
+    RecordingCards(FileShow),
+    /// Settings' list of the secrets this browser keeps and where; read again when `token`,
+    /// `settings` or `changed` change.
+    KeptSecrets {
+        settings: RwSignal<Settings>,
+        token: RwSignal<String>,
+        changed: RwSignal<u32>,
     },
 }
 
@@ -91,6 +105,25 @@ pub enum Job {
     /// Plays the shipped recording the address names.
     PlayRecording {
         file: String,
+        shower: FileShow,
+        alert: RwSignal<Option<String>>,
+    },
+    /// Plays a recording's card: `loading` names it until it plays or `problem` says why not.
+    PlayCard {
+        entry: RecordingEntry,
+        shower: FileShow,
+        problem: RwSignal<Option<String>>,
+        loading: RwSignal<Option<String>>,
+    },
+    /// Downloads the run the panels show, as JSON or Markdown.
+    Export {
+        panels: RwSignal<Vec<PanelRun>>,
+        as_markdown: bool,
+        alert: RwSignal<Option<String>>,
+    },
+    /// Reads a run file the user chose and shows it.
+    Import {
+        file: web_sys::File,
         shower: FileShow,
         alert: RwSignal<Option<String>>,
     },
@@ -120,6 +153,7 @@ pub enum Turns {
 #[derive(Clone, Copy)]
 pub struct Fetch {
     pub draw: fn(Part) -> Drawing,
+    pub draw_first: fn(FirstPart) -> Drawing,
     pub start: fn(Job) -> Starting,
     pub draw_run: fn(RunBody) -> Drawing,
     pub drive: fn(Turns) -> Starting,
@@ -140,18 +174,30 @@ const MISSING: &str =
 /// What a run whose engine cannot be fetched says, in its panels.
 const ENGINE_MISSING: &str = "The agent engine could not start (its part of the page could not be fetched). Check the connection and press Run again.";
 
-/// Where a job that cannot start is said: in the panels of its run, or in the page's alert.
+/// Where a job that cannot start is said: in the panels of its run, in the page's alert, or
+/// under a recording's card (which is no longer busy).
 enum SayMissing {
     Panels(Vec<RwSignal<RunRecord>>),
     Alert(RwSignal<Option<String>>),
+    Card {
+        problem: RwSignal<Option<String>>,
+        loading: RwSignal<Option<String>>,
+    },
 }
 
 impl SayMissing {
     fn of(job: &Job) -> Self {
         match job {
-            Job::ShowCarriedRun { alert, .. } | Job::PlayRecording { alert, .. } => {
-                Self::Alert(*alert)
-            }
+            Job::ShowCarriedRun { alert, .. }
+            | Job::PlayRecording { alert, .. }
+            | Job::Export { alert, .. }
+            | Job::Import { alert, .. } => Self::Alert(*alert),
+            Job::PlayCard {
+                problem, loading, ..
+            } => Self::Card {
+                problem: *problem,
+                loading: *loading,
+            },
         }
     }
 
@@ -173,6 +219,10 @@ impl SayMissing {
                 }
             }
             Self::Alert(alert) => alert.set(Some(MISSING.into())),
+            Self::Card { problem, loading } => {
+                loading.set(None);
+                problem.set(Some(MISSING.into()));
+            }
         }
     }
 }
@@ -202,20 +252,48 @@ pub fn start_turns(turns: Turns) {
         missing.say();
         return;
     };
+    // The parts wait until this run's first request has left (`engine::settled`).
+    engine::run_starting();
     let starting = (fetch.drive)(turns);
     spawn_local(async move {
         if starting.await.is_err() {
+            engine::model_request_left();
             missing.say();
         }
     });
 }
 
+/// Draws `view` (a part, say) where it is called once `due` has been true, and from then on:
+/// a part is fetched when what it draws is about to be shown, not with the first screen.
+pub fn show_once<V: IntoView + 'static>(
+    due: impl Fn() -> bool + Send + Sync + 'static,
+    view: impl Fn() -> V + Send + Sync + 'static,
+) -> impl IntoView {
+    let due = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || due());
+    move || due.get().then(&view)
+}
+
 /// Shows a part where it is called, once its chunk has arrived.
 pub fn show(part: Part) -> impl IntoView {
-    // After an early fetch of the engine, if one is under way: a run started at once from a
-    // link does not share the connection with the parts.
+    // After an early fetch of the engine, if one is under way, and after a starting run's
+    // first request: a run started at once from a link does not share the connection with
+    // the parts, nor wait for them.
     let drawing = FETCH.get().map(|fetch| {
         let draw = fetch.draw;
+        Box::pin(async move {
+            engine::settled().await;
+            draw(part).await
+        }) as Drawing
+    });
+    drawn_or_missing(drawing, || {
+        view! { <p class="part-missing" role="alert">{MISSING}</p> }.into_any()
+    })
+}
+
+/// Shows a first visit's part where it is called, once its chunk has arrived.
+pub fn show_first(part: FirstPart) -> impl IntoView {
+    let drawing = FETCH.get().map(|fetch| {
+        let draw = fetch.draw_first;
         Box::pin(async move {
             engine::settled().await;
             draw(part).await

@@ -1,10 +1,12 @@
 //! The shipped recordings as cards to play (made with the app's own export, listed in
-//! `recordings/index.json`), and playing one the page's address names. Drawn in the page's
-//! parts chunk: the welcome block around the cards is drawn with the first screen.
+//! `recordings/index.json`), and playing one the page's address names. The cards are drawn
+//! with the first screen (a first visit sees them); playing one is a job of the parts chunk
+//! (`play_card`), which reads run files.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::parts::{self, Job};
 use super::show_file::FileShow;
 use crate::recordings::{
     is_plain_file_name, parse_index, RecordingEntry, INDEX_FILE, MAX_INDEX_BYTES,
@@ -50,6 +52,20 @@ pub async fn play_recording_named(file: &str, shower: FileShow) -> Result<(), St
     Ok(())
 }
 
+/// Plays a card's recording: `loading` names it until it plays, or `problem` says why not.
+pub async fn play_card(
+    entry: RecordingEntry,
+    shower: FileShow,
+    problem: RwSignal<Option<String>>,
+    loading: RwSignal<Option<String>>,
+) {
+    match load_recording(&entry).await {
+        Ok(run) => shower.show(run, entry.label()),
+        Err(why) => problem.set(Some(why)),
+    }
+    loading.set(None);
+}
+
 /// The list of recordings, fetched when first drawn, and what went wrong playing one.
 #[component]
 pub fn RecordingCards(shower: FileShow) -> impl IntoView {
@@ -61,12 +77,11 @@ pub fn RecordingCards(shower: FileShow) -> impl IntoView {
     let play = move |entry: RecordingEntry| {
         problem.set(None);
         loading.set(Some(entry.file.clone()));
-        spawn_local(async move {
-            match load_recording(&entry).await {
-                Ok(run) => shower.show(run, entry.label()),
-                Err(why) => problem.set(Some(why)),
-            }
-            loading.set(None);
+        parts::start(Job::PlayCard {
+            entry,
+            shower,
+            problem,
+            loading,
         });
     };
 

@@ -1,13 +1,15 @@
 //! Export the panels' run as JSON (the `RunFile`: records and the run's settings, never the
 //! token) or Markdown, and import a JSON run to replay it in the panels as a recording. An
 //! import touches neither the settings, the token nor the confirmed hosts: it only replaces
-//! what the panels show.
+//! what the panels show. The buttons are drawn with the first screen; exporting, importing
+//! and the recording's banner are the parts chunk's (`export_to_file`, `import_file`,
+//! `RecordingBanner`), fetched when first used.
 
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
 use super::panel_run::PanelRun;
+use super::parts::{self, Job, Part};
 use super::replay_player::ReplayControl;
 use super::show_file::FileShow;
 use crate::agent::record::RunRecord;
@@ -47,6 +49,60 @@ pub(super) fn awaits_vote(panels: &[PanelRun]) -> bool {
         .any(|p| p.state.try_with(RunRecord::awaits_vote).unwrap_or(false))
 }
 
+/// Downloads the run the panels show as JSON or Markdown: the export buttons' job.
+pub fn export_to_file(
+    panels: RwSignal<Vec<PanelRun>>,
+    as_markdown: bool,
+    alert: RwSignal<Option<String>>,
+) {
+    let Some(file) = panels
+        .with_untracked(|ps| current_file(ps))
+        .filter(RunFile::can_share)
+    else {
+        return;
+    };
+    let stem = file_stem(file.created, &file.title);
+    let result = if as_markdown {
+        download(
+            &format!("{stem}.md"),
+            "text/markdown;charset=utf-8",
+            &markdown(&file),
+        )
+    } else {
+        download(&format!("{stem}.json"), "application/json", &file.to_json())
+    };
+    if result.is_err() {
+        alert.set(Some("The browser refused the download.".into()));
+    }
+}
+
+/// Reads a run file the user chose and shows it in the panels: the import's job.
+pub async fn import_file(file: web_sys::File, shower: FileShow, alert: RwSignal<Option<String>>) {
+    let name = file.name();
+    if file.size() > MAX_IMPORT_BYTES as f64 {
+        alert.set(Some(format!(
+            "Cannot import {name}: it is {:.0} MB; runs larger than {} MB are not imported.",
+            file.size() / 1e6,
+            MAX_IMPORT_BYTES / 1_000_000
+        )));
+        return;
+    }
+    let Some(text) = read_text(&file).await else {
+        alert.set(Some(format!(
+            "Cannot import {name}: the browser could not read it."
+        )));
+        return;
+    };
+    match RunFile::from_json(&text) {
+        Ok(run) => {
+            alert.set(None);
+            let title = run.title.clone();
+            shower.show(run, title);
+        }
+        Err(why) => alert.set(Some(format!("Cannot import {name}: {why}"))),
+    }
+}
+
 #[component]
 pub fn RunFiles(
     panels: RwSignal<Vec<PanelRun>>,
@@ -75,25 +131,11 @@ pub fn RunFiles(
     let vote_first = "Vote first: the file names each panel's mode and model";
 
     let export = move |as_markdown: bool| {
-        let Some(file) = panels
-            .with_untracked(|ps| current_file(ps))
-            .filter(RunFile::can_share)
-        else {
-            return;
-        };
-        let stem = file_stem(file.created, &file.title);
-        let result = if as_markdown {
-            download(
-                &format!("{stem}.md"),
-                "text/markdown;charset=utf-8",
-                &markdown(&file),
-            )
-        } else {
-            download(&format!("{stem}.json"), "application/json", &file.to_json())
-        };
-        if result.is_err() {
-            alert.set(Some("The browser refused the download.".into()));
-        }
+        parts::start(Job::Export {
+            panels,
+            as_markdown,
+            alert,
+        })
     };
 
     let on_file = move |ev: leptos::ev::Event| {
@@ -103,37 +145,11 @@ pub fn RunFiles(
         };
         // Cleared, so choosing the same file again imports it again.
         input.set_value("");
-        let name = file.name();
-        if file.size() > MAX_IMPORT_BYTES as f64 {
-            alert.set(Some(format!(
-                "Cannot import {name}: it is {:.0} MB; runs larger than {} MB are not imported.",
-                file.size() / 1e6,
-                MAX_IMPORT_BYTES / 1_000_000
-            )));
-            return;
-        }
-        spawn_local(async move {
-            let text = read_text(&file).await;
-            let Some(text) = text else {
-                alert.set(Some(format!(
-                    "Cannot import {name}: the browser could not read it."
-                )));
-                return;
-            };
-            match RunFile::from_json(&text) {
-                Ok(run) => {
-                    alert.set(None);
-                    let title = run.title.clone();
-                    shower.show(run, title);
-                }
-                Err(why) => alert.set(Some(format!("Cannot import {name}: {why}"))),
-            }
+        parts::start(Job::Import {
+            file,
+            shower,
+            alert,
         });
-    };
-
-    let replay_again = move |_| {
-        let states: Vec<_> = panels.with_untracked(|ps| ps.iter().map(|p| p.state).collect());
-        replay.play(states);
     };
 
     view! {
@@ -166,26 +182,42 @@ pub fn RunFiles(
                     <option value=Speed::Instant.id()>{Speed::Instant.label()}</option>
                 </select>
             </label>
-            {move || {
-                shows_recording.get().then(|| {
-                    let playing = replay.playing.get();
-                    let title = replay
-                        .recording
-                        .with(|r| r.as_ref().map(|r| r.title.clone()).unwrap_or_default());
-                    let state = if playing {
-                        format!(": {title} — replaying ({}), no token, no network.", replay.speed.get().label())
-                    } else {
-                        format!(": {title} — played back from a file, no token, no network.")
-                    };
-                    view! {
-                        <button id="replay-again" hidden=playing on:click=replay_again>"Replay again"</button>
-                        <p id="recording-banner" class="recording-banner" role="status" data-playing=playing.to_string()>
-                            <strong>"Recording"</strong>
-                            {state}
-                        </p>
-                    }
-                })
-            }}
+            {parts::show_once(
+                move || shows_recording.get(),
+                move || parts::show(Part::RecordingBanner { panels, replay }),
+            )}
         </section>
+    }
+}
+
+/// What the panels play back, and Replay again: drawn once they play a recording.
+#[component]
+pub fn RecordingBanner(panels: RwSignal<Vec<PanelRun>>, replay: ReplayControl) -> impl IntoView {
+    let shows_recording = Memo::new(move |_| {
+        panels.with(|ps| ps.first().is_some_and(|p| replay.is_recording(p.run_id)))
+    });
+    let replay_again = move |_| {
+        let states: Vec<_> = panels.with_untracked(|ps| ps.iter().map(|p| p.state).collect());
+        replay.play(states);
+    };
+    move || {
+        shows_recording.get().then(|| {
+            let playing = replay.playing.get();
+            let title = replay
+                .recording
+                .with(|r| r.as_ref().map(|r| r.title.clone()).unwrap_or_default());
+            let state = if playing {
+                format!(": {title} — replaying ({}), no token, no network.", replay.speed.get().label())
+            } else {
+                format!(": {title} — played back from a file, no token, no network.")
+            };
+            view! {
+                <button id="replay-again" hidden=playing on:click=replay_again>"Replay again"</button>
+                <p id="recording-banner" class="recording-banner" role="status" data-playing=playing.to_string()>
+                    <strong>"Recording"</strong>
+                    {state}
+                </p>
+            }
+        })
     }
 }

@@ -1,6 +1,6 @@
 use leptos::prelude::*;
 
-use super::parts::{self, Part};
+use super::parts::{self, FirstPart, Part};
 use crate::origin::{is_shared_origin, Origin};
 use crate::settings::{token_problem, Settings};
 use crate::web::storage;
@@ -29,6 +29,10 @@ pub fn SettingsPanel(
     // where to get one are in view, and the rest is one click away.
     let needs_token =
         token.get_untracked().is_empty() && !settings.get_untracked().endpoint_is_local();
+    // Which of the two are open, as the user left them (the sections inside the inner one
+    // are fetched when first seen).
+    let open = RwSignal::new(needs_token);
+    let more_open = RwSignal::new(!needs_token);
     let field_error = RwSignal::new(None::<String>);
     let token_error = Memo::new(move |_| token.with(|t| token_problem(t)));
 
@@ -71,7 +75,10 @@ pub fn SettingsPanel(
     view! {
         <section aria-label="Settings">
         <details id="settings" class="settings" open=needs_token node_ref=details
-            on:toggle=move |_| kept_changed.update(|n| *n += 1)>
+            on:toggle=move |ev| {
+                open.set(details_open(&ev));
+                kept_changed.update(|n| *n += 1);
+            }>
             <summary>"Settings"</summary>
             <div class="settings-grid">
                 <label for="token">"Hugging Face token"</label>
@@ -111,13 +118,24 @@ pub fn SettingsPanel(
                     <a href="https://huggingface.co/settings/tokens" target="_blank" rel="noopener noreferrer">"your Hugging Face settings"</a>
                     "."
                 </p>
-                {parts::show(Part::KeptSecrets { settings, token, changed: kept_changed })}
+                {parts::show_once(
+                    move || open.get(),
+                    move || parts::show_first(FirstPart::KeptSecrets { settings, token, changed: kept_changed }),
+                )}
             </div>
-            <details id="settings-more" class="settings-more" open=!needs_token>
+            <details id="settings-more" class="settings-more" open=!needs_token
+                on:toggle=move |ev| more_open.set(details_open(&ev))>
                 <summary>"Model, tools and prompts"</summary>
                 <div class="settings-grid">
-                    {parts::show(Part::ModelBackend { settings, field_error })}
-                    {parts::show(Part::ToolSettings { settings, field_error })}
+                    // Fetched when first opened: most visits never open them.
+                    {parts::show_once(
+                        move || open.get() && more_open.get(),
+                        move || parts::show(Part::ModelBackend { settings, field_error }),
+                    )}
+                    {parts::show_once(
+                        move || open.get() && more_open.get(),
+                        move || parts::show(Part::ToolSettings { settings, field_error }),
+                    )}
                 </div>
             </details>
             <Show when=move || field_error.get().is_some()>
@@ -126,4 +144,9 @@ pub fn SettingsPanel(
         </details>
         </section>
     }
+}
+
+/// Whether the `<details>` a toggle event came from is open.
+fn details_open(ev: &leptos::ev::Event) -> bool {
+    event_target::<web_sys::HtmlDetailsElement>(ev).open()
 }

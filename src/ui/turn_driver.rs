@@ -54,6 +54,8 @@ pub fn drive(turn: Turn) {
         let batch = FrameBatch::new(state);
         let sink = batch.clone();
         run_request(request, signal, asker, &mut |event| sink.push(event)).await;
+        // A turn that ended before it could ask the model holds back nothing.
+        crate::web::engine::model_request_left();
         // The last events are drawn at the next frame like the others (or within 100 ms in a
         // hidden tab, which draws none): drawn in the task where the turn ended, they made it
         // a long one.

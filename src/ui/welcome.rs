@@ -1,9 +1,10 @@
 //! The first visit without a token: recorded example runs to watch in the three panels (made
 //! with the app's own export, shipped in `recordings/`), and how to get a Hugging Face token.
 //! Shown while no token is set; once one is, a "Recordings" button brings it back. The cards
-//! themselves are drawn in the page's parts chunk (src/ui/recording_cards.rs).
+//! are drawn from the first visit's chunk, and playing one is the parts chunk's
+//! (src/ui/recording_cards.rs).
 
-use super::parts::{show, Part};
+use super::parts::{show_first, FirstPart};
 use super::show_file::FileShow;
 use leptos::prelude::*;
 
@@ -26,7 +27,7 @@ pub fn Welcome(token: RwSignal<String>, shower: FileShow) -> impl IntoView {
                 <p>
                     "Each recording is a real run of this app, exported with its own Export JSON and played back in the three panels with its original timing: no token, no network."
                 </p>
-                {show(Part::RecordingCards(shower))}
+                {show_first(FirstPart::RecordingCards(shower))}
                 <details class="token-guide">
                     <summary>"Run your own question: get a Hugging Face token"</summary>
                     <ol>

@@ -418,13 +418,16 @@ pub fn table(votes: &[Vote], runs: &[RunStat]) -> Vec<Row> {
     rows
 }
 
+/// What the table says before any vote.
+pub const NO_VOTES: &str = "No votes yet: run All in blind mode and vote to rank the modes.";
+
 /// What the table says when it cannot rank: too few votes, and how many more.
 pub fn ranking_note(rows: &[Row], votes: usize) -> Option<String> {
     if rows.iter().any(|r| r.standing.rating.is_some()) {
         return None;
     }
     if votes == 0 {
-        return Some("No votes yet: run All in blind mode and vote to rank the modes.".into());
+        return Some(NO_VOTES.into());
     }
     let results = |r: &Row| r.standing.wins + r.standing.ties + r.standing.losses;
     if rows

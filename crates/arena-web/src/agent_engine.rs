@@ -10,22 +10,16 @@ use web_sys::AbortSignal;
 
 use crate::browser_model::Caller;
 use crate::fetch::{BrowserChatModel, InBrowser};
-use crate::jsonp::FrameJsonp;
 use crate::mcp_tools;
-use crate::python_worker::WorkerPython;
 use crate::stoppable_tools::StoppableTools;
-use crate::tool_fetch::BrowserHttp;
+use crate::tool_chunk;
 use arena_core::agent::run::run_turn;
 use arena_core::agent::{AgentEvent, Mode};
 use arena_core::llm::ChatParams;
 use arena_core::mcp::consent::{Asker, ConsentGate, GatedTools};
 use arena_core::settings::{Backend, Settings};
-use arena_core::tools::registry::ToolEnv;
 use arena_core::tools::Registry;
 use arena_core::turn_request::TurnRequest;
-
-/// Time limit of one web request of a tool, and of one JSONP search.
-const TOOL_TIMEOUT_SECS: u32 = 15;
 
 /// The runs whose tools are kept for Continue and follow-ups: the newest, one per panel the
 /// page can show. Older ones are dropped, ending their Python workers (each holds a Pyodide
@@ -105,19 +99,15 @@ impl RunTools {
 
 /// Each panel's run has its own tools: its own cache, Wikipedia page and Python worker; the
 /// MCP tools `mode` may call share their servers' sessions. None of them is given the token.
+/// The built-in tools are made at their first call, in their own chunk (`tool_chunk`).
 pub fn run_tools(settings: &Settings, mode: Mode) -> RunTools {
-    let env = ToolEnv {
-        http: Rc::new(BrowserHttp {
-            timeout_secs: TOOL_TIMEOUT_SECS,
-        }),
-        jsonp: Rc::new(FrameJsonp {
-            timeout_secs: TOOL_TIMEOUT_SECS,
-        }),
-        python: Rc::new(WorkerPython::new(settings.tool_endpoints.pyodide.clone())),
-        endpoints: settings.tool_endpoints.clone(),
-        python_timeout_secs: settings.python_timeout_secs,
-    };
-    let mut registry = Registry::for_run(&env, |name| settings.tool_enabled(mode, name));
+    let enabled = Registry::enabled_names(|name| settings.tool_enabled(mode, name));
+    let load = tool_chunk::loader(
+        enabled,
+        settings.tool_endpoints.clone(),
+        settings.python_timeout_secs,
+    );
+    let mut registry = Registry::deferred(|name| settings.tool_enabled(mode, name), load);
     let gate = ConsentGate::new();
     mcp_tools::add_tools(&mut registry, settings, mode, &gate);
     RunTools { registry, gate }

@@ -23,7 +23,9 @@ thread_local! {
     static FETCH_ENGINE: Cell<Option<FetchEngine>> = const { Cell::new(None) };
     /// An early fetch of the engine is under way.
     static FETCHING: Cell<bool> = const { Cell::new(false) };
-    /// Who waits for that fetch to end (`settled`).
+    /// A run has started and has not yet sent its first model request (nor ended).
+    static FIRST_REQUEST_DUE: Cell<bool> = const { Cell::new(false) };
+    /// Who waits for both to end (`settled`).
     static WAITING: RefCell<Vec<Waker>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -44,9 +46,7 @@ pub fn prefetch() {
     spawn_local(async move {
         let fetched = fetch().await;
         FETCHING.with(|f| f.set(false));
-        for waiting in WAITING.with(|w| std::mem::take(&mut *w.borrow_mut())) {
-            waiting.wake();
-        }
+        wake_waiting();
         if fetched.is_ok() {
             if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
                 if performance.get_entries_by_name("engine-ready").length() == 0 {
@@ -57,11 +57,31 @@ pub fn prefetch() {
     });
 }
 
-/// Resolves when no early fetch of the engine is under way (at once if none is): what is
-/// fetched after it does not share the connection with it, so a run waits for nothing else.
+fn wake_waiting() {
+    for waiting in WAITING.with(|w| std::mem::take(&mut *w.borrow_mut())) {
+        waiting.wake();
+    }
+}
+
+/// A run is starting: what waits for `settled` waits for its first model request too.
+pub fn run_starting() {
+    FIRST_REQUEST_DUE.with(|d| d.set(true));
+}
+
+/// A model request has just been sent (or a starting run ended before it could send one):
+/// what waited for a starting run's first request goes on.
+pub fn model_request_left() {
+    if FIRST_REQUEST_DUE.with(|d| d.replace(false)) {
+        wake_waiting();
+    }
+}
+
+/// Resolves when no early fetch of the engine is under way and no run is about to send its
+/// first request (at once if neither): what is fetched after it does not share the
+/// connection with them, so a run waits for nothing it does not need.
 pub async fn settled() {
     poll_fn(|cx| {
-        if FETCHING.with(Cell::get) {
+        if FETCHING.with(Cell::get) || FIRST_REQUEST_DUE.with(Cell::get) {
             WAITING.with(|w| w.borrow_mut().push(cx.waker().clone()));
             Poll::Pending
         } else {

@@ -8,6 +8,12 @@ const DB: Database = Database {
     name: "react-arena-evaluations",
     stores: "specs,results,records",
 };
+
+/// Whether evaluations may be kept here: `false` before any was.
+pub async fn may_hold() -> bool {
+    DB.may_exist().await
+}
+
 /// evaluation id -> its spec (JSON text), questions included.
 const SPECS: &str = "specs";
 /// "<evaluation id>/<job key>" -> the run's result (JSON text): small, read all at once.

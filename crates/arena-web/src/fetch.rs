@@ -95,6 +95,11 @@ impl ChatModel for BrowserChatModel {
         call: &ChatCall<'_>,
         on_delta: &mut dyn FnMut(ChatDelta),
     ) -> Result<(), LlmError> {
+        // Both act once this task yields, when the request below has been sent: what the run
+        // needs next (its tools' code) and what waited for its first request are fetched
+        // while the model thinks.
+        crate::tool_chunk::after_model_request();
+        crate::engine::model_request_left();
         if let Some(local) = &self.in_browser {
             return self.stream_in_browser(local, call, on_delta).await;
         }

@@ -110,3 +110,17 @@ export function remove(name, stores, removals) {
     }
   });
 }
+
+// Whether the database `name` may hold something: false only when the browser lists its
+// databases and this one is not among them (a first visit). Asked without opening it, since
+// opening creates it.
+export function mayExist(name) {
+  try {
+    if (typeof indexedDB === "undefined" || !indexedDB || typeof indexedDB.databases !== "function") {
+      return Promise.resolve(true);
+    }
+    return indexedDB.databases().then((dbs) => dbs.some((db) => db.name === name), () => true);
+  } catch (e) {
+    return Promise.resolve(true);
+  }
+}

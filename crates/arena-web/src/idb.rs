@@ -17,6 +17,8 @@ extern "C" {
     fn get_all_js(name: &str, stores: &str, store: &str, prefix: &str) -> Promise;
     #[wasm_bindgen(js_name = remove)]
     fn remove_js(name: &str, stores: &str, removals: &Array) -> Promise;
+    #[wasm_bindgen(js_name = mayExist)]
+    fn may_exist_js(name: &str) -> Promise;
 }
 
 /// Why the browser refused: its error's name and message.
@@ -69,6 +71,14 @@ fn flat(items: impl IntoIterator<Item = JsValue>) -> Array {
 }
 
 impl Database {
+    /// Whether the database may hold something: `false` only when the browser says it does
+    /// not exist (it is not opened to ask, which would create it).
+    pub async fn may_exist(self) -> bool {
+        settle(may_exist_js(self.name))
+            .await
+            .map_or(true, |v| v.as_bool() != Some(false))
+    }
+
     /// Starts writing (store, key, value) triples in one transaction; the promise says when
     /// they are committed.
     fn start_put(self, writes: &[(&str, &str, &str)]) -> Promise {

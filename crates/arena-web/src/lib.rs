@@ -1,8 +1,8 @@
 //! ReAct Arena's browser layer: the thin adapters over every browser API the app calls for
 //! something other than drawing. Fetch (the model endpoint, the tools' web APIs, `/models`,
 //! Pyodide's files), timers, storage, IndexedDB, the clipboard, downloads, sandboxed frames,
-//! the Python worker, JSONP, deflate, and the loading of the engine's and the Markdown
-//! parser's chunks and of the Evaluate module. The logic they serve is pure and lives in
+//! the Python worker, JSONP, deflate, and the loading of the engine's, the built-in tools'
+//! and the Markdown parser's chunks and of the Evaluate module. The logic they serve is pure and lives in
 //! `arena-core`, tested on the host; the views live in the app crate and this crate renders
 //! nothing (no Leptos in its dependency tree: scripts/test, stage web-has-no-views).
 //!
@@ -39,4 +39,5 @@ pub mod sandbox_frame;
 pub mod stoppable_tools;
 pub mod storage;
 pub mod timer;
+pub mod tool_chunk;
 pub mod tool_fetch;

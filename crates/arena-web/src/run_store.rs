@@ -33,6 +33,11 @@ pub async fn delete_run(id: &str) -> Result<(), Refusal> {
         .await
 }
 
+/// Whether runs may be kept here: `false` on a first visit, before any run was kept.
+pub async fn may_hold_runs() -> bool {
+    DB.may_exist().await
+}
+
 /// Every kept run's history line (JSON text), in no particular order.
 pub async fn summaries() -> Result<Vec<String>, Refusal> {
     DB.get_all(SUMMARIES, "").await

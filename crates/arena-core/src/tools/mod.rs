@@ -6,6 +6,7 @@
 pub mod args;
 pub mod arguments_text;
 pub mod calculator;
+pub mod deferred;
 pub mod endpoints;
 pub mod failure;
 pub mod http;

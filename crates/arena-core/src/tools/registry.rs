@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::args;
 use super::calculator::Calculator;
+use super::deferred::{deferred_tools, LoadTools};
 use super::endpoints::ToolEndpoints;
 use super::http::HttpClient;
 use super::observation::{squash_whitespace, truncate, MAX_OBSERVATION_CHARS};
@@ -75,24 +76,28 @@ impl FromEnv for Python {
     }
 }
 
-/// One built-in tool: its declared name and how a run makes it.
+/// One built-in tool as the model and Settings see it: its declared name, what it does and
+/// its arguments' schema.
 struct BuiltIn {
     name: &'static str,
     description: &'static str,
     input_hint: &'static str,
-    build: fn(&ToolEnv) -> Box<dyn Tool>,
+    parameters: fn() -> Value,
 }
+
+/// How a run makes one built-in tool.
+type MakeTool = fn(&ToolEnv) -> Box<dyn Tool>;
 
 fn build<T: FromEnv>(env: &ToolEnv) -> Box<dyn Tool> {
     typed(T::from_env(env))
 }
 
-const fn built_in<T: FromEnv>() -> BuiltIn {
+const fn built_in<T: TypedTool>() -> BuiltIn {
     BuiltIn {
         name: T::NAME,
         description: T::DESCRIPTION,
         input_hint: T::INPUT_HINT,
-        build: build::<T>,
+        parameters: T::parameters,
     }
 }
 
@@ -105,6 +110,17 @@ const BUILT_IN: [BuiltIn; 5] = [
     built_in::<Python>(),
 ];
 
+/// How a run makes each of [`BUILT_IN`], in its order. Kept apart from it: code that lists
+/// the tools then carries none of theirs (the page fetches their code after a run's first
+/// request, `deferred.rs`).
+const MAKE: [MakeTool; BUILT_IN.len()] = [
+    build::<WebSearch>,
+    build::<Wikipedia>,
+    build::<Weather>,
+    build::<Calculator>,
+    build::<Python>,
+];
+
 /// The built-in tools' names, as the tools declare them, in [`BUILT_IN`]'s order.
 pub const TOOL_NAMES: [&str; BUILT_IN.len()] = {
     let mut names = [""; BUILT_IN.len()];
@@ -115,6 +131,16 @@ pub const TOOL_NAMES: [&str; BUILT_IN.len()] = {
     }
     names
 };
+
+/// The enabled built-in tools, made for one run, in [`BUILT_IN`]'s order.
+pub fn built_in_tools(env: &ToolEnv, is_enabled: impl Fn(&str) -> bool) -> Vec<Box<dyn Tool>> {
+    BUILT_IN
+        .iter()
+        .zip(MAKE)
+        .filter(|(b, _)| is_enabled(b.name))
+        .map(|(_, make)| make(env))
+        .collect()
+}
 
 /// Marks an observation answered from this run's cache.
 pub const CACHED_NOTE: &str = "(cached: the same call was made earlier in this run)";
@@ -167,12 +193,24 @@ impl Registry {
     /// A fresh registry for one run with the enabled tools (state such as the Wikipedia page
     /// last read and the cache belong to the run).
     pub fn for_run(env: &ToolEnv, is_enabled: impl Fn(&str) -> bool) -> Self {
-        let tools = BUILT_IN
+        Self::new(built_in_tools(env, is_enabled))
+    }
+
+    /// The same registry, its built-in tools made when one is first called (by `load`, once):
+    /// the page sends a run's first request before the tools' code has arrived. Their specs
+    /// are the ones [`Registry::for_run`]'s tools give.
+    pub fn deferred(is_enabled: impl Fn(&str) -> bool, load: LoadTools) -> Self {
+        let specs: Vec<ToolSpec> = BUILT_IN
             .iter()
             .filter(|b| is_enabled(b.name))
-            .map(|b| (b.build)(env))
+            .map(|b| ToolSpec {
+                name: b.name.into(),
+                description: b.description.into(),
+                input_hint: b.input_hint.into(),
+                parameters: (b.parameters)(),
+            })
             .collect();
-        Self::new(tools)
+        Self::new(deferred_tools(specs, load))
     }
 
     /// Adds a tool after the others (a run-time tool, say).

@@ -143,7 +143,8 @@ fn empty_list_end(parsed: &[(Event, std::ops::Range<usize>)], start: usize) -> O
 
 /// Only absolute http(s) links to another origin, and mailto links, are kept: an allowlist.
 /// Relative, fragment and `//host` links, other schemes, and URLs a browser might read
-/// differently from `Origin::of` (user names, backslashes, whitespace) lose their link.
+/// differently from `Origin::of` (user names, backslashes, whitespace, an IPv4 address not
+/// written as four decimal numbers) lose their link.
 fn is_link_out(url: &str, page_origin: &str) -> bool {
     if let Some(address) = url.strip_prefix("mailto:") {
         return !address.is_empty()

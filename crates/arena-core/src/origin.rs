@@ -3,9 +3,12 @@
 //! hosts count as this machine, and which links point back into the app.
 //!
 //! Anything a browser would read differently from a plain reading (whitespace or control
-//! characters, backslashes, user names in the authority) is refused rather than guessed.
+//! characters, backslashes, user names in the authority, an IPv4 address written otherwise
+//! than as four decimal numbers) is refused rather than guessed. `tests/origin_reference.rs`
+//! holds it to the `url` crate, which reads URLs as browsers do.
 
 use std::fmt;
+use std::net::{Ipv4Addr, Ipv6Addr};
 
 /// Hosts that are this machine, exactly as the page's Content-Security-Policy allows them over
 /// plain http (`scripts/lib/csp.py` lists the same, and a browser test checks they agree).
@@ -16,7 +19,7 @@ pub const LOCAL_HOSTS: [&str; 3] = ["localhost", "*.localhost", "127.0.0.1"];
 pub struct Origin {
     /// `http` or `https`.
     pub scheme: String,
-    /// Lower-cased; IPv6 addresses keep their brackets.
+    /// Lower-cased; an IPv6 address in brackets, written as a browser writes it (`[::1]`).
     pub host: String,
     /// `None` for the scheme's default port.
     pub port: Option<u16>,
@@ -55,18 +58,12 @@ impl Origin {
         let (host, port) = match authority.strip_prefix('[') {
             Some(v6) => {
                 let (address, after) = v6.split_once(']')?;
-                let valid = !address.is_empty()
-                    && address
-                        .chars()
-                        .all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.');
-                if !valid {
-                    return None;
-                }
+                let address: Ipv6Addr = address.parse().ok()?;
                 let port = match after {
                     "" => None,
                     _ => Some(after.strip_prefix(':')?),
                 };
-                (format!("[{}]", address.to_ascii_lowercase()), port)
+                (format!("[{}]", ipv6_text(address)), port)
             }
             None => {
                 let (host, port) = match authority.split_once(':') {
@@ -77,10 +74,18 @@ impl Origin {
                     && host
                         .chars()
                         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'));
-                if !valid {
+                let host = host.to_ascii_lowercase();
+                // A host ending in a number is an IPv4 address to a browser, which reads
+                // `127.1`, `0x7f.0.0.1` or `2130706433` as 127.0.0.1: only four decimal numbers
+                // are taken as they are written.
+                let dotted_quad = || {
+                    host.parse::<Ipv4Addr>()
+                        .is_ok_and(|a| a.to_string() == host)
+                };
+                if !valid || (ends_in_a_number(&host) && !dotted_quad()) {
                     return None;
                 }
-                (host.to_ascii_lowercase(), port)
+                (host, port)
             }
         };
         let port = match port {
@@ -101,6 +106,53 @@ impl Origin {
     pub fn is_https(&self) -> bool {
         self.scheme == "https"
     }
+}
+
+/// The URL standard's "ends in a number": the last label (a final dot aside) is decimal
+/// digits or `0x` and hex digits, so a browser reads the host as an IPv4 address.
+fn ends_in_a_number(host: &str) -> bool {
+    let host = host
+        .strip_suffix('.')
+        .filter(|h| !h.is_empty())
+        .unwrap_or(host);
+    let last = host.rsplit('.').next().unwrap_or("");
+    let hex = last
+        .strip_prefix("0x")
+        .is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+    hex || (!last.is_empty() && last.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// An IPv6 address as a browser writes it (the URL standard's serializer): hex pieces in lower
+/// case, the first longest run of two or more zero pieces as `::`, no dotted IPv4 part.
+fn ipv6_text(address: Ipv6Addr) -> String {
+    let pieces = address.segments();
+    let mut longest: Option<(usize, usize)> = None;
+    let mut run_start = None;
+    for i in 0..=pieces.len() {
+        if i < pieces.len() && pieces[i] == 0 {
+            run_start.get_or_insert(i);
+        } else if let Some(start) = run_start.take() {
+            let len = i - start;
+            if len >= 2 && longest.is_none_or(|(_, l)| len > l) {
+                longest = Some((start, len));
+            }
+        }
+    }
+    let mut text = String::new();
+    let mut i = 0;
+    while i < pieces.len() {
+        if let Some((start, len)) = longest.filter(|&(start, _)| start == i) {
+            text.push_str(if start == 0 { "::" } else { ":" });
+            i += len;
+            continue;
+        }
+        text.push_str(&format!("{:x}", pieces[i]));
+        if i + 1 < pieces.len() {
+            text.push(':');
+        }
+        i += 1;
+    }
+    text
 }
 
 /// `url` without its query and fragment (which can carry a key).
@@ -175,6 +227,47 @@ mod tests {
         ] {
             assert_eq!(Origin::of(url), None, "{url}");
         }
+    }
+
+    #[test]
+    fn an_ip_address_is_read_as_a_browser_writes_it_or_refused() {
+        // IPv6: any way of writing it, written back the one way a browser does (the longest
+        // run of zeros as `::`, lower case, the last 32 bits in hex).
+        assert_eq!(origin("http://[0:0::1]/"), "http://[::1]");
+        assert_eq!(
+            origin("http://[0:0:0:0:0:0:0:1]:8080/"),
+            "http://[::1]:8080"
+        );
+        assert_eq!(origin("http://[FE80::01]/"), "http://[fe80::1]");
+        assert_eq!(origin("http://[1:0:0:2:0:0:0:3]/"), "http://[1:0:0:2::3]");
+        assert_eq!(
+            origin("http://[::ffff:127.0.0.1]/"),
+            "http://[::ffff:7f00:1]"
+        );
+        assert_eq!(origin("http://[::]/"), "http://[::]");
+        // IPv4: four decimal numbers, as written; any other way of writing one (a browser
+        // reads `127.1` and `0x7f.0.0.1` as 127.0.0.1) or a number that is none, refused.
+        assert_eq!(origin("http://10.0.0.255:8/"), "http://10.0.0.255:8");
+        for url in [
+            "http://[1:2]/",
+            "http://[1::2::3]/",
+            "http://[:::]/",
+            "http://[::ffff:127.0.0.01]/",
+            "http://127.1/",
+            "http://0x7f.0.0.1/",
+            "http://0177.0.0.1/",
+            "http://2130706433/",
+            "http://127.0.0.1./",
+            "http://256.0.0.1/",
+            "http://1.2.3.4.5/",
+            "http://example.123/",
+            "http://example.0x1/",
+            "http://0x/",
+        ] {
+            assert_eq!(Origin::of(url), None, "{url}");
+        }
+        // A name whose last label only starts with digits is a name.
+        assert_eq!(origin("http://example.1a/"), "http://example.1a");
     }
 
     #[test]

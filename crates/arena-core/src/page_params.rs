@@ -4,11 +4,14 @@
 //! nothing in it runs a model (a link must not spend the visitor's token) or changes what the
 //! user saved.
 
+use percent_encoding::utf8_percent_encode;
+
 use crate::agent::mode::ModeChoice;
 use crate::agent::Mode;
 use crate::browser_model::Backend;
 use crate::hidden_text::is_hidden;
 use crate::recordings::is_plain_file_name;
+use crate::tools::http::ALL_BUT_UNRESERVED;
 
 /// The fragment key of a run: `#run=<base64url of deflate-raw of the run file's JSON>`.
 pub const RUN_KEY: &str = "run=";
@@ -51,8 +54,11 @@ pub struct PageParams {
 /// Reads `search` (`?a=b&…`, with or without the `?`) and `hash` (`#run=…`).
 pub fn parse(search: &str, hash: &str) -> PageParams {
     let mut p = PageParams::default();
-    for (key, value) in query_pairs(search.strip_prefix('?').unwrap_or(search)) {
-        match key.as_str() {
+    // `application/x-www-form-urlencoded`: `+` is a space, a `%` without two hex digits stays
+    // as it is, bad UTF-8 is replaced.
+    let query = search.strip_prefix('?').unwrap_or(search);
+    for (key, value) in form_urlencoded::parse(query.as_bytes()) {
+        match &*key {
             "embed" => p.embed = is_on(&value),
             "settings" => p.show_settings = is_on(&value),
             "view" => match value.trim() {
@@ -82,7 +88,7 @@ pub fn parse(search: &str, hash: &str) -> PageParams {
                 Err(e) => p.problems.push(e),
             },
             "model_think" | "model_act" | "model_react" => {
-                let mode = match key.as_str() {
+                let mode = match &*key {
                     "model_think" => Mode::Think,
                     "model_act" => Mode::Act,
                     _ => Mode::ReAct,
@@ -194,54 +200,9 @@ fn model_name(value: &str) -> Result<String, String> {
     Ok(name)
 }
 
-/// `application/x-www-form-urlencoded` pairs, percent-decoded (bad UTF-8 replaced).
-fn query_pairs(query: &str) -> Vec<(String, String)> {
-    query
-        .split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            (form_decode(k), form_decode(v))
-        })
-        .collect()
-}
-
-fn form_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                (Some(h), Some(l)) => {
-                    out.push(h << 4 | l);
-                    i += 2;
-                }
-                _ => out.push(b'%'),
-            },
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn hex(b: u8) -> Option<u8> {
-    (b as char).to_digit(16).map(|d| d as u8)
-}
-
-/// Percent-encodes a query value (everything but unreserved characters).
+/// Percent-encodes a query value: everything but RFC 3986's unreserved characters.
 pub fn form_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(s, ALL_BUT_UNRESERVED).to_string()
 }
 
 fn is_base64url_byte(b: u8) -> bool {
@@ -265,10 +226,14 @@ pub fn base64url_encode(bytes: &[u8]) -> String {
     out
 }
 
-/// The bytes of base64url text (padding tolerated); `None` when it is not base64url.
+/// The bytes of base64url text; `None` when it is not base64url. Padding is tolerated: as
+/// many `=` as the last group lacks, or fewer. The bits of the last symbol past the last
+/// whole byte are ignored (the encoder writes zeros there).
 pub fn base64url_decode(text: &str) -> Option<Vec<u8>> {
-    let text = text.trim_end_matches('=');
-    if text.len() % 4 == 1 {
+    let padded = text;
+    let text = padded.trim_end_matches('=');
+    let pads = padded.len() - text.len();
+    if text.len() % 4 == 1 || pads > (4 - text.len() % 4) % 4 {
         return None;
     }
     let mut out = Vec::with_capacity(text.len() * 3 / 4);
@@ -289,6 +254,17 @@ pub fn base64url_decode(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::http::encoded_keeping_only;
+
+    /// A query value as `parse` reads it.
+    fn form_decode(s: &str) -> String {
+        let query = format!("k={s}");
+        let mut pairs = form_urlencoded::parse(query.as_bytes());
+        pairs
+            .next()
+            .map(|(_, v)| v.into_owned())
+            .unwrap_or_default()
+    }
 
     #[test]
     fn reads_every_parameter() {
@@ -387,7 +363,42 @@ mod tests {
         assert_eq!(base64url_encode(b"hi?"), "aGk_");
         assert_eq!(base64url_decode("a+b/"), None);
         assert_eq!(base64url_decode("abcde"), None);
+        // Padding: as much as the last group lacks, or less; no more.
+        assert_eq!(base64url_decode("aGk="), Some(b"hi".to_vec()));
+        assert_eq!(base64url_decode("aA=="), Some(b"h".to_vec()));
+        assert_eq!(base64url_decode("aA="), Some(b"h".to_vec()));
+        assert_eq!(base64url_decode("aGk_="), None);
+        assert_eq!(base64url_decode("aGk=="), None);
+        assert_eq!(base64url_decode("===="), None);
         assert_eq!(form_encode("a b/é"), "a%20b%2F%C3%A9");
+        assert!(encoded_keeping_only(&form_encode("a-b._~*!"), "-._~"));
         assert_eq!(form_decode(&form_encode("q=1&x ✓")), "q=1&x ✓");
+    }
+
+    #[test]
+    fn the_query_is_read_as_a_form() {
+        // `+` is a space, `%2B` a plus; bad UTF-8 is replaced; a `%` without two hex digits
+        // stays; an empty pair is skipped; a key without `=` has an empty value.
+        assert_eq!(form_decode("a+b%2Bc"), "a b+c");
+        assert_eq!(form_decode("%FFx%C3"), "\u{FFFD}x\u{FFFD}");
+        assert_eq!(form_decode("%4"), "%4");
+        assert_eq!(form_decode("100%"), "100%");
+        let p = parse("?&&embed&q=%3D%26=", "");
+        assert!(p.embed);
+        assert_eq!(p.question.as_deref(), Some("=&="));
+    }
+
+    // proptest is a host-only dev-dependency.
+    #[cfg(not(target_arch = "wasm32"))]
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2_000))]
+        /// A value the page writes into an address (a question, a model) keeps only unreserved
+        /// characters and is read back as it was.
+        #[test]
+        fn a_form_value_reads_back_and_keeps_only_unreserved(s in "(?s)([ -~]|.){0,40}") {
+            let encoded = form_encode(&s);
+            proptest::prop_assert!(encoded_keeping_only(&encoded, "-._~"), "{:?}", encoded);
+            proptest::prop_assert_eq!(form_decode(&encoded), s);
+        }
     }
 }

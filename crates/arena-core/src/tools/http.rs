@@ -3,6 +3,7 @@
 //! `fetch` (`ui::tool_fetch`), host tests with `FakeHttp`.
 
 use futures::future::LocalBoxFuture;
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpResponse {
@@ -61,19 +62,21 @@ pub trait HttpClient {
     ) -> LocalBoxFuture<'a, Result<HttpResponse, FetchError>>;
 }
 
-/// Percent-encodes a query component. Unreserved characters and `*` stay as they are, as
-/// browsers' form encoding leaves them (APIs document `origin=*` literally).
+/// The bytes to percent-encode for a value that must read back exactly: all but RFC 3986's
+/// unreserved characters (`A-Z a-z 0-9 - . _ ~`). Non-ASCII bytes are always encoded.
+pub const ALL_BUT_UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// A query component's: `*` stays too, as browsers' form encoding leaves it (APIs document
+/// `origin=*` literally).
+const COMPONENT: &AsciiSet = &ALL_BUT_UNRESERVED.remove(b'*');
+
+/// Percent-encodes a query component: unreserved characters and `*` stay as they are.
 pub fn encode_component(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'*' => {
-                out.push(b as char)
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
+    utf8_percent_encode(s, COMPONENT).to_string()
 }
 
 /// `base?k=v&k=v`, encoding the values; `base` may already hold a query.
@@ -88,6 +91,30 @@ pub fn url_with_query(base: &str, pairs: &[(&str, &str)]) -> String {
         sep = '&';
     }
     url
+}
+
+/// Whether `encoded` is percent-encoding that left only ASCII letters, digits and `kept` as
+/// they are: every other byte is `%` and two upper-case hex digits. For the encoders' tests.
+#[cfg(test)]
+pub(crate) fn encoded_keeping_only(encoded: &str, kept: &str) -> bool {
+    let bytes = encoded.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let upper_hex = |b: Option<&u8>| {
+                    b.is_some_and(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(b))
+                };
+                if !(upper_hex(bytes.get(i + 1)) && upper_hex(bytes.get(i + 2))) {
+                    return false;
+                }
+                i += 3;
+            }
+            b if b.is_ascii_alphanumeric() || kept.as_bytes().contains(&b) => i += 1,
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// A scripted `HttpClient` for host tests: answers by URL substring, records what was asked.
@@ -179,6 +206,34 @@ mod tests {
             url_with_query("http://h/?x=1", &[("y", "2")]),
             "http://h/?x=1&y=2"
         );
+    }
+
+    #[test]
+    fn a_component_keeps_unreserved_characters_and_the_star() {
+        assert_eq!(encode_component("a-b_c.d~e*f"), "a-b_c.d~e*f");
+        assert_eq!(
+            encode_component("!$'()+,/:;=?@[]#%\"\n"),
+            "%21%24%27%28%29%2B%2C%2F%3A%3B%3D%3F%40%5B%5D%23%25%22%0A"
+        );
+        assert!(encoded_keeping_only("a%2Fb*", "*"));
+        assert!(!encoded_keeping_only("a/b", "*"));
+        assert!(!encoded_keeping_only("a%2fb", "*"));
+        assert!(!encoded_keeping_only("a%2", "*"));
+    }
+
+    // proptest is a host-only dev-dependency.
+    #[cfg(not(target_arch = "wasm32"))]
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2_000))]
+        /// Any text, printable ASCII or not, is encoded with only the unreserved characters and
+        /// `*` left as they are, and decodes back to itself.
+        #[test]
+        fn a_component_reads_back_and_keeps_only_its_set(s in "(?s)([ -~]|.){0,40}") {
+            let encoded = encode_component(&s);
+            proptest::prop_assert!(encoded_keeping_only(&encoded, "-._~*"), "{:?}", encoded);
+            let decoded = percent_encoding::percent_decode_str(&encoded).decode_utf8();
+            proptest::prop_assert_eq!(decoded.as_deref(), Ok(s.as_str()));
+        }
     }
 
     #[test]

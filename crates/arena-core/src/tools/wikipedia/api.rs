@@ -1,9 +1,10 @@
 //! The MediaWiki Action API: the request URLs, article links, and one GET that gives the
 //! JSON object or a sentence saying what went wrong.
 
+use percent_encoding::{utf8_percent_encode, AsciiSet};
 use serde_json::Value;
 
-use crate::tools::http::{url_with_query, HttpClient};
+use crate::tools::http::{url_with_query, HttpClient, ALL_BUT_UNRESERVED};
 use crate::tools::json_read::{first_str, squashed};
 use crate::tools::observation::{squash_whitespace, truncate};
 use crate::tools::ToolFailure;
@@ -97,18 +98,23 @@ pub(super) fn origin_of(url: &str) -> &str {
     &url[..end]
 }
 
-/// Spaces become underscores; like MediaWiki's `wfUrlencode`, `;@$!*(),/:~` stay readable.
+/// What a title keeps readable, like MediaWiki's `wfUrlencode`: unreserved characters and
+/// `;@$!*(),/:`.
+const TITLE: &AsciiSet = &ALL_BUT_UNRESERVED
+    .remove(b';')
+    .remove(b'@')
+    .remove(b'$')
+    .remove(b'!')
+    .remove(b'*')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b',')
+    .remove(b'/')
+    .remove(b':');
+
+/// Spaces become underscores; the rest is percent-encoded but `TITLE`'s readable characters.
 pub(super) fn encode_title(title: &str) -> String {
-    let mut out = String::new();
-    for b in title.trim().replace(' ', "_").bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' => out.push(b as char),
-            b'-' | b'_' | b'.' | b'~' | b';' | b'@' | b'$' | b'!' | b'*' | b'(' | b')' | b','
-            | b'/' | b':' => out.push(b as char),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
+    utf8_percent_encode(&title.trim().replace(' ', "_"), TITLE).to_string()
 }
 
 /// GETs `url` and returns the JSON object, or the failure: its message names what went wrong,
@@ -188,5 +194,44 @@ pub(super) fn pages_of(json: &Value) -> Result<Vec<&Value>, ToolFailure> {
         Some(Value::Array(pages)) => Ok(pages.iter().collect()),
         Some(Value::Object(pages)) => Ok(pages.values().collect()),
         Some(_) => Err(ToolFailure::upstream(UNEXPECTED)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::http::encoded_keeping_only;
+
+    #[test]
+    fn a_title_is_written_the_way_mediawiki_links_it() {
+        assert_eq!(
+            encode_title(" C++ (language);@$!*,/:~-._ "),
+            "C%2B%2B_(language);@$!*,/:~-._"
+        );
+        assert_eq!(encode_title("?#%&=+'\"é"), "%3F%23%25%26%3D%2B%27%22%C3%A9");
+        assert!(encoded_keeping_only(
+            &encode_title("a (b)/c:d?"),
+            "-._~;@$!*(),/:"
+        ));
+    }
+
+    // proptest is a host-only dev-dependency.
+    #[cfg(not(target_arch = "wasm32"))]
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2_000))]
+        /// Any title is written with only `TITLE`'s readable characters and reads back as the
+        /// title with its spaces made underscores.
+        #[test]
+        fn a_title_reads_back_and_keeps_only_its_set(s in "(?s)([ -~]|.){0,40}") {
+            let encoded = encode_title(&s);
+            proptest::prop_assert!(
+                encoded_keeping_only(&encoded, "-._~;@$!*(),/:"),
+                "{:?}",
+                encoded
+            );
+            let title = s.trim().replace(' ', "_");
+            let decoded = percent_encoding::percent_decode_str(&encoded).decode_utf8();
+            proptest::prop_assert_eq!(decoded.as_deref(), Ok(title.as_str()));
+        }
     }
 }

@@ -101,13 +101,13 @@ pub fn App() -> impl IntoView {
         <ReceivedRun arena=arena />
         <AppAlert alert=alert />
         // Drawn once the panels show a run: before, there is nothing to vote on or compare.
-        {show_once(has_run, move || show(Part::BlindVote(panels)))}
+        {show_once(has_run, move || show(Part::BlindVote(panels)).into_any())}
         <main id="panels" class=move || arena.layout() data-runs=move || arena.runs_started.get()>
             <For each=move || panels.get() key=|p| (p.run_id, p.mode) let:p>
                 <Panel run=p.clone() on_action=panel_action recording=replay.shows(p.run_id) />
             </For>
         </main>
-        {show_once(has_run, move || show(Part::Comparison(panels)))}
+        {show_once(has_run, move || show(Part::Comparison(panels)).into_any())}
         // Runs are kept in IndexedDB as they stream; the latest is shown again after a reload
         // (started with the history list, in the page's parts chunk): at once when runs may
         // be kept here, else with the first run or when History or the leaderboard is opened
@@ -120,6 +120,7 @@ pub fn App() -> impl IntoView {
                     opened: kept_asked,
                     drawn: history_drawn,
                 })
+                .into_any()
             },
         )}
         // The closed summaries stand in until the real ones are drawn.

@@ -57,7 +57,7 @@ pub fn EmbedButton(
         </button>
         {parts::show_once(
             move || open.get(),
-            move || parts::show(Part::EmbedCode { panels, question, mode_choice, open }),
+            move || parts::show(Part::EmbedCode { panels, question, mode_choice, open }).into_any(),
         )}
     }
 }

@@ -6,7 +6,6 @@ use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
 use super::keep::Keeper;
-use super::leaderboard::LEADERBOARD_HINT;
 use crate::history::{format_when, RunSummary, KEEP_RUNS};
 use crate::leaderboard::NO_VOTES;
 use crate::web::clock::local_time;
@@ -18,11 +17,6 @@ fn when(ms: f64) -> String {
     }
     let t = local_time(ms);
     format_when(t.year, t.month, t.day, t.hour, t.minute)
-}
-
-/// What the list says about keeping runs (the browser lets the page keep them).
-fn keeping_hint() -> String {
-    format!("Runs are kept in this browser as they stream, the {KEEP_RUNS} most recent; older ones are deleted.")
 }
 
 /// History and the leaderboard before the real ones are here: their closed summaries, on the
@@ -41,14 +35,12 @@ pub fn NothingKeptYet(asked: RwSignal<Option<&'static str>>) -> impl IntoView {
             <details id="history" class="history" open=move || asked.get() == Some("history")
                 on:toggle=ask("history")>
                 <summary>"History"</summary>
-                <p class="hint">{keeping_hint()}</p>
             </details>
         </section>
         <section aria-label="Leaderboard">
             <details id="leaderboard" class="leaderboard"
                 open=move || asked.get() == Some("leaderboard") on:toggle=ask("leaderboard")>
                 <summary>"Leaderboard"</summary>
-                <p class="hint">{LEADERBOARD_HINT}</p>
                 <p id="leaderboard-note" class="leaderboard-note" role="status">{NO_VOTES}</p>
             </details>
         </section>
@@ -81,7 +73,9 @@ pub fn History(
                         "This browser does not let the page keep runs: they are gone after a reload."
                             .to_string()
                     } else {
-                        keeping_hint()
+                        format!(
+                            "Runs are kept in this browser as they stream, the {KEEP_RUNS} most recent; older ones are deleted."
+                        )
                     }
                 }}
             </p>

@@ -59,9 +59,6 @@ fn line(row: &Row) -> impl IntoView {
     }
 }
 
-/// What the leaderboard counts.
-pub const LEADERBOARD_HINT: &str = "Your own blind votes and runs in this browser: each mode with its model. A blind vote counts the best answer as a win over each other panel; a tie or all bad, as ties. Ratings are Bradley-Terry on the Elo scale (1000 is average) with a 95% bootstrap interval.";
-
 #[component]
 pub fn Leaderboard(
     /// The kept runs' summaries (the history list).
@@ -112,7 +109,9 @@ pub fn Leaderboard(
         <section aria-label="Leaderboard">
             <details id="leaderboard" class="leaderboard" open=open on:toggle=on_toggle>
                 <summary>"Leaderboard"</summary>
-                <p class="hint">{LEADERBOARD_HINT}</p>
+                <p class="hint">
+                    "Your own blind votes and runs in this browser: each mode with its model. A blind vote counts the best answer as a win over each other panel; a tie or all bad, as ties. Ratings are Bradley-Terry on the Elo scale (1000 is average) with a 95% bootstrap interval."
+                </p>
                 {move || board.with(|(_, note, _)| note.clone()).map(|n| view! { <p id="leaderboard-note" class="leaderboard-note" role="status">{n}</p> })}
                 <div class="leaderboard-scroll">
                     <table id="leaderboard-table">

@@ -265,12 +265,20 @@ pub fn start_turns(turns: Turns) {
 
 /// Draws `view` (a part, say) where it is called once `due` has been true, and from then on:
 /// a part is fetched when what it draws is about to be shown, not with the first screen.
-pub fn show_once<V: IntoView + 'static>(
+/// (Boxed: one copy of this in the first screen's code, not one per place it is used.)
+pub fn show_once(
     due: impl Fn() -> bool + Send + Sync + 'static,
-    view: impl Fn() -> V + Send + Sync + 'static,
-) -> impl IntoView {
+    view: impl Fn() -> AnyView + Send + Sync + 'static,
+) -> AnyView {
+    once_due(Box::new(due), Box::new(view))
+}
+
+type Due = Box<dyn Fn() -> bool + Send + Sync>;
+type Drawn = Box<dyn Fn() -> AnyView + Send + Sync>;
+
+fn once_due(due: Due, view: Drawn) -> AnyView {
     let due = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || due());
-    move || due.get().then(&view)
+    (move || due.get().then(&view)).into_any()
 }
 
 /// Shows a part where it is called, once its chunk has arrived.

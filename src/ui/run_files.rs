@@ -184,7 +184,7 @@ pub fn RunFiles(
             </label>
             {parts::show_once(
                 move || shows_recording.get(),
-                move || parts::show(Part::RecordingBanner { panels, replay }),
+                move || parts::show(Part::RecordingBanner { panels, replay }).into_any(),
             )}
         </section>
     }

@@ -120,7 +120,7 @@ pub fn SettingsPanel(
                 </p>
                 {parts::show_once(
                     move || open.get(),
-                    move || parts::show_first(FirstPart::KeptSecrets { settings, token, changed: kept_changed }),
+                    move || parts::show_first(FirstPart::KeptSecrets { settings, token, changed: kept_changed }).into_any(),
                 )}
             </div>
             <details id="settings-more" class="settings-more" open=!needs_token
@@ -130,11 +130,11 @@ pub fn SettingsPanel(
                     // Fetched when first opened: most visits never open them.
                     {parts::show_once(
                         move || open.get() && more_open.get(),
-                        move || parts::show(Part::ModelBackend { settings, field_error }),
+                        move || parts::show(Part::ModelBackend { settings, field_error }).into_any(),
                     )}
                     {parts::show_once(
                         move || open.get() && more_open.get(),
-                        move || parts::show(Part::ToolSettings { settings, field_error }),
+                        move || parts::show(Part::ToolSettings { settings, field_error }).into_any(),
                     )}
                 </div>
             </details>

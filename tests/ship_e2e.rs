@@ -69,7 +69,7 @@ fn a_bad_recording_is_refused_with_the_reason_and_a_token_hides_the_welcome() {
         // The server answers the recording with something that is not a run.
         rig.js(
             "const f = window.fetch; window.fetch = function (r, ...rest) { \
-               const url = typeof r === 'string' ? r : r.url; \
+               const url = r instanceof Request ? r.url : String(r); \
                if (url.endsWith('lookup.json')) return Promise.resolve(new Response('{\"format\": \"not a run\"')); \
                return f.call(this, r, ...rest); };",
         )

@@ -1,18 +1,18 @@
 use leptos::prelude::*;
 
-use super::arena::Arena;
-use super::embed_code::EmbedButton;
-use super::history::NothingKeptYet;
-use super::panel::Panel;
-use super::panel_run::PanelAction;
-use super::parts::{show, show_once, Part};
-use super::question_bar::QuestionBar;
-use super::replay_player::ReplayClock;
-use super::run_files::RunFiles;
-use super::settings_panel::SettingsPanel;
-use super::welcome::Welcome;
 use crate::agent::mode::ModeChoice;
 use crate::agent::Mode;
+use crate::ui::arena::Arena;
+use crate::ui::embed_code::EmbedButton;
+use crate::ui::panel::panel::Panel;
+use crate::ui::panel::panel_run::PanelAction;
+use crate::ui::parts::{show, show_once, Part};
+use crate::ui::question_bar::QuestionBar;
+use crate::ui::runs::history::NothingKeptYet;
+use crate::ui::runs::replay_player::ReplayClock;
+use crate::ui::runs::run_files::RunFiles;
+use crate::ui::settings::settings_panel::SettingsPanel;
+use crate::ui::welcome::Welcome;
 
 #[component]
 pub fn App() -> impl IntoView {

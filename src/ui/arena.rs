@@ -6,20 +6,20 @@
 use leptos::prelude::*;
 use web_sys::AbortController;
 
-use super::from_address::{self, page_params, with_address_models};
-use super::keep::KeepWiring;
-use super::panel_run::{PanelAction, PanelRun};
-use super::panels::Panels;
-use super::panels_in_view::bring_panels_into_view;
-use super::replay_player::ReplayControl;
-use super::runner::{continue_run, follow_up, go_on_past_limit, retry, start_runs};
-use super::show_file::FileShow;
 use crate::agent::mode::{blind_order, ModeChoice};
 use crate::agent::record::Status;
 use crate::agent::Mode;
 use crate::origin::Origin;
 use crate::page_params::{hidden_note, PageParams};
 use crate::settings::{cannot_call_model, host_to_confirm, missing_for_run, Settings};
+use crate::ui::panel::panel_run::{PanelAction, PanelRun};
+use crate::ui::panels::Panels;
+use crate::ui::panels_in_view::bring_panels_into_view;
+use crate::ui::runner::{continue_run, follow_up, go_on_past_limit, retry, start_runs};
+use crate::ui::runs::from_address::{self, page_params, with_address_models};
+use crate::ui::runs::keep::KeepWiring;
+use crate::ui::runs::replay_player::ReplayControl;
+use crate::ui::runs::show_file::FileShow;
 use crate::web::evaluate_loader::open_evaluate;
 use crate::web::parent_height::post_height_to_parent;
 use crate::web::storage;

@@ -4,8 +4,8 @@
 
 use leptos::prelude::*;
 
-use super::panel_run::PanelRun;
 use crate::agent::record::{Blind, BlindVote};
+use crate::ui::panel::panel_run::PanelRun;
 
 /// What the user chose.
 #[derive(Clone, PartialEq)]

@@ -4,12 +4,12 @@
 
 use leptos::prelude::*;
 
-use super::panel_run::PanelRun;
 use crate::agent::metrics::{
     best_of, format_ms, format_usd, run_metrics, timeline, RunMetrics, SegmentKind,
 };
 use crate::agent::record::{RunRecord, Status};
 use crate::history::shortened;
+use crate::ui::panel::panel_run::PanelRun;
 
 const TIMELINE_WIDTH: f64 = 240.0;
 const ANSWER_CHARS: usize = 280;

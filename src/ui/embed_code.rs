@@ -6,13 +6,13 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::copy_button::CopyButton;
-use super::panel_run::PanelRun;
-use super::parts::{self, Part};
-use super::run_files::{awaits_vote, current_file};
 use crate::agent::mode::ModeChoice;
 use crate::page_params::{base64url_encode, form_encode, RUN_KEY};
 use crate::run_file::RunFile;
+use crate::ui::copy_button::CopyButton;
+use crate::ui::panel::panel_run::PanelRun;
+use crate::ui::parts::{self, Part};
+use crate::ui::runs::run_files::{awaits_vote, current_file};
 use crate::web::deflate::deflate;
 use crate::web::parent_height::HEIGHT_MESSAGE;
 

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::panel_run::PanelRun;
 use crate::run_file::RunFile;
+use crate::ui::panel::panel_run::PanelRun;
 
 #[derive(Clone, Copy)]
 pub struct Panels {

@@ -6,25 +6,25 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::backend_settings::ModelBackend;
-use super::blind_vote::BlindVoting;
-use super::comparison::Comparison;
-use super::embed_code::EmbedCode;
-use super::from_address::show_carried_run;
-use super::history::History;
-use super::host_confirm::HostConfirm;
-use super::keep::Keeper;
-use super::kept_secrets::KeptSecretsLine;
-use super::leaderboard::Leaderboard;
-use super::mcp_servers::McpServers;
-use super::panel::run_body;
-use super::panel_run::RunBody;
-use super::parts::{FirstPart, Job, Part, Turns};
-use super::prompt_settings::PromptSettings;
-use super::recording_cards::{play_card, play_recording_named, RecordingCards};
-use super::run_files::{export_to_file, import_file, RecordingBanner};
-use super::tools_settings::ToolsSettings;
-use super::turn_driver;
+use crate::ui::blind_vote::BlindVoting;
+use crate::ui::comparison::Comparison;
+use crate::ui::embed_code::EmbedCode;
+use crate::ui::host_confirm::HostConfirm;
+use crate::ui::leaderboard::Leaderboard;
+use crate::ui::panel::panel_run::RunBody;
+use crate::ui::panel::run_body::run_body;
+use crate::ui::parts::{FirstPart, Job, Part, Turns};
+use crate::ui::runs::from_address::show_carried_run;
+use crate::ui::runs::history::History;
+use crate::ui::runs::keep::Keeper;
+use crate::ui::runs::recording_cards::{play_card, play_recording_named, RecordingCards};
+use crate::ui::runs::run_files::{export_to_file, import_file, RecordingBanner};
+use crate::ui::settings::backend_settings::ModelBackend;
+use crate::ui::settings::kept_secrets::KeptSecretsLine;
+use crate::ui::settings::mcp_servers::McpServers;
+use crate::ui::settings::prompt_settings::PromptSettings;
+use crate::ui::settings::tools_settings::ToolsSettings;
+use crate::ui::turn_driver;
 
 /// Draws a part: what the split point calls once its chunk is in.
 pub fn draw(part: Part) -> AnyView {

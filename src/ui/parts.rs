@@ -22,18 +22,18 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use send_wrapper::SendWrapper;
 
-use super::keep::KeepWiring;
-use super::panel_run::PanelRun;
-pub use super::panel_run::RunBody;
-use super::replay_player::ReplayControl;
-use super::show_file::FileShow;
-use super::turn_driver::{FirstTurns, Turn};
 use crate::agent::mode::ModeChoice;
 use crate::agent::record::RunRecord;
 use crate::agent::AgentEvent;
 use crate::origin::Origin;
 use crate::recordings::RecordingEntry;
 use crate::settings::Settings;
+use crate::ui::panel::panel_run::PanelRun;
+pub use crate::ui::panel::panel_run::RunBody;
+use crate::ui::runs::keep::KeepWiring;
+use crate::ui::runs::replay_player::ReplayControl;
+use crate::ui::runs::show_file::FileShow;
+use crate::ui::turn_driver::{FirstTurns, Turn};
 use crate::web::engine;
 
 /// A part and what it is drawn from.

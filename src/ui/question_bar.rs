@@ -1,8 +1,8 @@
 use leptos::prelude::*;
 
-use super::shortcut_keys::{listen_for_shortcuts, QUESTION_ID};
 use crate::agent::mode::ModeChoice;
 use crate::shortcuts::{FOCUS_KEYS, RUN_KEYS, STOP_KEYS};
+use crate::ui::shortcut_keys::{listen_for_shortcuts, QUESTION_ID};
 use crate::web::engine;
 
 /// Questions of the kinds the arena is for: weather, arithmetic, a fact, a multi-hop question.

@@ -6,10 +6,6 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use web_sys::AbortController;
 
-use super::frame_batch::FrameBatch;
-use super::panel_run::PanelRun;
-use super::parts::{start_turns, Turns};
-use super::turn_driver::{FirstTurns, Turn};
 use crate::agent::mode::blind_label;
 use crate::agent::protocols::action_protocol::ProtocolPlan;
 use crate::agent::record::{Blind, RunConfig, RunRecord, Status};
@@ -17,6 +13,10 @@ use crate::agent::run::{Next, RunOptions};
 use crate::agent::{AgentEvent, Mode};
 use crate::settings::Settings;
 use crate::turn_request::TurnRequest;
+use crate::ui::panel::frame_batch::FrameBatch;
+use crate::ui::panel::panel_run::PanelRun;
+use crate::ui::parts::{start_turns, Turns};
+use crate::ui::turn_driver::{FirstTurns, Turn};
 use crate::web::engine;
 
 /// Continues a panel's run that a broken stream cut, from the step it was in, with the run's

@@ -7,8 +7,6 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::AbortSignal;
 
-use super::consent_question;
-use super::frame_batch::FrameBatch;
 use crate::agent::record::RunRecord;
 use crate::agent::run::Next;
 use crate::agent::Mode;
@@ -16,6 +14,8 @@ use crate::mcp::consent::{skipping, BLIND_SKIPS};
 use crate::run_setup::set_up_turn;
 use crate::settings::Settings;
 use crate::turn_request::TurnRequest;
+use crate::ui::panel::consent_question;
+use crate::ui::panel::frame_batch::FrameBatch;
 use crate::web::agent_engine::run_request;
 use crate::web::model_info::model_list;
 use crate::web::timer::next_frame;

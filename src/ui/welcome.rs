@@ -2,10 +2,10 @@
 //! with the app's own export, shipped in `recordings/`), and how to get a Hugging Face token.
 //! Shown while no token is set; once one is, a "Recordings" button brings it back. The cards
 //! are drawn from the first visit's chunk, and playing one is the parts chunk's
-//! (src/ui/recording_cards.rs).
+//! (src/ui/runs/recording_cards.rs).
 
-use super::parts::{show_first, FirstPart};
-use super::show_file::FileShow;
+use crate::ui::parts::{show_first, FirstPart};
+use crate::ui::runs::show_file::FileShow;
 use leptos::prelude::*;
 
 #[component]

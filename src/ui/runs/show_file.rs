@@ -4,10 +4,10 @@
 
 use leptos::prelude::*;
 
-use super::panels::Panels;
-use super::panels_in_view::bring_panels_into_view;
-use super::replay_player::ReplayControl;
 use crate::run_file::RunFile;
+use crate::ui::panels::Panels;
+use crate::ui::panels_in_view::bring_panels_into_view;
+use crate::ui::runs::replay_player::ReplayControl;
 use crate::web::engine;
 
 #[derive(Clone, Copy)]

@@ -8,19 +8,19 @@
 use leptos::prelude::*;
 use web_sys::HtmlInputElement;
 
-use super::panel_run::PanelRun;
-use super::parts::{self, Job, Part};
-use super::replay_player::ReplayControl;
-use super::show_file::FileShow;
 use crate::agent::record::RunRecord;
 use crate::agent::replay::Speed;
 use crate::export::{file_stem, markdown};
 use crate::run_file::{RunFile, MAX_IMPORT_BYTES};
+use crate::ui::panel::panel_run::PanelRun;
+use crate::ui::parts::{self, Job, Part};
+use crate::ui::runs::replay_player::ReplayControl;
+use crate::ui::runs::show_file::FileShow;
 use crate::web::download::download;
 use crate::web::file_read::read_text;
 
 /// The run the panels show, as a file. `None` when they show none.
-pub(super) fn current_file(panels: &[PanelRun]) -> Option<RunFile> {
+pub(crate) fn current_file(panels: &[PanelRun]) -> Option<RunFile> {
     let records: Vec<RunRecord> = panels
         .iter()
         .filter_map(|p| p.state.try_get_untracked())
@@ -43,7 +43,7 @@ pub(super) fn current_file(panels: &[PanelRun]) -> Option<RunFile> {
 
 /// A blind run the panels show is still waiting for its vote: its file names every panel's
 /// mode and model, so it stays in the page until then. Tracks the records.
-pub(super) fn awaits_vote(panels: &[PanelRun]) -> bool {
+pub(crate) fn awaits_vote(panels: &[PanelRun]) -> bool {
     panels
         .iter()
         .any(|p| p.state.try_with(RunRecord::awaits_vote).unwrap_or(false))

@@ -5,9 +5,9 @@
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
-use super::keep::Keeper;
 use crate::history::{format_when, RunSummary, KEEP_RUNS};
 use crate::leaderboard::NO_VOTES;
+use crate::ui::runs::keep::Keeper;
 use crate::web::clock::local_time;
 
 /// When a run was started, in local time.

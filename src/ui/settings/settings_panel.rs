@@ -1,8 +1,8 @@
 use leptos::prelude::*;
 
-use super::parts::{self, FirstPart, Part};
 use crate::origin::{is_shared_origin, Origin};
 use crate::settings::{token_problem, Settings};
+use crate::ui::parts::{self, FirstPart, Part};
 use crate::web::storage;
 
 #[component]

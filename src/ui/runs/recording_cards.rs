@@ -6,13 +6,13 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::parts::{self, Job};
-use super::show_file::FileShow;
 use crate::recordings::{
     is_plain_file_name, parse_index, RecordingEntry, INDEX_FILE, MAX_INDEX_BYTES,
     MAX_RECORDING_BYTES, RECORDINGS_DIR,
 };
 use crate::run_file::RunFile;
+use crate::ui::parts::{self, Job};
+use crate::ui::runs::show_file::FileShow;
 use crate::web::page_file::fetch_page_file;
 
 async fn load_index() -> Result<Vec<RecordingEntry>, String> {

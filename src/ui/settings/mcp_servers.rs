@@ -5,12 +5,12 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::tools_settings::{tool_toggle, TOOL_MODES};
 use crate::mcp::consent::AskPolicy;
 use crate::mcp::server_tools::McpServer;
 use crate::origin::Origin;
 use crate::settings::{mcp_url_problem, Settings, MAX_MCP_SERVERS, MAX_MCP_TIMEOUT_SECS};
 use crate::tools::args::expected;
+use crate::ui::settings::tools_settings::{tool_toggle, TOOL_MODES};
 use crate::web::mcp_tools::{self, client, page_origin};
 use crate::web::storage;
 

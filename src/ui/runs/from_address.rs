@@ -5,13 +5,13 @@
 
 use leptos::prelude::*;
 
-use super::parts::{start, Job};
-use super::show_file::FileShow;
 use crate::agent::mode::ModeChoice;
 use crate::agent::Mode;
 use crate::page_params::{base64url_decode, parse, PageParams, MAX_RUN_JSON_BYTES};
 use crate::run_file::RunFile;
 use crate::settings::Settings;
+use crate::ui::parts::{start, Job};
+use crate::ui::runs::show_file::FileShow;
 use crate::web::deflate::inflate;
 use crate::web::engine;
 

@@ -8,11 +8,11 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::panels::Panels;
 use crate::agent::mode::ModeChoice;
 use crate::agent::record::RunRecord;
 use crate::history::{self, RunSummary, KEEP_RUNS, SAVE_EVERY_MS};
 use crate::run_file::RunFile;
+use crate::ui::panels::Panels;
 use crate::web::clock::wall_ms;
 use crate::web::idb::Refusal;
 use crate::web::run_store;

@@ -4,10 +4,10 @@
 
 use leptos::prelude::*;
 
-use super::browser_model_settings::BrowserModel;
 use crate::agent::Mode;
 use crate::browser_model::{Backend, DEFAULT_CONTEXT, MAX_CONTEXT};
 use crate::settings::{Settings, MAX_STEPS_LIMIT};
+use crate::ui::settings::browser_model_settings::BrowserModel;
 use crate::web::model_info::known_model_ids;
 
 fn mode_model(s: &Settings, mode: Mode) -> &String {

@@ -4,9 +4,9 @@
 use leptos::prelude::*;
 use std::time::Duration;
 
-use super::replay_player::ReplayClock;
 use crate::agent::record::{RunRecord, Status};
 use crate::progress::wait_line;
+use crate::ui::runs::replay_player::ReplayClock;
 use crate::web::browser_model;
 use crate::web::clock::wall_ms;
 use crate::web::python_worker::pyodide_download;

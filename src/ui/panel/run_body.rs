@@ -1,113 +1,21 @@
+//! What a panel shows of a run: its turns and steps, the live text, the answer, usage, Inspect
+//! and the calls waiting for consent. In the engine's chunk: the frame (`panel.rs`) asks for
+//! it through `parts::show_run`, and only the engine's split point draws it.
+
 use leptos::prelude::*;
 
-use super::consent_question::ConsentQuestions;
-use super::copy_button::CopyButton;
-use super::follow_scroll::FollowScroll;
-use super::inspect::Inspect;
-use super::markdown_view::Markdown;
-use super::panel_run::{PanelAction, PanelRun, RunBody};
-use super::parts::show_run;
-use super::progress_line::ProgressLine;
-use crate::agent::record::{BlindVote, RunRecord, Status, Step as StepRecord, Turn};
-use crate::agent::Mode;
+use crate::agent::record::{RunRecord, Status, Step as StepRecord, Turn};
 use crate::live_lines::block_cuts;
-use crate::panel_lines::{error_line, figures_line, step_counter, step_figures};
+use crate::panel_lines::{error_line, figures_line, step_figures};
+use crate::ui::copy_button::CopyButton;
+use crate::ui::panel::consent_question::ConsentQuestions;
+use crate::ui::panel::follow_scroll::FollowScroll;
+use crate::ui::panel::inspect::Inspect;
+use crate::ui::panel::markdown_view::Markdown;
+use crate::ui::panel::panel_run::{PanelAction, RunBody};
+use crate::ui::panel::progress_line::ProgressLine;
 
-fn blurb(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Think => "Chain of thought: one model call, reasoning step by step, no tools.",
-        Mode::Act => "Tool calls only: action, observation, action… no written thoughts.",
-        Mode::ReAct => "Thought → Action → Observation, repeated until the answer.",
-    }
-}
-
-#[component]
-pub fn Panel(
-    run: PanelRun,
-    on_action: Callback<(u32, Mode, PanelAction)>,
-    /// The panel plays back a run from a file: nothing in it calls the model.
-    #[prop(optional)]
-    recording: bool,
-) -> impl IntoView {
-    let run_id = run.run_id;
-    let state = run.state;
-    let mode = run.mode;
-    let status = Memo::new(move |_| state.with(|s| s.status));
-    let more_steps = run.more_steps();
-    let counter = move || state.with(|r| step_counter(r, more_steps));
-    let started = Memo::new(move |_| status.get() != Status::Idle);
-    // A blind run's panel goes by its letter until the vote names it.
-    let blind = Memo::new(move |_| state.with(|r| r.blind.clone()));
-    let hidden = Memo::new(move |_| blind.with(|b| b.as_ref().is_some_and(|b| b.hides())));
-    let title = move || match blind.get() {
-        Some(b) if b.hides() => b.hidden_name(),
-        Some(b) => format!(
-            "{} · {} · {}",
-            b.label,
-            mode.label(),
-            state.with(|r| r.config.model.clone())
-        ),
-        None => mode.label().to_string(),
-    };
-    let vote_badge = move || {
-        blind.get().and_then(|b| b.vote).map(|v| match v {
-            BlindVote::Best => "Voted best",
-            BlindVote::NotBest => "Not chosen",
-            BlindVote::Tie => "Tie",
-            BlindVote::AllBad => "All bad",
-        })
-    };
-
-    view! {
-        <section
-            class="panel"
-            data-mode=move || if hidden.get() { "blind" } else { mode.id() }
-            data-label=move || blind.get().map(|b| b.label)
-            data-status=move || status.get().id()
-        >
-            <header class="panel-head">
-                <h2>{title}</h2>
-                {move || vote_badge().map(|v| view! { <span class="vote-badge">{v}</span> })}
-                {recording
-                    .then(|| {
-                        view! {
-                            <span class="recording-badge" title="Played back from a file: no model or tool is called">
-                                "Recording"
-                            </span>
-                        }
-                    })}
-                <span class="panel-status">{move || status.get().label()}</span>
-                <span class="step-counter">{counter}</span>
-            </header>
-            {move || {
-                if started.get() {
-                    show_run(RunBody {
-                            state,
-                            mode,
-                            run_id,
-                            recording,
-                            on_action,
-                            more_steps,
-                        })
-                        .into_any()
-                } else {
-                    // An idle panel, drawn without the parts chunk: the first screen.
-                    view! {
-                        <div class="panel-scroll">
-                            <div class="panel-body">
-                                <p class="blurb">{blurb(mode)}</p>
-                            </div>
-                        </div>
-                        <footer class="usage"></footer>
-                    }
-                        .into_any()
-                }
-            }}
-        </section>
-    }
-}
-
-pub(super) fn run_body(body: RunBody) -> AnyView {
+pub(crate) fn run_body(body: RunBody) -> AnyView {
     let RunBody {
         state,
         mode,

@@ -220,6 +220,9 @@ mod host {
         .await;
         let mut samples = Vec::new();
         for _ in 0..5 {
+            // A pasted token stays in the tab's session storage: the next sample's visitor has
+            // not pasted it yet (the page is still the last sample's, on the same origin).
+            rig.js("sessionStorage.clear();").await;
             let before = rig.mock.chat_requests().len();
             let probe = cold_start(
                 client,

@@ -26,7 +26,7 @@ const fetch = window.fetch;
 window.fetch = function (...args) {
   const url = new URL(args[0] instanceof Request ? args[0].url : String(args[0]), location.href);
   const ownCode = url.origin === location.origin &&
-    /\/(?:[\w-]+_bg|split_[a-z]+-[0-9a-f]+|chunk_[0-9]+-[0-9a-f]+)\.wasm$/.test(url.pathname);
+    /\/(?:[\w-]+_bg|split_[a-z_]+-[0-9a-f]+|chunk_[0-9]+-[0-9a-f]+)\.wasm$/.test(url.pathname);
   if (!ownCode) window.__fetches += 1;
   return fetch.apply(this, args);
 };

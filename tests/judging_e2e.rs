@@ -434,23 +434,30 @@ fn an_edited_prompt_is_what_the_endpoint_receives_and_goes_with_the_run() {
 /// Each mode answers so that its panel can be told apart by its answer (the test must find
 /// the mode it votes for without reading a name the page hides).
 fn script_distinct_answers(rig: &Rig, runs: usize) {
+    script_distinct_answers_after(rig, runs, 0);
+}
+
+/// The same, each answer sent `latency_ms` after its request (a run still going when the page
+/// has drawn what it draws once a run is shown).
+fn script_distinct_answers_after(rig: &Rig, runs: usize, latency_ms: u64) {
+    let reply = |text: &str| Reply::text(text).with_latency(latency_ms);
     for _ in 0..runs {
         rig.mock.script(
             Mode::Think.prompt_heading(),
-            [Reply::text("Thought: sevens.\nAnswer: 42 by thinking")],
+            [reply("Thought: sevens.\nAnswer: 42 by thinking")],
         );
         rig.mock.script(
             Mode::Act.prompt_heading(),
             [
-                Reply::text("Action: calculator\nAction Input: 6 * 7"),
-                Reply::text("Answer: 42 by acting"),
+                reply("Action: calculator\nAction Input: 6 * 7"),
+                reply("Answer: 42 by acting"),
             ],
         );
         rig.mock.script(
             Mode::ReAct.prompt_heading(),
             [
-                Reply::text("Thought: multiply.\nAction: calculator\nAction Input: 6 * 7"),
-                Reply::text("Thought: done.\nAnswer: 42 by reasoning and acting"),
+                reply("Thought: multiply.\nAction: calculator\nAction Input: 6 * 7"),
+                reply("Thought: done.\nAnswer: 42 by reasoning and acting"),
             ],
         );
     }
@@ -483,7 +490,9 @@ return names.filter(n => text.includes(n)).map(n => n + ' in …' + text.slice(M
 #[test]
 fn blind_mode_names_no_mode_or_model_until_the_vote_and_the_vote_is_kept() {
     browser_test(|rig: Rig| async move {
-        script_distinct_answers(&rig, 1);
+        // Slow enough that the run still goes when the vote bar (a part, fetched once the
+        // run's first request has left) is drawn.
+        script_distinct_answers_after(&rig, 1, 1_500);
         rig.open_app_overriding(json!({
             "protocol": "text",
             "mode_models": { "think": "lab/thinker-7b", "act": "lab/actor-8b", "react": "lab/reactor-9b" },
@@ -516,6 +525,12 @@ fn blind_mode_names_no_mode_or_model_until_the_vote_and_the_vote_is_kept() {
             json!([]),
             "a name shows while the run goes"
         );
+        rig.wait_for(
+            "the vote bar",
+            SETTLE,
+            "return document.querySelectorAll('.vote-best').length === 3",
+        )
+        .await;
         assert_eq!(
             rig.js("return document.querySelectorAll('.vote-best:disabled').length")
                 .await,

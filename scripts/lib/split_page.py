@@ -42,6 +42,33 @@ def wasm_opt_params(html_source):
     return params.group(1).split()
 
 
+# wasm-split-cli writes the same fetch-and-instantiate function out for every chunk; the
+# loader is on the first screen, so it is written once and named.
+CHUNK_FETCH = re.compile(
+    r'makeLoad\(\(\) => \{\s*const src = fetch\(new URL\("(\./[\w-]+\.wasm)", import\.meta\.url\)\);'
+    r'\s*src\.catch\(\(\) => \{\}\);'
+    r'\s*return async \(imports\) => \(WebAssembly\.instantiateStreaming\(src, imports\)\);\s*\}\s*,'
+)
+FETCH_WASM = """function fetchWasm(name) {
+    return () => {
+        const src = fetch(new URL(name, import.meta.url));
+        src.catch(() => {});
+        return async (imports) => (WebAssembly.instantiateStreaming(src, imports));
+    };
+}
+"""
+
+
+def compact_loader(loader):
+    """The loader with one `fetchWasm` for every chunk's copy of it; fails if wasm-split-cli
+    wrote it otherwise (every chunk's load must still be found)."""
+    loads = loader.count("makeLoad(") - loader.count("function makeLoad(")
+    compact, found = CHUNK_FETCH.subn(lambda m: f'makeLoad(fetchWasm("{m.group(1)}"),', loader)
+    if found == 0 or found != loads:
+        sys.exit(f"split_page: {found} of the loader's {loads} chunk loads have the expected form")
+    return compact.replace("function makeLoad(", FETCH_WASM + "function makeLoad(", 1)
+
+
 def main():
     root = os.environ.get("TRUNK_STAGING_DIR", sys.argv[-1])
     profile = os.environ.get("TRUNK_PROFILE", "release")
@@ -77,7 +104,7 @@ def main():
                 run(WASM_OPT, "-Oz", *params, path, "-o", path)
 
         # Chunks first: the loader names them, and the glue names the loader.
-        loader = open(os.path.join(parts, "__wasm_split.js"), encoding="utf-8").read()
+        loader = compact_loader(open(os.path.join(parts, "__wasm_split.js"), encoding="utf-8").read())
         for path in chunks:
             data = open(path, "rb").read()
             name = os.path.basename(path)[: -len(".wasm")]

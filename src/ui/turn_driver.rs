@@ -90,7 +90,10 @@ pub fn begin(first: FirstTurns) {
                 (r.clone(), options)
             });
             let Some((record, options)) = configured else {
-                continue; // a newer run replaced this panel meanwhile
+                // A newer run or a shown file replaced this panel meanwhile: it will send no
+                // request, and what waits for one goes on.
+                crate::web::engine::model_request_left();
+                continue;
             };
             let request = TurnRequest {
                 tools_key: record.id.clone(),

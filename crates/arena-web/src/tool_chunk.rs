@@ -5,6 +5,7 @@
 //! (`arena_core::tools::deferred`).
 
 use std::cell::Cell;
+use std::rc::Rc;
 
 use arena_core::tools::deferred::LoadTools;
 use arena_core::tools::endpoints::ToolEndpoints;
@@ -52,13 +53,13 @@ pub fn made_here(wanted: ToolsWanted) -> Fetching<Vec<Box<dyn Tool>>> {
 /// The run's enabled built-in tools and what they talk to: what the chunk's split point calls.
 pub fn make(wanted: ToolsWanted) -> Vec<Box<dyn Tool>> {
     let env = ToolEnv {
-        http: std::rc::Rc::new(BrowserHttp {
+        http: Rc::new(BrowserHttp {
             timeout_secs: TOOL_TIMEOUT_SECS,
         }),
-        jsonp: std::rc::Rc::new(FrameJsonp {
+        jsonp: Rc::new(FrameJsonp {
             timeout_secs: TOOL_TIMEOUT_SECS,
         }),
-        python: std::rc::Rc::new(WorkerPython::new(wanted.endpoints.pyodide.clone())),
+        python: Rc::new(WorkerPython::new(wanted.endpoints.pyodide.clone())),
         endpoints: wanted.endpoints,
         python_timeout_secs: wanted.python_timeout_secs,
     };

@@ -78,13 +78,7 @@ async fn stored_run_ids(rig: &Rig) -> Vec<String> {
 }
 
 async fn open_history(rig: &Rig) {
-    // The list's own summary counts the runs; until it is drawn, a closed one stands in.
-    rig.wait_for(
-        "the history list",
-        SETTLE,
-        "return /^History \\(\\d+\\)$/.test(document.querySelector('#history > summary')?.textContent ?? '')",
-    )
-    .await;
+    rig.wait_for_history_list().await;
     if rig
         .js("return document.querySelector('#history').open")
         .await

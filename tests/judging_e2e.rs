@@ -44,6 +44,7 @@ async fn export(rig: &Rig) -> (RunFile, String) {
 
 /// Opens the history and waits for its one run.
 async fn open_history_of_one_run(rig: &Rig) {
+    rig.wait_for_history_list().await;
     rig.click("#history > summary").await;
     rig.wait_for(
         "the run in the history",

@@ -171,6 +171,7 @@ fn the_arena_lays_out_at_every_width_idle_running_done_and_in_its_dialogs() {
         check.view(&rig, "embed-dialog").await;
         rig.click("#embed-close").await;
 
+        rig.wait_for_history_list().await;
         rig.click("#history > summary").await;
         rig.click("#leaderboard > summary").await;
         rig.wait_for(

@@ -501,6 +501,18 @@ impl Rig {
         self.open_app_with(settings, MARKER_TOKEN, false).await;
     }
 
+    /// Waits until the history list itself is drawn (its summary counts the runs): until then
+    /// a closed summary stands in for it, and a click on that one would be lost.
+    #[allow(dead_code)] // not every test binary opens the history
+    pub async fn wait_for_history_list(&self) {
+        self.wait_for(
+            "the history list",
+            Duration::from_secs(40),
+            "return /^History \\(\\d+\\)$/.test(document.querySelector('#history > summary')?.textContent ?? '')",
+        )
+        .await;
+    }
+
     /// Clicks the first element matching `css`.
     pub async fn click(&self, css: &str) {
         let element = self.client.find(Locator::Css(css)).await;

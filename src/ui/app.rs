@@ -5,7 +5,7 @@ use crate::agent::Mode;
 use crate::ui::arena::Arena;
 use crate::ui::embed_code::EmbedButton;
 use crate::ui::panel::panel::Panel;
-use crate::ui::panel::panel_run::PanelAction;
+use crate::ui::panel::panel_run::{shows_a_run, PanelAction};
 use crate::ui::parts::{show, show_once, Part};
 use crate::ui::question_bar::QuestionBar;
 use crate::ui::runs::history::NothingKeptYet;
@@ -34,12 +34,7 @@ pub fn App() -> impl IntoView {
     } = arena;
     provide_context(ReplayClock(replay.clock));
     // The panels show a run (live, kept or played back), not only their empty frames.
-    let has_run = move || {
-        panels.with(|ps| {
-            ps.iter()
-                .any(|p| p.state.try_with(|r| !r.turns.is_empty()).unwrap_or(false))
-        })
-    };
+    let has_run = move || panels.with(|ps| shows_a_run(ps));
     // Whether this browser may keep runs of an earlier visit (asked without opening, so
     // without creating, the database).
     let may_hold_runs = RwSignal::new(false);

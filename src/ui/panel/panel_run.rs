@@ -21,6 +21,14 @@ pub enum PanelAction {
     MoreSteps,
 }
 
+/// Whether the panels show a run (live, kept or played back), not only their empty frames.
+/// Tracks the records.
+pub fn shows_a_run(panels: &[PanelRun]) -> bool {
+    panels
+        .iter()
+        .any(|p| p.state.try_with(|r| !r.turns.is_empty()).unwrap_or(false))
+}
+
 /// One panel of one run.
 #[derive(Clone)]
 pub struct PanelRun {

@@ -12,7 +12,7 @@ use crate::agent::record::RunRecord;
 use crate::agent::replay::Speed;
 use crate::export::{file_stem, markdown};
 use crate::run_file::{RunFile, MAX_IMPORT_BYTES};
-use crate::ui::panel::panel_run::PanelRun;
+use crate::ui::panel::panel_run::{shows_a_run, PanelRun};
 use crate::ui::parts::{self, Job, Part};
 use crate::ui::runs::replay_player::ReplayControl;
 use crate::ui::runs::show_file::FileShow;
@@ -103,6 +103,11 @@ pub async fn import_file(file: web_sys::File, shower: FileShow, alert: RwSignal<
     }
 }
 
+/// Whether the panels play back a recording (an imported or shipped file). Tracks it.
+fn plays_recording(panels: RwSignal<Vec<PanelRun>>, replay: ReplayControl) -> bool {
+    panels.with(|ps| ps.first().is_some_and(|p| replay.is_recording(p.run_id)))
+}
+
 #[component]
 pub fn RunFiles(
     panels: RwSignal<Vec<PanelRun>>,
@@ -111,21 +116,14 @@ pub fn RunFiles(
     /// Shows an imported file in the panels.
     shower: FileShow,
 ) -> impl IntoView {
-    let has_run = Memo::new(move |_| {
-        panels.with(|ps| {
-            ps.iter()
-                .any(|p| p.state.try_with(|r| !r.turns.is_empty()).unwrap_or(false))
-        })
-    });
+    let has_run = Memo::new(move |_| panels.with(|ps| shows_a_run(ps)));
     let busy = Memo::new(move |_| {
         panels.with(|ps| {
             ps.iter()
                 .any(|p| p.state.try_with(|r| r.status.is_active()).unwrap_or(false))
         })
     });
-    let shows_recording = Memo::new(move |_| {
-        panels.with(|ps| ps.first().is_some_and(|p| replay.is_recording(p.run_id)))
-    });
+    let shows_recording = Memo::new(move |_| plays_recording(panels, replay));
     let blind = Memo::new(move |_| panels.with(|ps| awaits_vote(ps)));
     let cannot_export = move || !has_run.get() || busy.get() || blind.get();
     let vote_first = "Vote first: the file names each panel's mode and model";
@@ -193,9 +191,7 @@ pub fn RunFiles(
 /// What the panels play back, and Replay again: drawn once they play a recording.
 #[component]
 pub fn RecordingBanner(panels: RwSignal<Vec<PanelRun>>, replay: ReplayControl) -> impl IntoView {
-    let shows_recording = Memo::new(move |_| {
-        panels.with(|ps| ps.first().is_some_and(|p| replay.is_recording(p.run_id)))
-    });
+    let shows_recording = Memo::new(move |_| plays_recording(panels, replay));
     let replay_again = move |_| {
         let states: Vec<_> = panels.with_untracked(|ps| ps.iter().map(|p| p.state).collect());
         replay.play(states);

@@ -118,7 +118,10 @@ pub(crate) fn new_record(run_id: u32, mode: Mode, settings: &Settings) -> RunRec
         tools: settings.offered_built_in_tools(mode),
         ..RunConfig::default()
     };
-    RunRecord::new(format!("{now:.0}-{run_id}-{}", mode.id()), now, config)
+    // The time as a whole number of ms: formatting an f64 would bring float formatting (some
+    // 5 KB) into the first screen.
+    let ms = now as u64;
+    RunRecord::new(format!("{ms}-{run_id}-{}", mode.id()), now, config)
 }
 
 /// New panels for a run of `modes`, waiting; their first turns start once the parts chunk is

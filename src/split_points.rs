@@ -1,7 +1,8 @@
 //! The page's split points, cut off the page's module by scripts/lib/split_page.py into wasm
 //! chunks fetched when first needed: the parts and jobs of src/ui/parts.rs (a part drawn, a
-//! job started); the agent engine (the loop, the model client, the MCP tools) with a panel's
-//! run and the driving of its turns (a question written, a run started); the built-in tools
+//! job started); the agent engine (the loop, the model client, the MCP tools) and the driving
+//! of a run's turns (a question written, a run started); what a panel shows of a run (a run
+//! shown, once a starting run's first request has left); the built-in tools
 //! (a run's first request sent); the Markdown parser (Markdown to draw). Code several chunks
 //! use goes into a chunk of its own, fetched with whichever needs it first. They live in the page's binary, not the library: the Evaluate
 //! module links the library too, and would otherwise carry their code.
@@ -45,10 +46,10 @@ fn carry_out(job: Job) -> Result<(), ChunkMissing> {
     Ok(())
 }
 
-// What a run needs before its first request, and to be shown, is in the engine's chunk: a
-// first run fetches the first screen and that chunk (with the code it shares with the parts),
-// not the other parts.
-#[wasm_split_helpers::wasm_split(engine, fallible)]
+// What a panel shows of a run is a chunk of its own, fetched once a starting run's first
+// request has left: a first run fetches the first screen and the engine's chunk before it, and
+// a run played back or kept needs no engine at all.
+#[wasm_split_helpers::wasm_split(run_view, fallible)]
 fn draw_run(body: RunBody) -> Result<AnyView, ChunkMissing> {
     Ok(part_views::draw_run(body))
 }

@@ -374,6 +374,70 @@ fn an_engine_that_cannot_load_says_so_and_the_next_run_loads_it() {
     });
 }
 
+/// What a panel shows of a run is a chunk of its own, fetched once the run's first request has
+/// left. When it cannot be fetched the run still runs; its panel says why its body is missing,
+/// and never "Done" before the body is there; the run is kept, and a reload shows it.
+#[test]
+fn a_run_whose_view_cannot_load_says_so_and_a_reload_shows_it() {
+    const MISSING: &str =
+        "This part of the page could not be loaded. Check the connection and reload the page.";
+    browser_test(|rig: Rig| async move {
+        rig.mock
+            .script(Mode::Think.prompt_heading(), [Reply::text("Answer: fine")]);
+        cdp(&rig.client, "Network.enable", json!({})).await;
+        cdp(
+            &rig.client,
+            "Network.setBlockedURLs",
+            json!({ "urls": ["*split_run_view-*"] }),
+        )
+        .await;
+        open(&rig, json!({})).await;
+        // Every status the panel shows, as it shows it: a status set over an empty body would
+        // be seen here.
+        rig.js(
+            "window.__shown = []; new MutationObserver(() => { \
+               const p = document.querySelector('section.panel'); \
+               window.__shown.push([p.dataset.status, !!p.querySelector('.panel-error')]); \
+             }).observe(document.querySelector('#panels'), \
+               {subtree: true, childList: true, attributes: true, attributeFilter: ['data-status']});",
+        )
+        .await;
+        let p = think(&rig).await;
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert_eq!(p.error, MISSING, "{p:#?}");
+        assert_eq!(
+            rig.mock.chat_requests().len(),
+            1,
+            "the run reached the model"
+        );
+        let shown: Vec<(String, bool)> =
+            serde_json::from_value(rig.js("return window.__shown;").await).unwrap();
+        assert!(
+            shown
+                .iter()
+                .all(|(status, body)| status == "waiting" || *body),
+            "the panel said it was settled before it said what it shows: {shown:?}"
+        );
+
+        cdp(&rig.client, "Network.setBlockedURLs", json!({ "urls": [] })).await;
+        rig.client.refresh().await.unwrap();
+        rig.wait_for(
+            "the kept run after the reload",
+            SETTLE,
+            "return !!document.querySelector('section.panel .answer')",
+        )
+        .await;
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+        assert!(p.answer.ends_with("fine"), "{p:#?}");
+        assert!(p.error.is_empty(), "{p:#?}");
+        assert_eq!(
+            rig.mock.chat_requests().len(),
+            1,
+            "the reload asked nothing"
+        );
+    });
+}
+
 /// The page's parts chunk (export and import, the embed code, history, the comparison, the
 /// recordings' cards) does not arrive, as on a dropped connection: the first screen still
 /// works, a run still runs and shows its answer (it needs only the engine's chunk), each

@@ -236,7 +236,7 @@ fn a_panel_follows_the_stream_until_the_user_scrolls_up() {
             "the streamed text to overflow the panel",
             SETTLE,
             "const b = document.querySelector('section.panel .panel-body');\
-             return b.scrollHeight - b.clientHeight > 300;",
+             return !!b && b.scrollHeight - b.clientHeight > 300;",
         )
         .await;
         let mut checks = 0;
@@ -374,12 +374,13 @@ fn the_theme_follows_the_system_colour_scheme() {
     });
 }
 
-async fn progress_text(rig: &Rig) -> String {
-    rig.js("return document.querySelector('section.panel .progress').innerText;")
+/// The panel's progress line; None until the panel shows its run (its body comes with a
+/// chunk fetched after the run's first request).
+async fn progress_text(rig: &Rig) -> Option<String> {
+    rig.js("return document.querySelector('section.panel .progress')?.innerText ?? null;")
         .await
         .as_str()
-        .unwrap_or_default()
-        .to_string()
+        .map(str::to_string)
 }
 
 /// Polls the panel's progress line until it matches `wanted`; returns what it said.
@@ -387,7 +388,7 @@ async fn wait_for_progress(rig: &Rig, what: &str, wanted: impl Fn(&str) -> bool)
     let deadline = Instant::now() + SETTLE;
     let mut seen = Vec::new();
     loop {
-        let text = progress_text(rig).await;
+        let text = progress_text(rig).await.unwrap_or_default();
         if wanted(&text) {
             return text;
         }
@@ -433,7 +434,11 @@ fn long_waits_show_elapsed_time_and_the_running_tool() {
         assert_eq!(tool, "Running wikipedia… 2 s");
         let p = rig.wait_until_settled(SETTLE).await.remove(0);
         assert_eq!(p.status, "done", "{p:#?}");
-        assert_eq!(progress_text(&rig).await, "", "nothing is awaited any more");
+        assert_eq!(
+            progress_text(&rig).await.as_deref(),
+            Some(""),
+            "nothing is awaited any more"
+        );
     });
 }
 
@@ -458,7 +463,7 @@ fn the_pyodide_download_shows_the_bytes_loaded() {
         let mut sizes = Vec::new();
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
-            let text = progress_text(&rig).await;
+            let text = progress_text(&rig).await.unwrap_or_default();
             if let Some(size) = text.split("loading Python: ").nth(1) {
                 if sizes.last() != Some(&size.to_string()) {
                     sizes.push(size.to_string());

@@ -2,8 +2,8 @@
 //! the blind vote, the embed dialog, the recording's banner, keeping runs and the history
 //! list, the host confirmation, Settings' model and tool sections (`Part`), and exporting,
 //! importing, playing a recording and reading a run the address carries (`Job`) are in the
-//! parts chunk; what a panel shows of a run (`RunBody`) and driving its turns (`Turns`) are
-//! in the engine's chunk. The page's binary cuts them off its module (split points,
+//! parts chunk; what a panel shows of a run (`RunBody`) in a chunk of its own, and driving a
+//! run's turns (`Turns`) in the engine's chunk. The page's binary cuts them off its module (split points,
 //! src/split_points.rs, cut by scripts/lib/split_page.py), so the first load does not carry
 //! them. A chunk is fetched once, when the first of its parts is about to be shown
 //! (`show_once`: a run in the panels, a dialog or a section opened, runs kept by an earlier
@@ -148,8 +148,8 @@ pub enum Turns {
 }
 
 /// How the page fetches the chunks and draws a part or starts a job in them: the parts in
-/// the parts chunk; a panel's run and its turns in the engine's chunk, so a first run needs
-/// only that one (and the code both chunks use).
+/// the parts chunk; a panel's run in its own chunk, and its turns in the engine's chunk, so a
+/// first run needs only the engine before its first request (and the code it shares).
 #[derive(Clone, Copy)]
 pub struct Fetch {
     pub draw: fn(Part) -> Drawing,
@@ -312,12 +312,21 @@ pub fn show_first(part: FirstPart) -> impl IntoView {
     })
 }
 
-/// Shows a panel's run where it is called, once the engine's chunk has arrived.
-pub fn show_run(body: RunBody) -> impl IntoView {
-    let drawing = FETCH.get().map(|fetch| (fetch.draw_run)(body));
-    // Where the run's error would be: the engine could not be fetched, and Run tries again.
+/// Shows a panel's run where it is called, once its chunk has arrived (after a starting run's
+/// first request has left); `drawn` turns true when it is shown, or says why not.
+pub fn show_run(body: RunBody, drawn: RwSignal<bool>) -> impl IntoView {
+    let drawing = FETCH.get().map(|fetch| {
+        let draw = fetch.draw_run;
+        Box::pin(async move {
+            engine::settled().await;
+            let shown = draw(body).await;
+            // After this view is in the page: an effect runs once the render is done.
+            Effect::new(move |_| drawn.set(true));
+            shown
+        }) as Drawing
+    });
     drawn_or_missing(drawing, || {
-        view! { <p class="part-missing panel-error" role="alert">{ENGINE_MISSING}</p> }.into_any()
+        view! { <p class="part-missing panel-error" role="alert">{MISSING}</p> }.into_any()
     })
 }
 

@@ -1,7 +1,7 @@
 //! A call that needs the user's consent, asked in its panel: the server, the tool, the exact
 //! arguments and why it is asked, with Allow once / Allow for this run / Deny. The run waits
 //! for the answer; Stop (or any end of the run) takes the question away. Drawn in the
-//! engine's chunk, with the run's body.
+//! run view's chunk, with the run's body.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

@@ -1,7 +1,7 @@
 //! A mode's panel. Its frame (`panel.rs`: the heading, the state, the buttons) is on the first
 //! screen; what it shows of a run (`run_body.rs`, with Inspect, Markdown, the progress line,
-//! the consent question and following the stream) is in the engine's chunk, reached through
-//! `parts::show_run`; `panel_run.rs` is what a panel is drawn from, and `frame_batch.rs`
+//! the consent question and following the stream) is in a chunk of its own (`split_run_view`),
+//! reached through `parts::show_run`; `panel_run.rs` is what a panel is drawn from, and `frame_batch.rs`
 //! draws a run's events once a frame (engine's chunk).
 
 pub(crate) mod consent_question;

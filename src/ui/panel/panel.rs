@@ -1,5 +1,5 @@
 //! A mode's panel as the first screen draws it: its heading, state and buttons, and a blurb
-//! until it shows a run, whose body (`run_body.rs`) comes with the engine's chunk.
+//! until it shows a run, whose body (`run_body.rs`) comes with a chunk of its own.
 
 use leptos::prelude::*;
 
@@ -29,9 +29,17 @@ pub fn Panel(
     let state = run.state;
     let mode = run.mode;
     let status = Memo::new(move |_| state.with(|s| s.status));
+    let started = Memo::new(move |_| status.get() != Status::Idle);
+    // The run's body comes with a chunk of its own: until it is shown the panel says it is
+    // waiting, never "Done" over an empty body.
+    let drawn = RwSignal::new(false);
+    let shown = Memo::new(move |_| match status.get() {
+        Status::Idle => Status::Idle,
+        _ if !drawn.get() => Status::Waiting,
+        s => s,
+    });
     let more_steps = run.more_steps();
     let counter = move || state.with(|r| step_counter(r, more_steps));
-    let started = Memo::new(move |_| status.get() != Status::Idle);
     // A blind run's panel goes by its letter until the vote names it.
     let blind = Memo::new(move |_| state.with(|r| r.blind.clone()));
     let hidden = Memo::new(move |_| blind.with(|b| b.as_ref().is_some_and(|b| b.hides())));
@@ -59,7 +67,8 @@ pub fn Panel(
             class="panel"
             data-mode=move || if hidden.get() { "blind" } else { mode.id() }
             data-label=move || blind.get().map(|b| b.label)
-            data-status=move || status.get().id()
+            data-status=move || shown.get().id()
+            aria-busy=move || (started.get() && !drawn.get()).then_some("true")
         >
             <header class="panel-head">
                 <h2>{title}</h2>
@@ -72,7 +81,7 @@ pub fn Panel(
                             </span>
                         }
                     })}
-                <span class="panel-status">{move || status.get().label()}</span>
+                <span class="panel-status">{move || shown.get().label()}</span>
                 <span class="step-counter">{counter}</span>
             </header>
             {move || {
@@ -84,7 +93,7 @@ pub fn Panel(
                             recording,
                             on_action,
                             more_steps,
-                        })
+                        }, drawn)
                         .into_any()
                 } else {
                     // An idle panel, drawn without the parts chunk: the first screen.

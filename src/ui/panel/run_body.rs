@@ -1,6 +1,6 @@
 //! What a panel shows of a run: its turns and steps, the live text, the answer, usage, Inspect
-//! and the calls waiting for consent. In the engine's chunk: the frame (`panel.rs`) asks for
-//! it through `parts::show_run`, and only the engine's split point draws it.
+//! and the calls waiting for consent. In a chunk of its own (`split_run_view`): the frame
+//! (`panel.rs`) asks for it through `parts::show_run`, and only its split point draws it.
 
 use leptos::prelude::*;
 

@@ -2,13 +2,14 @@ use leptos::prelude::*;
 
 use crate::agent::mode::ModeChoice;
 use crate::agent::Mode;
+use crate::ui::app_context::AppContext;
 use crate::ui::arena::Arena;
 use crate::ui::embed_code::EmbedButton;
 use crate::ui::panel::panel::Panel;
 use crate::ui::panel::panel_run::{shows_a_run, PanelAction};
 use crate::ui::parts::{show, show_once, Part};
 use crate::ui::question_bar::QuestionBar;
-use crate::ui::runs::history::NothingKeptYet;
+use crate::ui::runs::kept_runs::KeptRuns;
 use crate::ui::runs::replay_player::ReplayClock;
 use crate::ui::runs::run_files::RunFiles;
 use crate::ui::settings::settings_panel::SettingsPanel;
@@ -33,21 +34,13 @@ pub fn App() -> impl IntoView {
         ..
     } = arena;
     provide_context(ReplayClock(replay.clock));
+    provide_context(AppContext {
+        settings: arena.settings,
+        token: arena.token,
+        alert,
+    });
     // The panels show a run (live, kept or played back), not only their empty frames.
     let has_run = move || panels.with(|ps| shows_a_run(ps));
-    // Whether this browser may keep runs of an earlier visit (asked without opening, so
-    // without creating, the database).
-    let may_hold_runs = RwSignal::new(false);
-    leptos::task::spawn_local(async move {
-        if crate::web::run_store::may_hold_runs().await || crate::web::eval_store::may_hold().await
-        {
-            may_hold_runs.set(true);
-        }
-    });
-    // Which closed summary of History or the leaderboard the user opened before the real ones
-    // were here.
-    let kept_asked = RwSignal::new(None::<&'static str>);
-    let history_drawn = RwSignal::new(false);
 
     view! {
         <header class="top">
@@ -58,12 +51,7 @@ pub fn App() -> impl IntoView {
             <ViewSwitch arena=arena />
         </header>
         <Welcome token=arena.token shower=shower />
-        <SettingsPanel
-            settings=arena.settings
-            token=arena.token
-            alert=alert
-            fold_on=arena.runs_started
-        />
+        <SettingsPanel fold_on=arena.runs_started />
         <QuestionBar
             question=question
             question_note=arena.question_note
@@ -79,7 +67,7 @@ pub fn App() -> impl IntoView {
                     && arena.settings.with(|s| !s.mcp_servers.is_empty())
             })
         />
-        <RunFiles panels=panels replay=replay alert=alert shower=shower />
+        <RunFiles panels=panels replay=replay shower=shower />
         <EmbedButton panels=panels question=question mode_choice=mode_choice />
         {move || {
             arena
@@ -103,23 +91,8 @@ pub fn App() -> impl IntoView {
             </For>
         </main>
         {show_once(has_run, move || show(Part::Comparison(panels)).into_any())}
-        // Runs are kept in IndexedDB as they stream; the latest is shown again after a reload
-        // (started with the history list, in the page's parts chunk): at once when runs may
-        // be kept here, else with the first run or when History or the leaderboard is opened
-        // (a first visit has nothing to list, and sees their closed summaries).
-        {show_once(
-            move || may_hold_runs.get() || has_run() || kept_asked.get().is_some(),
-            move || {
-                show(Part::History {
-                    wiring: arena.keep_wiring(),
-                    opened: kept_asked,
-                    drawn: history_drawn,
-                })
-                .into_any()
-            },
-        )}
-        // The closed summaries stand in until the real ones are drawn.
-        {move || (!history_drawn.get()).then(|| view! { <NothingKeptYet asked=kept_asked /> })}
+        // Runs are kept in IndexedDB as they stream; the latest is shown again after a reload.
+        <KeptRuns arena=arena />
         <footer class="bottom">
             "Everything runs in your browser. Your token is sent only to the API base URL you set, in the Authorization header."
         </footer>

@@ -18,17 +18,23 @@ pub fn CopyButton(
     label: &'static str,
 ) -> impl IntoView {
     let feedback = RwSignal::new(None::<&'static str>);
+    // Each click's feedback stays its full time: an earlier click's timer does not clear it.
+    let clicks = StoredValue::new(0u32);
     let copy = move |_| {
         let value = text.get_untracked();
+        let click = clicks.get_value().wrapping_add(1);
+        clicks.set_value(click);
         spawn_local(async move {
             let said = match copy_text(&value).await {
                 Ok(()) => "Copied",
                 Err(_) => "Copy failed",
             };
-            feedback.set(Some(said));
+            // `try_`: the panel may be gone meanwhile.
+            let _ = feedback.try_set(Some(said));
             sleep(FEEDBACK_MS).await;
-            // A later click may have replaced the feedback; disposed with the panel is fine.
-            let _ = feedback.try_set(None);
+            if clicks.try_get_value() == Some(click) {
+                let _ = feedback.try_set(None);
+            }
         });
     };
     view! {

@@ -12,6 +12,7 @@ use crate::evaluation::outcome::JobResult;
 use crate::evaluation::plan::EvalSpec;
 use crate::history::RunSummary;
 use crate::leaderboard::{csv, gather, ranking_note, table, Row};
+use crate::ui::app_context::AppContext;
 use crate::web::clock::wall_ms;
 use crate::web::{download, eval_store, storage};
 
@@ -63,11 +64,11 @@ fn line(row: &Row) -> impl IntoView {
 pub fn Leaderboard(
     /// The kept runs' summaries (the history list).
     runs: RwSignal<Vec<RunSummary>>,
-    alert: RwSignal<Option<String>>,
     /// Drawn open (the summary that stood in for it was opened).
     #[prop(optional)]
     open: bool,
 ) -> impl IntoView {
+    let alert = AppContext::get().alert;
     let since = RwSignal::new(storage::load_leaderboard_since());
     let undo_to = RwSignal::new(None::<f64>);
     let evals = RwSignal::new(Vec::<(EvalSpec, Vec<JobResult>)>::new());

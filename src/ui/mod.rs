@@ -2,6 +2,7 @@
 //! live in `agent`, `settings` and `llm`.
 
 mod app;
+mod app_context;
 mod arena;
 mod blind_vote;
 mod comparison;

@@ -46,13 +46,12 @@ pub fn draw(part: Part) -> AnyView {
             opened,
             drawn,
         } => {
-            let alert = wiring.alert;
             let keeper = Keeper::start(wiring);
             let opened = opened.get_untracked();
             drawn.set(true);
             view! {
                 <History keeper=keeper open=opened == Some("history") />
-                <Leaderboard runs=keeper.runs alert=alert open=opened == Some("leaderboard") />
+                <Leaderboard runs=keeper.runs open=opened == Some("leaderboard") />
             }
             .into_any()
         }
@@ -62,19 +61,13 @@ pub fn draw(part: Part) -> AnyView {
             on_cancel,
         } => view! { <HostConfirm origin=origin on_confirm=on_confirm on_cancel=on_cancel /> }
             .into_any(),
-        Part::ToolSettings {
-            settings,
-            field_error,
-        } => view! {
-            <ToolsSettings settings=settings field_error=field_error />
-            <McpServers settings=settings />
-            <PromptSettings settings=settings field_error=field_error />
+        Part::ToolSettings => view! {
+            <ToolsSettings />
+            <McpServers />
+            <PromptSettings />
         }
         .into_any(),
-        Part::ModelBackend {
-            settings,
-            field_error,
-        } => view! { <ModelBackend settings=settings field_error=field_error /> }.into_any(),
+        Part::ModelBackend => view! { <ModelBackend /> }.into_any(),
     }
 }
 
@@ -82,11 +75,9 @@ pub fn draw(part: Part) -> AnyView {
 pub fn draw_first(part: FirstPart) -> AnyView {
     match part {
         FirstPart::RecordingCards(shower) => view! { <RecordingCards shower=shower /> }.into_any(),
-        FirstPart::KeptSecrets {
-            settings,
-            token,
-            changed,
-        } => view! { <KeptSecretsLine settings=settings token=token changed=changed /> }.into_any(),
+        FirstPart::KeptSecrets { changed } => {
+            view! { <KeptSecretsLine changed=changed /> }.into_any()
+        }
     }
 }
 

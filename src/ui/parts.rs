@@ -27,7 +27,6 @@ use crate::agent::record::RunRecord;
 use crate::agent::AgentEvent;
 use crate::origin::Origin;
 use crate::recordings::RecordingEntry;
-use crate::settings::Settings;
 use crate::ui::panel::panel_run::PanelRun;
 pub use crate::ui::panel::panel_run::RunBody;
 use crate::ui::runs::keep::KeepWiring;
@@ -61,10 +60,7 @@ pub enum Part {
     },
     /// Settings' tool section: the protocol, which tools each mode may call, their endpoints
     /// and time limits, and the MCP servers.
-    ToolSettings {
-        settings: RwSignal<Settings>,
-        field_error: RwSignal<Option<String>>,
-    },
+    ToolSettings,
     /// A blind run's vote.
     BlindVote(RwSignal<Vec<PanelRun>>),
     /// What the panels play back, and Replay again.
@@ -74,10 +70,7 @@ pub enum Part {
     },
     /// Settings' choice of where the model runs, and the model in this browser (its
     /// download, what is kept, Delete).
-    ModelBackend {
-        settings: RwSignal<Settings>,
-        field_error: RwSignal<Option<String>>,
-    },
+    ModelBackend,
 }
 
 /// What a first visit is shown at once beside the first screen (the recordings' cards; in
@@ -85,11 +78,9 @@ pub enum Part {
 /// first visit does not fetch the parts.
 pub enum FirstPart {
     RecordingCards(FileShow),
-    /// Settings' list of the secrets this browser keeps and where; read again when `token`,
-    /// `settings` or `changed` change.
+    /// Settings' list of the secrets this browser keeps and where; read again when the token,
+    /// the settings or `changed` change.
     KeptSecrets {
-        settings: RwSignal<Settings>,
-        token: RwSignal<String>,
         changed: RwSignal<u32>,
     },
 }

@@ -1,12 +1,10 @@
-//! The history of kept runs: a collapsible list to open, rename and delete them; and, on the
-//! first screen of a visit with nothing kept, its closed summary (`NothingKeptYet`), which
-//! fetches the list's chunk when opened.
+//! The history of kept runs: a collapsible list to open, rename and delete them. In the parts
+//! chunk; what stands in for it on the first screen is `kept_runs.rs`.
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
 use crate::history::{format_when, RunSummary, KEEP_RUNS};
-use crate::leaderboard::NO_VOTES;
 use crate::ui::runs::keep::Keeper;
 use crate::web::clock::local_time;
 
@@ -17,34 +15,6 @@ fn when(ms: f64) -> String {
     }
     let t = local_time(ms);
     format_when(t.year, t.month, t.day, t.hour, t.minute)
-}
-
-/// History and the leaderboard before the real ones are here: their closed summaries, on the
-/// first screen. Opening one asks for the real ones (`asked`), which open the same one.
-#[component]
-pub fn NothingKeptYet(asked: RwSignal<Option<&'static str>>) -> impl IntoView {
-    let ask = move |id: &'static str| {
-        move |ev: leptos::ev::Event| {
-            if event_target::<web_sys::HtmlDetailsElement>(&ev).open() {
-                asked.set(Some(id));
-            }
-        }
-    };
-    view! {
-        <section aria-label="History">
-            <details id="history" class="history" open=move || asked.get() == Some("history")
-                on:toggle=ask("history")>
-                <summary>"History"</summary>
-            </details>
-        </section>
-        <section aria-label="Leaderboard">
-            <details id="leaderboard" class="leaderboard"
-                open=move || asked.get() == Some("leaderboard") on:toggle=ask("leaderboard")>
-                <summary>"Leaderboard"</summary>
-                <p id="leaderboard-note" class="leaderboard-note" role="status">{NO_VOTES}</p>
-            </details>
-        </section>
-    }
 }
 
 #[component]

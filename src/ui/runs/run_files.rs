@@ -12,6 +12,7 @@ use crate::agent::record::RunRecord;
 use crate::agent::replay::Speed;
 use crate::export::{file_stem, markdown};
 use crate::run_file::{RunFile, MAX_IMPORT_BYTES};
+use crate::ui::app_context::AppContext;
 use crate::ui::panel::panel_run::{shows_a_run, PanelRun};
 use crate::ui::parts::{self, Job, Part};
 use crate::ui::runs::replay_player::ReplayControl;
@@ -112,10 +113,10 @@ fn plays_recording(panels: RwSignal<Vec<PanelRun>>, replay: ReplayControl) -> bo
 pub fn RunFiles(
     panels: RwSignal<Vec<PanelRun>>,
     replay: ReplayControl,
-    alert: RwSignal<Option<String>>,
     /// Shows an imported file in the panels.
     shower: FileShow,
 ) -> impl IntoView {
+    let alert = AppContext::get().alert;
     let has_run = Memo::new(move |_| panels.with(|ps| shows_a_run(ps)));
     let busy = Memo::new(move |_| {
         panels.with(|ps| {

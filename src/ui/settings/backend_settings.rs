@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use crate::agent::Mode;
 use crate::browser_model::{Backend, DEFAULT_CONTEXT, MAX_CONTEXT};
 use crate::settings::{Settings, MAX_STEPS_LIMIT};
+use crate::ui::app_context::{AppContext, FieldError};
 use crate::ui::settings::browser_model_settings::BrowserModel;
 use crate::web::model_info::known_model_ids;
 
@@ -27,10 +28,9 @@ fn mode_model_mut(s: &mut Settings, mode: Mode) -> &mut String {
 }
 
 #[component]
-pub fn ModelBackend(
-    settings: RwSignal<Settings>,
-    field_error: RwSignal<Option<String>>,
-) -> impl IntoView {
+pub fn ModelBackend() -> impl IntoView {
+    let settings = AppContext::get().settings;
+    let field_error = FieldError::get();
     let in_browser = Memo::new(move |_| settings.with(|s| s.backend == Backend::Browser));
     let choose = move |backend: Backend| settings.update(|s| s.backend = backend);
     // The endpoint's model ids, as far as a run has read them, for the model fields.
@@ -97,7 +97,7 @@ pub fn ModelBackend(
                 </label>
             </div>
             <Show when=move || in_browser.get()>
-                <BrowserModel settings=settings />
+                <BrowserModel />
                 {number_field("browser-context", "Context window (tokens)", format!("a whole number from 512 to {MAX_CONTEXT}; {DEFAULT_CONTEXT} by default"),
                     |s| s.browser_context.to_string(),
                     |s, v| { s.browser_context = v as u32; v.fract() == 0.0 && (512.0..=MAX_CONTEXT as f64).contains(&v) })}

@@ -10,9 +10,9 @@ use web_sys::AbortController;
 use crate::browser_model::{
     downloaded_text, format_bytes, offered, progress_text, url_problem, OFFERED,
 };
-use crate::llm::{RunsOn, ThreadLimit};
-use crate::settings::Settings;
-use crate::web::browser_model::{self, Kept};
+use crate::llm::ThreadLimit;
+use crate::ui::app_context::AppContext;
+use crate::web::browser_model;
 
 /// Where a download is.
 #[derive(Clone, PartialEq)]
@@ -22,39 +22,40 @@ enum Download {
 }
 
 #[component]
-pub fn BrowserModel(settings: RwSignal<Settings>) -> impl IntoView {
+pub fn BrowserModel() -> impl IntoView {
+    let settings = AppContext::get().settings;
     let url = Memo::new(move |_| settings.with(|s| s.browser_model_url.trim().to_string()));
     let download = RwSignal::new(Download::Idle);
     let error = RwSignal::new(None::<String>);
     let status = RwSignal::new(None::<String>);
-    // What this browser keeps: refreshed after every download and delete.
-    let kept = RwSignal::new(None::<Kept>);
-    let unsupported = RwSignal::new(None::<String>);
-    // Where a model would run here, and the threads a reload would give it.
-    let place = RwSignal::new(None::<(RunsOn, u32)>);
     let controller = StoredValue::new_local(None::<AbortController>);
-
-    let refresh = move || {
-        spawn_local(async move {
-            let list = browser_model::kept_models().await;
-            if !list.removed.is_empty() {
-                error.set(Some(list.removed.join(" ")));
+    // What this browser keeps: read again after every download and delete. (Resources: a
+    // read that ends after the section is gone, or after a later read, changes nothing.)
+    let kept_changed = RwSignal::new(0u32);
+    let kept = LocalResource::new(move || {
+        kept_changed.track();
+        browser_model::kept_models()
+    });
+    let refresh = move || kept_changed.update(|n| *n += 1);
+    Effect::new(move |_| {
+        kept.with(|k| {
+            if let Some(removed) = k.as_ref().map(|k| &k.removed).filter(|r| !r.is_empty()) {
+                error.set(Some(removed.join(" ")));
             }
-            kept.set(Some(list));
         })
-    };
+    });
     // The glue (not the runtime) is loaded to look at the browser's features and its cache.
-    spawn_local(async move {
+    let support = LocalResource::new(|| async {
         match browser_model::missing_features().await {
-            Ok(missing) if !missing.is_empty() => unsupported.set(Some(
-                crate::browser_model::Failure::Unsupported
-                    .message(&format!("missing: {}", missing.join(", "))),
-            )),
-            Ok(_) => place.set(browser_model::isolate().await.ok()),
-            Err(message) => unsupported.set(Some(message)),
+            Ok(missing) if !missing.is_empty() => Err(crate::browser_model::Failure::Unsupported
+                .message(&format!("missing: {}", missing.join(", ")))),
+            // Where a model would run here, and the threads a reload would give it.
+            Ok(_) => Ok(browser_model::isolate().await.ok()),
+            Err(message) => Err(message),
         }
     });
-    refresh();
+    let unsupported = move || support.with(|s| s.clone().and_then(Result::err));
+    let place = move || support.with(|s| s.clone().and_then(Result::ok).flatten());
 
     let kept_bytes = move || {
         let url = browser_model::normalised(&url.get());
@@ -236,7 +237,7 @@ pub fn BrowserModel(settings: RwSignal<Settings>) -> impl IntoView {
                     <div class="download-row">
                         <button
                             id="browser-model-download"
-                            prop:disabled=move || unsupported.with(Option::is_some) || kept_bytes().is_some()
+                            prop:disabled=move || unsupported().is_some() || kept_bytes().is_some()
                             on:click=start
                         >
                             "Download"
@@ -244,9 +245,9 @@ pub fn BrowserModel(settings: RwSignal<Settings>) -> impl IntoView {
                     </div>
                 }.into_any(),
             }}
-            <Show when=move || unsupported.with(Option::is_some)>
+            <Show when=move || unsupported().is_some()>
                 <p id="browser-model-unsupported" class="field-error" role="alert">
-                    {move || unsupported.get().unwrap_or_default()}
+                    {move || unsupported().unwrap_or_default()}
                 </p>
             </Show>
             <Show when=move || error.with(Option::is_some)>
@@ -254,7 +255,7 @@ pub fn BrowserModel(settings: RwSignal<Settings>) -> impl IntoView {
                     {move || error.get().unwrap_or_default()}
                 </p>
             </Show>
-            {move || place.get().map(|(runs_on, cores)| {
+            {move || place().map(|(runs_on, cores)| {
                 let reload = runs_on.limit == Some(ThreadLimit::Reload) && cores > 1;
                 view! {
                     <p id="browser-model-place">"Runs on: " {runs_on.describe()}</p>

@@ -3,16 +3,17 @@
 
 use leptos::prelude::*;
 
-use crate::settings::Settings;
+use crate::ui::app_context::AppContext;
 use crate::web::storage;
 
 #[component]
 pub fn KeptSecretsLine(
-    settings: RwSignal<Settings>,
-    token: RwSignal<String>,
     /// Bumped when a secret changes that neither signal follows (Forget, a confirmed host).
     changed: RwSignal<u32>,
 ) -> impl IntoView {
+    let AppContext {
+        settings, token, ..
+    } = AppContext::get();
     let summary = move || {
         // The MCP servers (their tokens and hosts) and the Remember box are in the settings.
         settings.track();

@@ -10,6 +10,7 @@ use crate::mcp::server_tools::McpServer;
 use crate::origin::Origin;
 use crate::settings::{mcp_url_problem, Settings, MAX_MCP_SERVERS, MAX_MCP_TIMEOUT_SECS};
 use crate::tools::args::expected;
+use crate::ui::app_context::AppContext;
 use crate::ui::settings::tools_settings::{tool_toggle, TOOL_MODES};
 use crate::web::mcp_tools::{self, client, page_origin};
 use crate::web::storage;
@@ -33,7 +34,8 @@ struct Pending {
 }
 
 #[component]
-pub fn McpServers(settings: RwSignal<Settings>) -> impl IntoView {
+pub fn McpServers() -> impl IntoView {
+    let settings = AppContext::get().settings;
     let url = RwSignal::new(String::new());
     let name = RwSignal::new(String::new());
     let token = RwSignal::new(String::new());

@@ -6,12 +6,12 @@ use wasm_bindgen::JsCast;
 
 use crate::agent::Mode;
 use crate::settings::Settings;
+use crate::ui::app_context::{AppContext, FieldError};
 
 #[component]
-pub fn PromptSettings(
-    settings: RwSignal<Settings>,
-    field_error: RwSignal<Option<String>>,
-) -> impl IntoView {
+pub fn PromptSettings() -> impl IntoView {
+    let settings = AppContext::get().settings;
+    let field_error = FieldError::get();
     view! {
         <span class="settings-label">"System prompts"</span>
         <div class="prompt-edits">

@@ -1,20 +1,22 @@
 use leptos::prelude::*;
 
 use crate::origin::{is_shared_origin, Origin};
-use crate::settings::{token_problem, Settings};
+use crate::settings::token_problem;
+use crate::ui::app_context::{AppContext, FieldError};
 use crate::ui::parts::{self, FirstPart, Part};
 use crate::web::storage;
 
 #[component]
 pub fn SettingsPanel(
-    settings: RwSignal<Settings>,
-    token: RwSignal<String>,
-    /// Where storage failures are reported.
-    alert: RwSignal<Option<String>>,
     /// Counts the runs started: once one starts with a token, the settings fold away (the
     /// summary still opens them).
     fold_on: RwSignal<u32>,
 ) -> impl IntoView {
+    let AppContext {
+        settings,
+        token,
+        alert,
+    } = AppContext::get();
     let details = NodeRef::<leptos::html::Details>::new();
     Effect::new(move |previous: Option<u32>| {
         let runs = fold_on.get();
@@ -34,6 +36,7 @@ pub fn SettingsPanel(
     let open = RwSignal::new(needs_token);
     let more_open = RwSignal::new(!needs_token);
     let field_error = RwSignal::new(None::<String>);
+    provide_context(FieldError(field_error));
     let token_error = Memo::new(move |_| token.with(|t| token_problem(t)));
 
     let set_token = move |value: String| {
@@ -120,7 +123,7 @@ pub fn SettingsPanel(
                 </p>
                 {parts::show_once(
                     move || open.get(),
-                    move || parts::show_first(FirstPart::KeptSecrets { settings, token, changed: kept_changed }).into_any(),
+                    move || parts::show_first(FirstPart::KeptSecrets { changed: kept_changed }).into_any(),
                 )}
             </div>
             <details id="settings-more" class="settings-more" open=!needs_token
@@ -130,11 +133,11 @@ pub fn SettingsPanel(
                     // Fetched when first opened: most visits never open them.
                     {parts::show_once(
                         move || open.get() && more_open.get(),
-                        move || parts::show(Part::ModelBackend { settings, field_error }).into_any(),
+                        move || parts::show(Part::ModelBackend).into_any(),
                     )}
                     {parts::show_once(
                         move || open.get() && more_open.get(),
-                        move || parts::show(Part::ToolSettings { settings, field_error }).into_any(),
+                        move || parts::show(Part::ToolSettings).into_any(),
                     )}
                 </div>
             </details>

@@ -8,12 +8,12 @@ use crate::agent::Mode;
 use crate::settings::{Settings, MAX_PYTHON_TIMEOUT_SECS};
 use crate::tools::endpoints::{is_http_url, ENDPOINT_FIELDS};
 use crate::tools::registry::TOOL_NAMES;
+use crate::ui::app_context::{AppContext, FieldError};
 
 #[component]
-pub fn ToolsSettings(
-    settings: RwSignal<Settings>,
-    field_error: RwSignal<Option<String>>,
-) -> impl IntoView {
+pub fn ToolsSettings() -> impl IntoView {
+    let settings = AppContext::get().settings;
+    let field_error = FieldError::get();
     let rows = TOOL_NAMES
         .into_iter()
         .map(|name| {

@@ -645,7 +645,9 @@ fn blind_mode_names_no_mode_or_model_until_the_vote_and_the_vote_is_kept() {
 const PANEL_FACES: &str = r#"
 return Array.from(document.querySelectorAll('section.panel')).map(p => {
   const letter = p.dataset.label;
-  const blank = s => s.replace(new RegExp('Answer ' + letter + '\\b', 'g'), 'Answer ?');
+  // A panel's letter and its place (the ids its phone tab uses) are not tells: A is first.
+  const blank = s => s.replace(new RegExp('Answer ' + letter + '\\b', 'g'), 'Answer ?')
+    .replace(/\bmode-(panel|tab)-\d+\b/g, 'mode-$1-?');
   const attrs = [p, ...p.querySelectorAll('*')].map(e => e.tagName.toLowerCase() + ' ' +
     Array.from(e.attributes)
       .map(a => a.name + '=' + (a.name === 'data-label' ? '?' : blank(a.value)))

@@ -8,6 +8,7 @@ use crate::ui::embed_code::EmbedButton;
 use crate::ui::panel::panel::Panel;
 use crate::ui::panel::panel_run::{shows_a_run, PanelAction};
 use crate::ui::parts::{show, show_once, Part};
+use crate::ui::phone_tabs::{labelled_by, PhoneTabs, COMPARE_PANEL};
 use crate::ui::question_bar::QuestionBar;
 use crate::ui::runs::kept_runs::KeptRuns;
 use crate::ui::runs::replay_player::ReplayClock;
@@ -41,6 +42,9 @@ pub fn App() -> impl IntoView {
     });
     // The panels show a run (live, kept or played back), not only their empty frames.
     let has_run = move || panels.with(|ps| shows_a_run(ps));
+    // On a phone, the panels of a run are tabs.
+    let tabs = PhoneTabs::start(panels);
+    let compare_tab = move || panels.with(Vec::len);
 
     view! {
         <header class="top">
@@ -85,12 +89,38 @@ pub fn App() -> impl IntoView {
         <AppAlert alert=alert />
         // Drawn once the panels show a run: before, there is nothing to vote on or compare.
         {show_once(has_run, move || show(Part::BlindVote(panels)).into_any())}
-        <main id="panels" class=move || arena.layout() data-runs=move || arena.runs_started.get()>
-            <For each=move || panels.get() key=|p| (p.run_id, p.mode) let:p>
-                <Panel run=p.clone() on_action=panel_action recording=replay.shows(p.run_id) />
-            </For>
+        // The tabs come with the parts; their place is kept, so nothing moves when they do.
+        <nav id="mode-tabs-slot" class="mode-tabs-slot" aria-label="Modes" hidden=move || !tabs.tabbed()>
+            {show_once(move || tabs.tabbed(), move || show(Part::ModeTabs(tabs)).into_any())}
+        </nav>
+        <main
+            id="panels"
+            class=move || if tabs.tabbed() { format!("{} tabbed", arena.layout()) } else { arena.layout().to_string() }
+            data-runs=move || arena.runs_started.get()
+            on:touchstart=move |ev| tabs.touch_down(ev)
+            on:touchmove=move |ev| tabs.touch_move(ev)
+            on:touchend=move |ev| tabs.touch_up(ev)
+            on:touchcancel=move |_| tabs.touch_cancel()
+        >
+            <For
+                each=move || panels.get().into_iter().enumerate()
+                key=|(_, p)| (p.run_id, p.mode)
+                children=move |(index, p)| {
+                    let recording = replay.shows(p.run_id);
+                    view! { <Panel run=p index=index tabs=tabs on_action=panel_action recording=recording /> }
+                }
+            />
+            // A row of its own under the panels; on a phone, the last tab's panel.
+            <div
+                id=COMPARE_PANEL
+                class="compare-panel"
+                role=move || tabs.tabbed().then_some("tabpanel")
+                aria-labelledby=move || labelled_by(tabs, compare_tab())
+                hidden=move || tabs.hides(compare_tab())
+            >
+                {show_once(has_run, move || show(Part::Comparison(panels)).into_any())}
+            </div>
         </main>
-        {show_once(has_run, move || show(Part::Comparison(panels)).into_any())}
         // Runs are kept in IndexedDB as they stream; the latest is shown again after a reload.
         <KeptRuns arena=arena />
         <footer class="bottom">

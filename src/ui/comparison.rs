@@ -112,7 +112,8 @@ pub fn Comparison(panels: RwSignal<Vec<PanelRun>>) -> impl IntoView {
                 })
                 .collect_view();
             view! {
-                <section id="comparison" class="comparison" aria-labelledby="comparison-title">
+                // Focusable: on a narrow screen the table scrolls sideways, by keyboard too.
+                <section id="comparison" class="comparison" aria-labelledby="comparison-title" tabindex="0">
                     <h2 id="comparison-title">"Comparison"</h2>
                     <table>
                         <thead>

@@ -21,8 +21,11 @@ pub fn bring_panels_into_view() {
             return;
         };
         let find = |css: &str| document.query_selector(css).ok().flatten();
-        let (Some(panel), Some(head)) = (find("#panels .panel"), find("#panels .panel-head"))
-        else {
+        // On a phone the tabs come first, and only the shown panel has a size.
+        let (Some(panel), Some(head)) = (
+            find("#mode-tabs-slot:not([hidden])").or_else(|| find("#panels .panel")),
+            find("#panels .panel:not([hidden]) .panel-head"),
+        ) else {
             return;
         };
         let head = head.get_bounding_client_rect();

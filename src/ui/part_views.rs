@@ -11,6 +11,7 @@ use crate::ui::comparison::Comparison;
 use crate::ui::embed_code::EmbedCode;
 use crate::ui::host_confirm::HostConfirm;
 use crate::ui::leaderboard::Leaderboard;
+use crate::ui::mode_tabs::ModeTabs;
 use crate::ui::panel::panel_run::RunBody;
 use crate::ui::panel::run_body::run_body;
 use crate::ui::parts::{FirstPart, Job, Part, Turns};
@@ -31,6 +32,7 @@ pub fn draw(part: Part) -> AnyView {
     match part {
         Part::Comparison(panels) => view! { <Comparison panels=panels /> }.into_any(),
         Part::BlindVote(panels) => view! { <BlindVoting panels=panels /> }.into_any(),
+        Part::ModeTabs(tabs) => view! { <ModeTabs tabs=tabs /> }.into_any(),
         Part::EmbedCode {
             panels,
             question,

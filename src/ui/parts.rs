@@ -29,6 +29,7 @@ use crate::origin::Origin;
 use crate::recordings::RecordingEntry;
 use crate::ui::panel::panel_run::PanelRun;
 pub use crate::ui::panel::panel_run::RunBody;
+use crate::ui::phone_tabs::PhoneTabs;
 use crate::ui::runs::keep::KeepWiring;
 use crate::ui::runs::replay_player::ReplayControl;
 use crate::ui::runs::show_file::FileShow;
@@ -63,6 +64,8 @@ pub enum Part {
     ToolSettings,
     /// A blind run's vote.
     BlindVote(RwSignal<Vec<PanelRun>>),
+    /// A phone's tabs, one per mode and one for the comparison.
+    ModeTabs(PhoneTabs),
     /// What the panels play back, and Replay again.
     RecordingBanner {
         panels: RwSignal<Vec<PanelRun>>,

@@ -3,8 +3,8 @@
 //! until the vote: Think-only's one-step limit, the prompt tokens that count each mode's own
 //! system prompt, and an endpoint's error naming the model would each name the panel.
 
-use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line};
-use crate::agent::record::RunRecord;
+use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line, turn_ms};
+use crate::agent::record::{RunRecord, Status};
 
 /// The panel's step counter: the latest step of the run's limit ("Step 2 / 5"), with "+ final
 /// answer" once the limit forced one; empty before the first step. `default_steps` stands in
@@ -99,6 +99,46 @@ pub fn error_line(record: &RunRecord) -> Option<String> {
     Some(said)
 }
 
+/// What a phone's tab says of its mode's run, short enough for a third of 360 px: "Waiting",
+/// "Streaming · step 2", "Tool · step 2", "Done · 3.4 s", "Error", "Stopped"; empty when idle.
+/// A blind run's tab leaves the time out until the vote, as its figures do.
+pub fn tab_state(record: &RunRecord) -> String {
+    let step = record.step_number();
+    let at_step = |what: &str| match step {
+        0 => what.to_string(),
+        n => format!("{what} · step {n}"),
+    };
+    match record.status {
+        Status::Idle => String::new(),
+        Status::Waiting => at_step("Waiting"),
+        Status::Streaming => at_step("Streaming"),
+        Status::RunningTool => at_step("Tool"),
+        Status::Done => match record.last_turn().and_then(turn_ms) {
+            Some(ms) if !record.awaits_vote() => format!("Done · {}", short_duration(ms)),
+            _ => "Done".into(),
+        },
+        Status::Error => "Error".into(),
+        Status::Stopped => "Stopped".into(),
+    }
+}
+
+/// "850 ms", "3.4 s", "95 s": whole numbers only, so the first screen, which draws the tabs,
+/// carries no float formatting.
+fn short_duration(ms: f64) -> String {
+    if !crate::dates::is_plausible_duration(ms) {
+        return crate::dates::UNKNOWN.into();
+    }
+    let ms = ms.round() as u64;
+    match ms {
+        0..=999 => format!("{ms} ms"),
+        1_000..=59_949 => {
+            let tenths = (ms + 50) / 100;
+            format!("{}.{} s", tenths / 10, tenths % 10)
+        }
+        _ => format!("{} s", (ms + 500) / 1000),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,6 +188,51 @@ mod tests {
             vote,
         });
         r
+    }
+
+    #[test]
+    fn a_tab_says_the_state_its_step_and_once_done_its_time() {
+        let mut r = answered(Mode::ReAct, 5);
+        // Its step started at 1,200 ms and its reply was in at 1,500 ms.
+        assert_eq!(tab_state(&r), "Done · 300 ms");
+        r.status = Status::Streaming;
+        assert_eq!(tab_state(&r), "Streaming · step 1");
+        r.status = Status::RunningTool;
+        assert_eq!(tab_state(&r), "Tool · step 1");
+        r.status = Status::Error;
+        assert_eq!(tab_state(&r), "Error");
+        assert_eq!(tab_state(&RunRecord::default()), "");
+        let waiting = RunRecord {
+            status: Status::Waiting,
+            ..RunRecord::default()
+        };
+        assert_eq!(tab_state(&waiting), "Waiting");
+    }
+
+    #[test]
+    fn a_blind_tab_says_no_time_until_the_vote() {
+        let r = answered(Mode::Think, 1);
+        assert_eq!(tab_state(&blind(r.clone(), None)), "Done");
+        assert_eq!(tab_state(&blind(r, Some(BlindVote::Best))), "Done · 300 ms");
+    }
+
+    #[test]
+    fn short_durations_round_to_what_fits_a_tab() {
+        let cases = [
+            (0.0, "0 ms"),
+            (999.4, "999 ms"),
+            (999.6, "1.0 s"),
+            (3_449.0, "3.4 s"),
+            (3_450.0, "3.5 s"),
+            (59_949.0, "59.9 s"),
+            (59_950.0, "60 s"),
+            (95_400.0, "95 s"),
+        ];
+        for (ms, said) in cases {
+            assert_eq!(short_duration(ms), said, "{ms}");
+        }
+        assert_eq!(short_duration(f64::NAN), crate::dates::UNKNOWN);
+        assert_eq!(short_duration(-5.0), crate::dates::UNKNOWN);
     }
 
     #[test]

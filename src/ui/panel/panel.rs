@@ -8,6 +8,7 @@ use crate::agent::Mode;
 use crate::panel_lines::step_counter;
 use crate::ui::panel::panel_run::{PanelAction, PanelRun, RunBody};
 use crate::ui::parts::show_run;
+use crate::ui::phone_tabs::{labelled_by, panel_id, PhoneTabs};
 
 fn blurb(mode: Mode) -> &'static str {
     match mode {
@@ -20,6 +21,9 @@ fn blurb(mode: Mode) -> &'static str {
 #[component]
 pub fn Panel(
     run: PanelRun,
+    /// Its place among the run's panels: on a phone, its tab's.
+    index: usize,
+    tabs: PhoneTabs,
     on_action: Callback<(u32, Mode, PanelAction)>,
     /// The panel plays back a run from a file: nothing in it calls the model.
     #[prop(optional)]
@@ -65,6 +69,10 @@ pub fn Panel(
     view! {
         <section
             class="panel"
+            id=panel_id(index)
+            role=move || tabs.tabbed().then_some("tabpanel")
+            aria-labelledby=move || labelled_by(tabs, index)
+            hidden=move || tabs.hides(index)
             data-mode=move || if hidden.get() { "blind" } else { mode.id() }
             data-label=move || blind.get().map(|b| b.label)
             data-status=move || shown.get().id()

@@ -3,6 +3,7 @@
 //! change nothing and keep nothing.
 
 use super::record::{RunRecord, Step};
+use super::turn::Turn;
 use crate::llm::models::Pricing;
 use crate::llm::{ChatMessage, RunsOn};
 
@@ -61,6 +62,16 @@ pub struct RunMetrics {
     pub prompt_reused: u64,
     pub prompt_read: u64,
     pub answer: Option<String>,
+}
+
+/// A turn's time: from its first step's start to the last reply or tool result.
+pub fn turn_ms(turn: &Turn) -> Option<f64> {
+    let end = turn
+        .steps
+        .iter()
+        .filter_map(|s| s.t_tools_done.or(s.t_reply))
+        .fold(None, |a: Option<f64>, t| Some(a.map_or(t, |a| a.max(t))));
+    turn.steps.first().and_then(|s| span(s.t_start, end))
 }
 
 fn span(from: f64, to: Option<f64>) -> Option<f64> {
@@ -190,12 +201,7 @@ pub fn run_metrics(record: &RunRecord, pricing: Option<Pricing>) -> RunMetrics {
     }
     // Half a second of generation at least: a reply of a token or two has no rate worth showing.
     m.tokens_per_sec = (generating_ms >= 500.0).then(|| generated as f64 * 1000.0 / generating_ms);
-    let end = turn
-        .steps
-        .iter()
-        .filter_map(|s| s.t_tools_done.or(s.t_reply))
-        .fold(None, |a: Option<f64>, t| Some(a.map_or(t, |a| a.max(t))));
-    m.total_ms = turn.steps.first().and_then(|s| span(s.t_start, end));
+    m.total_ms = turn_ms(turn);
     m.cost_usd = pricing
         .map(|p| (m.tokens_in as f64 * p.input + m.tokens_out as f64 * p.output) / 1_000_000.0);
     m

@@ -26,6 +26,18 @@ async fn open(rig: &Rig, mut extra: serde_json::Value) {
     rig.open_app_overriding(extra).await;
 }
 
+/// Blocks the page's requests whose URL matches one of `urls` (`*` wildcards), as a dropped
+/// connection would; none with an empty list.
+async fn block(rig: &Rig, urls: &[&str]) {
+    cdp(&rig.client, "Network.enable", json!({})).await;
+    cdp(
+        &rig.client,
+        "Network.setBlockedURLs",
+        json!({ "urls": urls }),
+    )
+    .await;
+}
+
 async fn think(rig: &Rig) -> PanelView {
     rig.ask("A question.", "think").await;
     rig.wait_until_settled(SETTLE).await.remove(0)
@@ -328,13 +340,7 @@ fn an_engine_that_cannot_load_says_so_and_the_next_run_loads_it() {
     browser_test(|rig: Rig| async move {
         rig.mock
             .script(Mode::Think.prompt_heading(), [Reply::text("Answer: fine")]);
-        cdp(&rig.client, "Network.enable", json!({})).await;
-        cdp(
-            &rig.client,
-            "Network.setBlockedURLs",
-            json!({ "urls": ["*split_engine-*"] }),
-        )
-        .await;
+        block(&rig, &["*split_engine-*"]).await;
         open(&rig, json!({})).await;
         let engine_requests = "return performance.getEntriesByType('resource')\
              .filter(e => /\\/split_engine-[0-9a-f]+/.test(e.name)).length;";
@@ -361,7 +367,7 @@ fn an_engine_that_cannot_load_says_so_and_the_next_run_loads_it() {
             "the question was lost"
         );
 
-        cdp(&rig.client, "Network.setBlockedURLs", json!({ "urls": [] })).await;
+        block(&rig, &[]).await;
         let p = think(&rig).await;
         assert_eq!(p.status, "done", "{p:#?}");
         assert!(p.answer.ends_with("\nfine"), "{p:#?}");
@@ -384,13 +390,7 @@ fn a_run_whose_view_cannot_load_says_so_and_a_reload_shows_it() {
     browser_test(|rig: Rig| async move {
         rig.mock
             .script(Mode::Think.prompt_heading(), [Reply::text("Answer: fine")]);
-        cdp(&rig.client, "Network.enable", json!({})).await;
-        cdp(
-            &rig.client,
-            "Network.setBlockedURLs",
-            json!({ "urls": ["*split_run_view-*"] }),
-        )
-        .await;
+        block(&rig, &["*split_run_view-*"]).await;
         open(&rig, json!({})).await;
         // Every status the panel shows, as it shows it: a status set over an empty body would
         // be seen here.
@@ -419,7 +419,7 @@ fn a_run_whose_view_cannot_load_says_so_and_a_reload_shows_it() {
             "the panel said it was settled before it said what it shows: {shown:?}"
         );
 
-        cdp(&rig.client, "Network.setBlockedURLs", json!({ "urls": [] })).await;
+        block(&rig, &[]).await;
         rig.client.refresh().await.unwrap();
         rig.wait_for(
             "the kept run after the reload",
@@ -449,13 +449,7 @@ fn a_part_of_the_page_that_cannot_load_says_so_and_loses_nothing() {
     browser_test(|rig: Rig| async move {
         rig.mock
             .script(Mode::Think.prompt_heading(), [Reply::text("Answer: fine")]);
-        cdp(&rig.client, "Network.enable", json!({})).await;
-        cdp(
-            &rig.client,
-            "Network.setBlockedURLs",
-            json!({ "urls": ["*split_parts-*"] }),
-        )
-        .await;
+        block(&rig, &["*split_parts-*"]).await;
         open(&rig, json!({})).await;
         let p = think(&rig).await;
         assert_eq!(p.status, "done", "{p:#?}");
@@ -480,12 +474,7 @@ fn a_part_of_the_page_that_cannot_load_says_so_and_loses_nothing() {
             "the question was lost"
         );
 
-        cdp(
-            &rig.client,
-            "Network.setBlockedURLs",
-            json!({ "urls": ["*split_parts-*"] }),
-        )
-        .await;
+        block(&rig, &["*split_parts-*"]).await;
         // A run or a recording the address asks for is read and played by the chunk: without
         // it, the page says so instead of showing nothing.
         for ask in ["?recording=multiply.json", "#run=QUJD"] {
@@ -552,13 +541,7 @@ fn the_tools_arrive_after_the_first_request_and_a_call_without_them_says_so() {
         );
 
         // A fresh page whose tools chunk cannot be fetched.
-        cdp(&rig.client, "Network.enable", json!({})).await;
-        cdp(
-            &rig.client,
-            "Network.setBlockedURLs",
-            json!({ "urls": [TOOLS_CHUNK] }),
-        )
-        .await;
+        block(&rig, &[TOOLS_CHUNK]).await;
         open(&rig, json!({})).await;
         rig.ask("What is 6 times 7?", "act").await;
         let p = rig.wait_until_settled(SETTLE).await.remove(0);
@@ -584,7 +567,7 @@ fn the_tools_arrive_after_the_first_request_and_a_call_without_them_says_so() {
             "the model was told"
         );
 
-        cdp(&rig.client, "Network.setBlockedURLs", json!({ "urls": [] })).await;
+        block(&rig, &[]).await;
         rig.ask("What is 6 times 7?", "act").await;
         let p = rig.wait_until_settled(SETTLE).await.remove(0);
         assert_eq!(p.status, "done", "{p:#?}");

@@ -13,7 +13,7 @@ use fantoccini::key::Key;
 use fantoccini::Locator;
 use react_arena::agent::Mode;
 use serde_json::{json, Value};
-use support::browser::{browser_test, keep_for_docs, serve_dir, Rig};
+use support::browser::{browser_test, host_page_framing, keep_for_docs, Rig};
 use support::cdp::cdp;
 use support::layout::LayoutCheck;
 use support::mock::{Ending, Reply};
@@ -79,15 +79,22 @@ async fn selected(rig: &Rig) -> usize {
         .expect("a selected tab")
 }
 
-/// A swipe across the shown panel, as a finger does it: `dx` < 0 is to the left.
+/// A swipe across the shown panel's head, as a finger does it: `dx` < 0 is to the left.
 async fn swipe(rig: &Rig, dx: f64) {
     let y = rig
-        .js("const r = document.querySelector('section.panel:not([hidden])').getBoundingClientRect(); \
-             return Math.min(Math.max((Math.max(r.top, 0) + Math.min(r.bottom, innerHeight)) / 2, 0), innerHeight - 1);")
+        .js(
+            "const h = document.querySelector('section.panel:not([hidden]) .panel-head'); \
+             h.scrollIntoView({block: 'center'}); const r = h.getBoundingClientRect(); \
+             return (r.top + r.bottom) / 2;",
+        )
         .await
         .as_f64()
         .unwrap();
-    let x = 180.0 - dx / 2.0;
+    swipe_from(rig, 180.0 - dx / 2.0, y, dx).await;
+}
+
+/// A swipe of `dx` that starts at (`x`, `y`) in the viewport.
+async fn swipe_from(rig: &Rig, x: f64, y: f64, dx: f64) {
     let point = |x: f64| json!([{ "x": x, "y": y }]);
     cdp(
         &rig.client,
@@ -138,7 +145,7 @@ fn on_a_phone_the_modes_are_tabs_that_say_their_state_and_move_only_when_asked()
         rig.mock.script(
             Mode::Think.prompt_heading(),
             [Reply::text(
-                "Six times seven: six sevens are forty-two, as seven sixes are.\nAnswer: 42",
+                "Six times seven: six sevens are forty-two, as seven sixes are.\nAnswer: 42\n\n```\nprint(6 * 7)  # a line of code as wide as the phone, or wider than it is\n```",
             )
             .with_latency(3_000)
             .with_chunk_delay(20)],
@@ -238,6 +245,22 @@ fn on_a_phone_the_modes_are_tabs_that_say_their_state_and_move_only_when_asked()
             strip[0].as_f64().unwrap() >= 0.0 && strip[1].as_f64().unwrap() <= f64::from(PHONE.1),
             "the tabs left the screen: {strip}"
         );
+
+        // A swipe on code, which scrolls sideways itself, is the code's.
+        rig.js("window.scrollTo(0, 0); document.querySelector('#mode-panel-0 .answer pre').scrollIntoView({block: 'center'})")
+            .await;
+        let code = rig
+            .js("const r = document.querySelector('#mode-panel-0 .answer pre').getBoundingClientRect(); return [r.left + 20, (r.top + r.bottom) / 2];")
+            .await;
+        swipe_from(
+            &rig,
+            code[0].as_f64().unwrap() + 150.0,
+            code[1].as_f64().unwrap(),
+            -150.0,
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(selected(&rig).await, 0, "a swipe on code changed the mode");
 
         // A swipe to the left shows the next mode, to the right the one before.
         swipe(&rig, -200.0).await;
@@ -394,30 +417,6 @@ fn a_blind_run_s_tabs_name_no_mode_or_model_before_the_vote() {
     });
 }
 
-/// A page on another origin that frames `url` 360 px wide and notes every height message.
-async fn host_page_for(url: &str) -> std::net::SocketAddr {
-    let dir = std::env::temp_dir().join(format!("react-arena-phone-host-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("index.html"),
-        format!(
-            r#"<!doctype html><html><body style="margin:0">
-<iframe id="frame" src="{url}" style="width:360px;height:300px;border:0"></iframe>
-<script>
-window.heights = [];
-addEventListener("message", (e) => {{
-  if (e.data && e.data.type === "react-arena:height") {{
-    window.heights.push(e.data.height);
-    document.getElementById("frame").style.height = e.data.height + "px";
-  }}
-}});
-</script></body></html>"#
-        ),
-    )
-    .unwrap();
-    serve_dir(dir).await
-}
-
 #[test]
 fn the_embed_on_a_phone_uses_the_tabs_and_its_height_follows_the_shown_tab() {
     browser_test(|rig: Rig| async move {
@@ -438,7 +437,7 @@ fn the_embed_on_a_phone_uses_the_tabs_and_its_height_follows_the_shown_tab() {
         rig.wait_until_settled(SETTLE).await;
         let url = rig.embed_address().await;
         assert!(url.contains("embed=1"), "{url}");
-        let host = host_page_for(&url).await;
+        let host = host_page_framing(&url).await;
         rig.client.goto(&format!("http://{host}/")).await.unwrap();
         let frame = rig.client.find(Locator::Css("#frame")).await.unwrap();
         frame.enter_frame().await.unwrap();

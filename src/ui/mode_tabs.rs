@@ -75,10 +75,10 @@ pub fn ModeTabs(tabs: PhoneTabs) -> impl IntoView {
                 .map(|(index, p)| {
                     let state = p.state;
                     // A blind run's tab goes by its letter until the vote, as its panel.
-                    let name = Signal::derive(move || state.with(RunRecord::shown_name));
+                    let name = Memo::new(move |_| state.with(RunRecord::shown_name));
                     let said = Memo::new(move |_| state.with(tab_state));
                     let status = Memo::new(move |_| state.with(|r| r.status.id()));
-                    tab(index, name, said.into(), status.into(), panel_id(index))
+                    tab(index, name.into(), said.into(), status.into(), panel_id(index))
                 })
                 .collect::<Vec<_>>();
             let compare = tab(

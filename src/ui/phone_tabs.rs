@@ -83,9 +83,15 @@ impl PhoneTabs {
     }
 
     /// A finger down on the panels. (Touch events, not pointer events: the browser cancels a
-    /// pointer once it pans, even across a `pan-y` element.)
+    /// pointer once it pans, even across a `pan-y` element.) Not on code or a table, which
+    /// scroll sideways themselves.
     pub fn touch_down(self, ev: TouchEvent) {
-        let one = (ev.touches().length() == 1)
+        let on_scroller = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest("pre, table").ok().flatten())
+            .is_some();
+        let one = (ev.touches().length() == 1 && !on_scroller)
             .then(|| ev.touches().get(0))
             .flatten();
         self.touch_start
@@ -98,7 +104,9 @@ impl PhoneTabs {
         let (Some((x, y)), Some(now)) = (self.touch_start.get_value(), ev.touches().get(0)) else {
             return;
         };
-        if self.tabbed() && (now.client_x() - x).abs() > (now.client_y() - y).abs() {
+        let sideways = (now.client_x() - x).abs() > (now.client_y() - y).abs();
+        // Not once the browser scrolls: then the move is its own and cannot be cancelled.
+        if self.tabbed() && sideways && ev.cancelable() {
             ev.prevent_default();
         }
     }

@@ -691,13 +691,21 @@ impl Rig {
 
 /// A page on another origin that frames the app and notes every height message.
 pub async fn host_page(app_url: &str) -> std::net::SocketAddr {
-    let dir = std::env::temp_dir().join(format!("react-arena-host-{}", std::process::id()));
+    host_page_framing(&format!("{app_url}?embed=1")).await
+}
+
+/// A page on another origin that frames `url`, 360 px wide, sizes the frame by each height
+/// message, and notes them in `window.heights`.
+pub async fn host_page_framing(url: &str) -> std::net::SocketAddr {
+    static PAGES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let page = PAGES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("react-arena-host-{}-{page}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("index.html"),
         format!(
             r#"<!doctype html><html><body style="margin:0">
-<iframe id="frame" src="{app_url}?embed=1" style="width:360px;height:300px;border:0"></iframe>
+<iframe id="frame" src="{url}" style="width:360px;height:300px;border:0"></iframe>
 <script>
 window.heights = [];
 addEventListener("message", (e) => {{

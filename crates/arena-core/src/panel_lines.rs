@@ -106,7 +106,7 @@ pub fn tab_state(record: &RunRecord) -> String {
     let step = record.step_number();
     let at_step = |what: &str| match step {
         0 => what.to_string(),
-        n => format!("{what} · step {n}"),
+        n => format!("{what} · step\u{a0}{n}"),
     };
     match record.status {
         Status::Idle => String::new(),
@@ -122,20 +122,20 @@ pub fn tab_state(record: &RunRecord) -> String {
     }
 }
 
-/// "850 ms", "3.4 s", "95 s": whole numbers only, so the first screen, which draws the tabs,
-/// carries no float formatting.
+/// "850 ms", "3.4 s", "95 s" (a no-break space before the unit, so a narrow tab does not
+/// wrap between them): whole numbers only, so that no float formatting comes with it.
 fn short_duration(ms: f64) -> String {
     if !crate::dates::is_plausible_duration(ms) {
         return crate::dates::UNKNOWN.into();
     }
     let ms = ms.round() as u64;
     match ms {
-        0..=999 => format!("{ms} ms"),
+        0..=999 => format!("{ms}\u{a0}ms"),
         1_000..=59_949 => {
             let tenths = (ms + 50) / 100;
-            format!("{}.{} s", tenths / 10, tenths % 10)
+            format!("{}.{}\u{a0}s", tenths / 10, tenths % 10)
         }
-        _ => format!("{} s", (ms + 500) / 1000),
+        _ => format!("{}\u{a0}s", (ms + 500) / 1000),
     }
 }
 
@@ -194,11 +194,11 @@ mod tests {
     fn a_tab_says_the_state_its_step_and_once_done_its_time() {
         let mut r = answered(Mode::ReAct, 5);
         // Its step started at 1,200 ms and its reply was in at 1,500 ms.
-        assert_eq!(tab_state(&r), "Done · 300 ms");
+        assert_eq!(tab_state(&r), "Done · 300\u{a0}ms");
         r.status = Status::Streaming;
-        assert_eq!(tab_state(&r), "Streaming · step 1");
+        assert_eq!(tab_state(&r), "Streaming · step\u{a0}1");
         r.status = Status::RunningTool;
-        assert_eq!(tab_state(&r), "Tool · step 1");
+        assert_eq!(tab_state(&r), "Tool · step\u{a0}1");
         r.status = Status::Error;
         assert_eq!(tab_state(&r), "Error");
         assert_eq!(tab_state(&RunRecord::default()), "");
@@ -213,20 +213,23 @@ mod tests {
     fn a_blind_tab_says_no_time_until_the_vote() {
         let r = answered(Mode::Think, 1);
         assert_eq!(tab_state(&blind(r.clone(), None)), "Done");
-        assert_eq!(tab_state(&blind(r, Some(BlindVote::Best))), "Done · 300 ms");
+        assert_eq!(
+            tab_state(&blind(r, Some(BlindVote::Best))),
+            "Done · 300\u{a0}ms"
+        );
     }
 
     #[test]
     fn short_durations_round_to_what_fits_a_tab() {
         let cases = [
-            (0.0, "0 ms"),
-            (999.4, "999 ms"),
-            (999.6, "1.0 s"),
-            (3_449.0, "3.4 s"),
-            (3_450.0, "3.5 s"),
-            (59_949.0, "59.9 s"),
-            (59_950.0, "60 s"),
-            (95_400.0, "95 s"),
+            (0.0, "0\u{a0}ms"),
+            (999.4, "999\u{a0}ms"),
+            (999.6, "1.0\u{a0}s"),
+            (3_449.0, "3.4\u{a0}s"),
+            (3_450.0, "3.5\u{a0}s"),
+            (59_949.0, "59.9\u{a0}s"),
+            (59_950.0, "60\u{a0}s"),
+            (95_400.0, "95\u{a0}s"),
         ];
         for (ms, said) in cases {
             assert_eq!(short_duration(ms), said, "{ms}");

@@ -63,6 +63,16 @@ const WATCH_NEWS: &str = "window.__news = []; new MutationObserver(() => {\
 const VISIBLE_PANELS: &str = "return Array.from(document.querySelectorAll('section.panel'))\
     .filter(p => p.getBoundingClientRect().height > 0).map(p => p.id);";
 
+/// Waits until the tab at `index` is the selected one.
+async fn wait_for_tab(rig: &Rig, index: usize, what: &str) {
+    rig.wait_for(
+        what,
+        SETTLE,
+        &format!("return document.querySelector('#mode-tab-{index}').getAttribute('aria-selected') === 'true'"),
+    )
+    .await;
+}
+
 async fn tabs(rig: &Rig) -> Vec<Value> {
     rig.js(READ_TABS)
         .await
@@ -264,20 +274,10 @@ fn on_a_phone_the_modes_are_tabs_that_say_their_state_and_move_only_when_asked()
 
         // A swipe to the left shows the next mode, to the right the one before.
         swipe(&rig, -200.0).await;
-        rig.wait_for(
-            "the swipe to show Act-only",
-            SETTLE,
-            "return document.querySelector('#mode-tab-1').getAttribute('aria-selected') === 'true'",
-        )
-        .await;
+        wait_for_tab(&rig, 1, "the swipe to show Act-only").await;
         assert_eq!(rig.js(VISIBLE_PANELS).await, json!(["mode-panel-1"]));
         swipe(&rig, -200.0).await;
-        rig.wait_for(
-            "the swipe to show ReAct",
-            SETTLE,
-            "return document.querySelector('#mode-tab-2').getAttribute('aria-selected') === 'true'",
-        )
-        .await;
+        wait_for_tab(&rig, 2, "the swipe to show ReAct").await;
         swipe(&rig, 200.0).await;
         // A swipe to the right is the page's: the browser does not take it to go back a page.
         tokio::time::sleep(Duration::from_millis(300)).await;
@@ -287,12 +287,7 @@ fn on_a_phone_the_modes_are_tabs_that_say_their_state_and_move_only_when_asked()
             json!(rig.app_url),
             "the swipe left the page"
         );
-        rig.wait_for(
-            "the swipe back to Act-only",
-            SETTLE,
-            "return document.querySelector('#mode-tab-1').getAttribute('aria-selected') === 'true'",
-        )
-        .await;
+        wait_for_tab(&rig, 1, "the swipe back to Act-only").await;
         // A vertical drag scrolls; it does not change the mode.
         cdp(
             &rig.client,
@@ -460,12 +455,7 @@ fn the_embed_on_a_phone_uses_the_tabs_and_its_height_follows_the_shown_tab() {
         let frame = rig.client.find(Locator::Css("#frame")).await.unwrap();
         frame.enter_frame().await.unwrap();
         rig.click("#mode-tab-1").await;
-        rig.wait_for(
-            "Act-only shown",
-            SETTLE,
-            "return document.querySelector('#mode-tab-1').getAttribute('aria-selected') === 'true'",
-        )
-        .await;
+        wait_for_tab(&rig, 1, "Act-only shown").await;
         assert_eq!(rig.js(VISIBLE_PANELS).await, json!(["mode-panel-1"]));
         tokio::time::sleep(Duration::from_millis(500)).await;
         let after = rig.js(page).await.as_f64().unwrap() as i64;

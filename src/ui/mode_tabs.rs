@@ -74,10 +74,20 @@ pub fn ModeTabs(tabs: PhoneTabs) -> impl IntoView {
                 .enumerate()
                 .map(|(index, p)| {
                     let state = p.state;
+                    // What a tab says changes with these, not with each token: its texts are
+                    // made again only when they change.
+                    let face =
+                        Memo::new(move |_| state.with(|r| (r.status, r.step_number(), r.awaits_vote())));
                     // A blind run's tab goes by its letter until the vote, as its panel.
-                    let name = Memo::new(move |_| state.with(RunRecord::shown_name));
-                    let said = Memo::new(move |_| state.with(tab_state));
-                    let status = Memo::new(move |_| state.with(|r| r.status.id()));
+                    let name = Memo::new(move |_| {
+                        face.track();
+                        state.with_untracked(RunRecord::shown_name)
+                    });
+                    let said = Memo::new(move |_| {
+                        face.track();
+                        state.with_untracked(tab_state)
+                    });
+                    let status = Memo::new(move |_| face.with(|f| f.0.id()));
                     tab(index, name.into(), said.into(), status.into(), panel_id(index))
                 })
                 .collect::<Vec<_>>();

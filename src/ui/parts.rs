@@ -7,9 +7,9 @@
 //! its module (split points, src/split_points.rs, cut by scripts/lib/split_page.py), so the
 //! first load does not carry them. A chunk is fetched once, when the first of its parts is
 //! about to be shown (`show_once`: a run in the panels, a dialog or a section opened, runs
-//! kept by an earlier visit) or a job is asked for; never before a starting run's first request has left
-//! (`engine::settled`). Drawn parts appear when it has arrived; if it cannot be fetched, each
-//! part or job says so where its result would have been.
+//! kept by an earlier visit) or a job is asked for; never before a starting run's first
+//! request has left (`engine::settled`). Drawn parts appear when it has arrived; if it cannot
+//! be fetched, each part or job says so where its result would have been.
 //!
 //! This file names what the parts are drawn from, never a view: the views call it, and
 //! `part_views.rs` (reached only from the split points) draws them.

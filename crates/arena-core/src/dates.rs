@@ -143,7 +143,9 @@ mod tests {
             assert_eq!(date(t), "unknown");
             assert_eq!(date_time(t), "unknown");
         }
-        assert!(started.elapsed().as_millis() < 50);
+        // The date is found in closed form (no loop to count): this bound only catches a hang,
+        // the old calendar's counting of years one at a time.
+        assert!(started.elapsed().as_secs() < 10);
         assert_eq!(date_time(1_709_210_040_000.0), "2024-02-29 12:34 UTC");
     }
 

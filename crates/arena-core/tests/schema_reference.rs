@@ -14,7 +14,7 @@ const KEYS: [&str; 3] = ["a", "b", "c"];
 fn arena_fits(schema: &Value, value: &Value) -> Option<bool> {
     match check(schema, value) {
         Ok(outcome) => Some(outcome.is_ok()),
-        Err(Unchecked::TooDeep | Unchecked::TooMuchWork) => None,
+        Err(Unchecked::TooDeep | Unchecked::TooMuchWork { .. }) => None,
     }
 }
 

@@ -17,7 +17,7 @@
 use serde_json::{Map, Value};
 
 use super::arguments_text::arguments_input;
-use super::schema_check::{self, allowed_types, quoted, Unchecked};
+use super::schema_check::{self, allowed_types, quoted, Meter, Unchecked};
 
 /// The properties of an object schema.
 fn properties(schema: &Value) -> Option<&Map<String, Value>> {
@@ -57,14 +57,31 @@ pub fn text_field(schema: &Value) -> Option<&str> {
         .map(|(name, _)| name)
 }
 
-/// Whether `value` fits the part `part` of `schema`.
-fn fits(schema: &Value, part: &Value, value: &Value) -> bool {
-    matches!(schema_check::check_part(schema, part, value), Ok(Ok(())))
+/// Whether `value` fits the part `part` of `schema`, within the call's `meter`.
+fn fits(schema: &Value, part: &Value, value: &Value, meter: &Meter) -> bool {
+    matches!(
+        schema_check::check_metered(schema, part, value, meter),
+        Ok(Ok(()))
+    )
 }
 
 /// The arguments object the tool `tool` with schema `schema` gets for `args`, or why `args` do
 /// not fit.
 pub fn read(tool: &str, schema: &Value, args: &Value) -> Result<Value, String> {
+    read_metered(tool, schema, args, &Meter::for_value(args))
+}
+
+/// [`read`], its checks drawing on `meter`. Every check (the arguments as written, as the one
+/// field, each null field) draws on that one budget: together they cannot take longer than
+/// one check may.
+pub fn read_metered(
+    tool: &str,
+    schema: &Value,
+    args: &Value,
+    meter: &Meter,
+) -> Result<Value, String> {
+    let fits = |schema: &Value, part: &Value, value: &Value| fits(schema, part, value, meter);
+    let finish = |tool: &str, schema: &Value, args: Value| finish(tool, schema, args, meter);
     let field = text_field(schema);
     let sole = sole_parameter(schema);
     let single = properties(schema).is_some_and(|p| p.len() == 1);
@@ -122,14 +139,16 @@ pub fn read(tool: &str, schema: &Value, args: &Value) -> Result<Value, String> {
             }
         }
         Value::Null => Map::new(),
-        Value::String(s) => match serde_json::from_str::<Value>(s.trim()) {
-            Ok(Value::Object(map)) => map,
-            _ if field.is_some() => return finish(tool, schema, text_args(s.clone())),
-            Ok(value) => filled(&value)
-                .or_else(|| filled(args))
-                .ok_or_else(not_object)?,
-            Err(_) => filled(args).ok_or_else(not_object)?,
-        },
+        Value::String(s) => {
+            match serde_json::from_str::<Value>(s.trim()).inspect(|v| meter.allow_for(v)) {
+                Ok(Value::Object(map)) => map,
+                _ if field.is_some() => return finish(tool, schema, text_args(s.clone())),
+                Ok(value) => filled(&value)
+                    .or_else(|| filled(args))
+                    .ok_or_else(not_object)?,
+                Err(_) => filled(args).ok_or_else(not_object)?,
+            }
+        }
         other => match filled(other) {
             Some(map) => map,
             None if field.is_some() => {
@@ -169,8 +188,8 @@ pub fn read(tool: &str, schema: &Value, args: &Value) -> Result<Value, String> {
 }
 
 /// `args` if they fit the whole schema, else the message that says where they do not.
-fn finish(tool: &str, schema: &Value, args: Value) -> Result<Value, String> {
-    match schema_check::check(schema, &args) {
+fn finish(tool: &str, schema: &Value, args: Value, meter: &Meter) -> Result<Value, String> {
+    match schema_check::check_metered(schema, schema, &args, meter) {
         Ok(Ok(())) => Ok(args),
         Ok(Err(misfit)) => Err(self::misfit(tool, schema, &misfit.describe())),
         Err(Unchecked::TooDeep) => Err(format!(
@@ -178,9 +197,11 @@ fn finish(tool: &str, schema: &Value, args: Value) -> Result<Value, String> {
              levels (a $ref to itself, or a chain of them), so the call was not sent.",
             schema_check::MAX_DEPTH
         )),
-        Err(Unchecked::TooMuchWork) => Err(format!(
-            "The arguments of {tool} could not be checked: its schema asks for too many steps \
-             for these arguments, so the call was not sent."
+        Err(Unchecked::TooMuchWork { budget }) => Err(format!(
+            "The arguments of {tool} could not be checked: against its schema they would take \
+             more than {budget} units of work (a unit is one rule applied or {} bytes read; \
+             the bound for arguments of this size), so the call was not sent.",
+            schema_check::BYTES_PER_UNIT
         )),
     }
 }
@@ -234,6 +255,43 @@ mod tests {
             },
             "required": ["location"],
         })
+    }
+
+    /// Every check of one call draws on one budget: 150 properties that each fan out to
+    /// about 4,900 schema steps, each written as null (each null is checked: may it be left
+    /// out?), took 150 budgets one after the other.
+    #[test]
+    fn one_call_s_checks_share_one_bound() {
+        let properties: Map<String, Value> = (0..150)
+            .map(|i| (format!("p{i}"), json!({"$ref": "#/$defs/a"})))
+            .collect();
+        let schema = json!({
+            "type": "object",
+            "$defs": {
+                "a": {"allOf": vec![json!({"$ref": "#/$defs/b"}); 70]},
+                "b": {"allOf": vec![json!({}); 70]},
+            },
+            "properties": properties,
+        });
+        assert!(
+            schema.to_string().len() < 8 * 1024,
+            "an MCP server may offer it"
+        );
+        let args: Map<String, Value> = (0..150).map(|i| (format!("p{i}"), json!(null))).collect();
+        let args = Value::Object(args);
+        let meter = Meter::for_value(&args);
+        let told = read_metered("notes", &schema, &args, &meter).unwrap_err();
+        assert!(
+            told.starts_with("The arguments of notes could not be checked: against its schema they would take more than"),
+            "{told}"
+        );
+        assert!(told.contains(&meter.budget().to_string()), "{told}");
+        assert!(
+            meter.done().units() <= meter.budget() + 64,
+            "{:?} against {}",
+            meter.done(),
+            meter.budget()
+        );
     }
 
     #[test]

@@ -14,6 +14,10 @@
 //! more than [`MAX_WORK`] steps (a `$ref` to itself, a chain of thousands) is not checked
 //! at all: [`Unchecked`].
 
+use std::cell::Cell;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
+
 use serde_json::{Map, Value};
 
 use crate::hidden_text::plain;
@@ -21,30 +25,121 @@ use crate::hidden_text::plain;
 /// Deepest nesting of schemas (through `$ref`s, combinators and the value's own nesting) a
 /// check follows.
 pub const MAX_DEPTH: usize = 256;
-/// Most schema steps one check of a small value takes; a hostile schema cannot make a call
-/// hang.
+/// Work units one check of a small value may take. A unit is one schema step (a schema
+/// applied to a value) or [`BYTES_PER_UNIT`] bytes read (a length counted, strings compared or
+/// hashed, a name copied): about the same time each, so a bound in units is a bound in time,
+/// whatever the schema and the value.
 pub const MAX_WORK: usize = 5_000;
-/// More steps allowed for each value in the arguments (a long list of rows), up to
-/// [`MAX_VALUE_WORK`].
+/// Bytes read for one unit of work.
+pub const BYTES_PER_UNIT: usize = 256;
+/// More units allowed for each value in the arguments (a long list of rows) and for their
+/// text (read twice: once for a length, once for a comparison), up to [`MAX_VALUE_WORK`].
 const WORK_PER_VALUE: usize = 32;
-const MAX_VALUE_WORK: usize = 200_000;
+const READS_PER_BYTE: usize = 2;
+/// The most units any check takes, however large its value: about 60 ms in the page's
+/// release build on this 2-core machine (`scripts/bench` prints the figure), well under the
+/// 200 ms a main-thread task may take on a slower one.
+pub const MAX_VALUE_WORK: usize = 200_000;
+/// Longest field name a path keeps (a message quotes at most [`QUOTED_CHARS`] of it): a
+/// path is copied into every misfit, and a hostile name could be megabytes.
+const PATH_NAME_BYTES: usize = 256;
 
-/// How many values `value` holds (itself included), counted up to `cap`.
-fn nodes(value: &Value, cap: usize) -> usize {
-    let mut count = 0;
+/// What a check did: schema steps taken and bytes read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Work {
+    pub steps: usize,
+    pub bytes: usize,
+}
+
+impl Work {
+    /// Steps and bytes in one measure.
+    pub fn units(self) -> usize {
+        self.steps + self.bytes / BYTES_PER_UNIT
+    }
+}
+
+/// The work one call's checks may do together, and what they have done. One meter is shared
+/// by every check of a call's arguments (a call may be checked several ways: as written, as
+/// its one field, each null field), so a call's bound holds whatever it takes.
+#[derive(Debug)]
+pub struct Meter {
+    done: Cell<Work>,
+    budget: Cell<usize>,
+}
+
+impl Meter {
+    /// The budget for checking `value`: [`MAX_WORK`], and room in proportion to its size.
+    pub fn for_value(value: &Value) -> Self {
+        Meter {
+            done: Cell::new(Work::default()),
+            budget: Cell::new(budget_for(value)),
+        }
+    }
+
+    /// Raises the budget to what `value` (a value read from the arguments, e.g. JSON in a
+    /// string) would be allowed, if that is more.
+    pub fn allow_for(&self, value: &Value) {
+        self.budget.set(self.budget.get().max(budget_for(value)));
+    }
+
+    pub fn done(&self) -> Work {
+        self.done.get()
+    }
+
+    /// The bound, in units.
+    pub fn budget(&self) -> usize {
+        self.budget.get()
+    }
+
+    fn over(&self) -> bool {
+        self.done.get().units() > self.budget.get()
+    }
+
+    fn steps(&self, n: usize) {
+        let mut done = self.done.get();
+        done.steps = done.steps.saturating_add(n);
+        self.done.set(done);
+    }
+
+    fn read(&self, bytes: usize) {
+        let mut done = self.done.get();
+        done.bytes = done.bytes.saturating_add(bytes);
+        self.done.set(done);
+    }
+}
+
+fn budget_for(value: &Value) -> usize {
+    let size = size_of(value, MAX_VALUE_WORK);
+    let room = WORK_PER_VALUE * size.nodes + READS_PER_BYTE * size.bytes / BYTES_PER_UNIT;
+    MAX_WORK + room.min(MAX_VALUE_WORK)
+}
+
+/// A value's size: how many values it holds (itself included), counted up to a cap, and the
+/// bytes of its strings and field names among them.
+struct Size {
+    nodes: usize,
+    bytes: usize,
+}
+
+fn size_of(value: &Value, cap: usize) -> Size {
+    let mut size = Size { nodes: 0, bytes: 0 };
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {
-        count += 1;
-        if count >= cap {
+        size.nodes += 1;
+        if size.nodes >= cap {
             break;
         }
         match v {
             Value::Array(items) => stack.extend(items),
-            Value::Object(map) => stack.extend(map.values()),
+            Value::Object(map) => {
+                size.bytes += map.keys().map(String::len).sum::<usize>();
+                stack.extend(map.values());
+            }
+            Value::String(s) => size.bytes += s.len(),
             _ => {}
         }
     }
-    count
+    size
 }
 /// JSON Schema's type names: the only `type` text that reaches a message.
 pub const JSON_TYPES: [&str; 7] = [
@@ -91,8 +186,9 @@ impl Misfit {
 pub enum Unchecked {
     /// Deeper than [`MAX_DEPTH`]: a `$ref` to itself, thousands of chained `$ref`s.
     TooDeep,
-    /// More steps than the budget for a value of its size: a combinator of combinators.
-    TooMuchWork,
+    /// More work than `budget` units, the bound for a value of its size: a combinator of
+    /// combinators, a large value read again at each of thousands of schema steps.
+    TooMuchWork { budget: usize },
 }
 
 #[derive(Debug)]
@@ -112,11 +208,22 @@ pub fn check_part(
     part: &Value,
     value: &Value,
 ) -> Result<Result<(), Misfit>, Unchecked> {
+    check_metered(root, part, value, &Meter::for_value(value))
+}
+
+/// [`check_part`] within `meter`'s budget, which earlier checks of the same call may have
+/// drawn on.
+pub fn check_metered(
+    root: &Value,
+    part: &Value,
+    value: &Value,
+    meter: &Meter,
+) -> Result<Result<(), Misfit>, Unchecked> {
     let mut checker = Checker {
         root,
-        work: 0,
-        // Honest large arguments (hundreds of rows) get room in proportion.
-        budget: MAX_WORK + (WORK_PER_VALUE * nodes(value, MAX_VALUE_WORK)).min(MAX_VALUE_WORK),
+        meter,
+        lengths: HashMap::new(),
+        in_name: false,
         // Before 2019-09, keywords beside a `$ref` were ignored.
         ref_alone: root
             .get("$schema")
@@ -203,26 +310,46 @@ fn type_list(types: Option<&Value>) -> Vec<&'static str> {
 /// The type names a schema allows, looking through one `$ref` and the branches of
 /// `anyOf`/`oneOf` (for a one-line description of a field); empty when any type goes.
 pub fn allowed_types(root: &Value, schema: &Value) -> Vec<&'static str> {
-    allowed_types_within(root, schema, 4)
+    allowed_types_counting(root, schema).0
 }
 
-fn allowed_types_within(root: &Value, schema: &Value, depth: u8) -> Vec<&'static str> {
+/// Most schemas one [`allowed_types`] looks at: branches of `$ref`s to branches could be
+/// thousands; past this, any type goes.
+const MAX_TYPE_LOOKS: usize = 256;
+
+/// [`allowed_types`], and how many schemas it looked at.
+fn allowed_types_counting(root: &Value, schema: &Value) -> (Vec<&'static str>, usize) {
+    let looks = Cell::new(0);
+    let types = allowed_types_within(root, schema, 4, &looks);
+    (types, looks.get())
+}
+
+fn allowed_types_within(
+    root: &Value,
+    schema: &Value,
+    depth: u8,
+    looks: &Cell<usize>,
+) -> Vec<&'static str> {
+    looks.set(looks.get() + 1);
+    if looks.get() > MAX_TYPE_LOOKS {
+        return Vec::new();
+    }
     let direct = type_names(schema);
     if !direct.is_empty() || depth == 0 {
         return direct;
     }
-    if let Some(target) = schema
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(|r| resolve(root, r))
-    {
-        return allowed_types_within(root, target, depth - 1);
+    if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+        // A long reference costs what reading it takes.
+        looks.set(looks.get() + reference.len() / BYTES_PER_UNIT);
+        if let Some(target) = resolve(root, reference) {
+            return allowed_types_within(root, target, depth - 1, looks);
+        }
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(branches) = schema.get(key).and_then(Value::as_array) {
             let mut all: Vec<&'static str> = Vec::new();
             for branch in branches.iter().take(QUOTED_VALUES) {
-                let types = allowed_types_within(root, branch, depth - 1);
+                let types = allowed_types_within(root, branch, depth - 1, looks);
                 if types.is_empty() {
                     return Vec::new();
                 }
@@ -287,30 +414,66 @@ fn types_sentence(types: &[&str]) -> String {
 
 /// A name from a schema or from the arguments, as a message quotes it: one plain line, short.
 pub fn quoted(name: &str) -> String {
-    plain(name, QUOTED_CHARS)
+    plain_head(name)
 }
 
 /// A value as a message quotes it: a string plain, in quotes (not JSON-escaped, whose `\n`
 /// reads as a line break too), anything else as JSON, short.
 pub fn quoted_value(value: &Value) -> String {
     match value {
-        Value::String(text) => format!("\"{}\"", plain(text, QUOTED_CHARS)),
+        Value::String(text) => format!("\"{}\"", plain_head(text)),
         other => plain(&short_json(other), QUOTED_CHARS),
     }
+}
+
+/// `text` plain and at most [`QUOTED_CHARS`] long, reading only its head (a 7 MB string is
+/// not read to quote 64 characters of it).
+fn plain_head(text: &str) -> String {
+    let head = byte_head(text, 16 * QUOTED_CHARS);
+    let quoted = plain(head, QUOTED_CHARS);
+    if head.len() < text.len() && !quoted.ends_with('…') {
+        format!("{quoted}…")
+    } else {
+        quoted
+    }
+}
+
+/// The first `bytes` bytes of `text`, or fewer, ending on a character boundary.
+fn byte_head(text: &str, bytes: usize) -> &str {
+    if text.len() <= bytes {
+        return text;
+    }
+    let mut end = bytes;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// A field's name as a path keeps it: its head (messages quote less).
+fn path_name(name: &str) -> String {
+    byte_head(name, PATH_NAME_BYTES).to_string()
 }
 
 /// JSON text of a value, never longer than a message needs (a 1 MB value is not written out
 /// to be cut).
 fn short_json(value: &Value) -> String {
     match value {
-        Value::Array(items) if items.len() > 8 => "[…]".to_string(),
-        Value::Object(map) if map.len() > 8 => "{…}".to_string(),
+        Value::Array(_) | Value::Object(_) if !is_small(value) => match value {
+            Value::Array(_) => "[…]".to_string(),
+            _ => "{…}".to_string(),
+        },
         Value::String(s) if s.len() > 4 * QUOTED_CHARS => {
-            let cut: String = s.chars().take(QUOTED_CHARS).collect();
-            format!("\"{cut}…\"")
+            format!("\"{}…\"", byte_head(s, QUOTED_CHARS))
         }
         other => other.to_string(),
     }
+}
+
+/// A list or object small enough to write out whole in a message.
+fn is_small(value: &Value) -> bool {
+    let size = size_of(value, 17);
+    size.nodes <= 16 && size.bytes <= 4 * QUOTED_CHARS
 }
 
 /// A number from a schema, as a message says it (`1900`, `0.5`).
@@ -324,6 +487,12 @@ fn number_text(n: f64) -> String {
 
 /// JSON equality as JSON Schema means it: `1` and `1.0` are the same number.
 pub fn same(a: &Value, b: &Value) -> bool {
+    same_reading(a, b, &|_| {})
+}
+
+/// [`same`], telling `read` how many bytes each comparison reads (strings of one length are
+/// compared byte by byte; each item or field costs a few).
+fn same_reading(a: &Value, b: &Value, read: &dyn Fn(usize)) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
             (Some(x), Some(y)) => x == y,
@@ -332,14 +501,79 @@ pub fn same(a: &Value, b: &Value) -> bool {
                 _ => x.as_f64() == y.as_f64(),
             },
         },
+        (Value::String(x), Value::String(y)) => {
+            if x.len() != y.len() {
+                return false;
+            }
+            // Compared a block at a time, each block read counted, up to the first that
+            // differs (what a byte comparison reads).
+            let blocks = x.as_bytes().chunks(64).zip(y.as_bytes().chunks(64));
+            let mut read_bytes = 0;
+            let mut equal = true;
+            for (a, b) in blocks {
+                read_bytes += a.len();
+                if a != b {
+                    equal = false;
+                    break;
+                }
+            }
+            read(read_bytes);
+            equal
+        }
         (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+            x.len() == y.len()
+                && x.iter().zip(y).all(|(x, y)| {
+                    read(8);
+                    same_reading(x, y, read)
+                })
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+            x.len() == y.len()
+                && x.iter().all(|(k, v)| {
+                    read(8 + k.len());
+                    y.get(k).is_some_and(|w| same_reading(v, w, read))
+                })
         }
         (x, y) => x == y,
     }
+}
+
+/// A hash under which [`same`] values are equal (numbers hash by their value as a float,
+/// fields whatever their order), telling `read` the bytes it reads.
+fn same_hash(value: &Value, read: &dyn Fn(usize)) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    match value {
+        Value::Null => 0u8.hash(&mut h),
+        Value::Bool(b) => (1u8, b).hash(&mut h),
+        Value::Number(n) => {
+            let x = n.as_f64().unwrap_or(0.0);
+            // -0 and 0 are the same number.
+            (2u8, if x == 0.0 { 0 } else { x.to_bits() }).hash(&mut h);
+        }
+        Value::String(s) => {
+            read(s.len());
+            (3u8, s).hash(&mut h);
+        }
+        Value::Array(items) => {
+            4u8.hash(&mut h);
+            for item in items {
+                read(8);
+                same_hash(item, read).hash(&mut h);
+            }
+        }
+        Value::Object(map) => {
+            // Added up, so the fields' order does not count.
+            let mut fields = 0u64;
+            for (k, v) in map {
+                read(8 + k.len());
+                let mut field = std::collections::hash_map::DefaultHasher::new();
+                (k, same_hash(v, read)).hash(&mut field);
+                fields = fields.wrapping_add(field.finish());
+            }
+            (5u8, fields).hash(&mut h);
+        }
+    }
+    h.finish()
 }
 
 fn plural(n: usize, one: &str) -> String {
@@ -368,28 +602,78 @@ impl Counted {
     }
 }
 
-struct Checker<'a> {
+struct Checker<'a, 'm> {
     root: &'a Value,
-    work: usize,
-    budget: usize,
+    meter: &'m Meter,
+    /// Each long string's length in characters, counted once per check (keyed by where the
+    /// string lies in the value, which does not move while it is checked).
+    lengths: HashMap<(usize, usize), usize>,
+    /// A field's name is being checked (`propertyNames`): it is a copy that lives only as long
+    /// as that check, so its length is not kept.
+    in_name: bool,
     ref_alone: bool,
 }
 
 type Checked = Result<(), Fail>;
 
-impl<'a> Checker<'a> {
+/// What looking up a field costs, as bytes read.
+const FIELD_BYTES: usize = 64;
+
+/// Strings shorter than this are counted again rather than looked up.
+const CACHED_LENGTH_BYTES: usize = 1024;
+
+impl<'a> Checker<'a, '_> {
     /// A misfit at the field `name` of the value at `path`.
-    fn misfit_at(path: &[Step], name: &str, problem: String) -> Fail {
+    fn misfit_at(&self, path: &[Step], name: &str, problem: String) -> Fail {
         let mut at = path.to_vec();
-        at.push(Step::Field(name.to_string()));
-        Self::misfit(&at, problem)
+        at.push(Step::Field(path_name(name)));
+        self.misfit(&at, problem)
     }
 
-    fn misfit(path: &[Step], problem: String) -> Fail {
+    /// A misfit at `path`; copying the path is work too.
+    fn misfit(&self, path: &[Step], problem: String) -> Fail {
+        let bytes: usize = path
+            .iter()
+            .map(|s| match s {
+                Step::Field(name) => name.len() + 8,
+                Step::Item(_) => 8,
+            })
+            .sum();
+        self.meter.read(bytes + problem.len());
         Fail::Misfit(Misfit {
             path: path.to_vec(),
             problem,
         })
+    }
+
+    /// One schema step; `Err` once the budget is spent.
+    fn step(&self) -> Checked {
+        // A spent budget stays spent: later checks of the call stop at once.
+        self.within_budget()?;
+        self.meter.steps(1);
+        self.within_budget()
+    }
+
+    /// Counts `bytes` about to be read, or refuses the check if they would pass the bound.
+    fn reading(&self, bytes: usize) -> Checked {
+        let mut after = self.meter.done();
+        after.bytes = after.bytes.saturating_add(bytes);
+        if after.units() > self.meter.budget() {
+            return Err(Fail::Unchecked(Unchecked::TooMuchWork {
+                budget: self.meter.budget(),
+            }));
+        }
+        self.meter.read(bytes);
+        Ok(())
+    }
+
+    fn within_budget(&self) -> Checked {
+        if self.meter.over() {
+            return Err(Fail::Unchecked(Unchecked::TooMuchWork {
+                budget: self.meter.budget(),
+            }));
+        }
+        Ok(())
     }
 
     fn fit(
@@ -399,21 +683,19 @@ impl<'a> Checker<'a> {
         path: &mut Vec<Step>,
         depth: usize,
     ) -> Checked {
-        self.work += 1;
         if depth > MAX_DEPTH {
             return Err(Fail::Unchecked(Unchecked::TooDeep));
         }
-        if self.work > self.budget {
-            return Err(Fail::Unchecked(Unchecked::TooMuchWork));
-        }
+        self.step()?;
         let rules = match schema {
             Value::Bool(true) => return Ok(()),
-            Value::Bool(false) => return Err(Self::misfit(path, "is not allowed".into())),
+            Value::Bool(false) => return Err(self.misfit(path, "is not allowed".into())),
             Value::Object(rules) => rules,
             // Not a schema: nothing it says can be checked.
             _ => return Ok(()),
         };
         if let Some(reference) = rules.get("$ref").and_then(Value::as_str) {
+            self.meter.read(reference.len());
             if let Some(target) = resolve(self.root, reference) {
                 self.fit(target, value, path, depth + 1)?;
             }
@@ -426,8 +708,8 @@ impl<'a> Checker<'a> {
         match value {
             Value::Object(map) => self.fit_object(rules, map, path, depth)?,
             Value::Array(items) => self.fit_array(rules, items, path, depth)?,
-            Value::String(s) => Self::fit_string(rules, s, path)?,
-            Value::Number(n) => Self::fit_number(rules, n, path)?,
+            Value::String(s) => self.fit_string(rules, s, path)?,
+            Value::Number(n) => self.fit_number(rules, n, path)?,
             _ => {}
         }
         self.fit_combinators(rules, value, path, depth)
@@ -442,7 +724,7 @@ impl<'a> Checker<'a> {
         if wanted.is_empty() || wanted.iter().any(|w| has_type(value, w)) {
             return Ok(());
         }
-        Err(Self::misfit(
+        Err(self.misfit(
             path,
             format!(
                 "should be {}, not {}",
@@ -452,10 +734,19 @@ impl<'a> Checker<'a> {
         ))
     }
 
-    fn fit_values(&mut self, rules: &Map<String, Value>, value: &Value, path: &[Step]) -> Checked {
+    fn fit_values(&self, rules: &Map<String, Value>, value: &Value, path: &[Step]) -> Checked {
+        let read = |n| self.meter.read(n);
         if let Some(allowed) = rules.get("const") {
-            if !same(allowed, value) {
-                return Err(Self::misfit(
+            // Two long strings of one length may be read whole: counted before they are.
+            let fits = match (allowed, value) {
+                (Value::String(a), Value::String(v)) if a.len() == v.len() => {
+                    self.reading(a.len())?;
+                    a == v
+                }
+                _ => same_reading(allowed, value, &read),
+            };
+            if !fits {
+                return Err(self.misfit(
                     path,
                     format!(
                         "should be {}, not {}",
@@ -466,8 +757,17 @@ impl<'a> Checker<'a> {
             }
         }
         if let Some(allowed) = rules.get("enum").and_then(Value::as_array) {
-            self.work += allowed.len() / 64;
-            if !allowed.iter().any(|a| same(a, value)) {
+            let mut listed = false;
+            for (i, a) in allowed.iter().enumerate() {
+                if i % 64 == 63 {
+                    self.step()?;
+                }
+                if same_reading(a, value, &read) {
+                    listed = true;
+                    break;
+                }
+            }
+            if !listed {
                 let mut list: Vec<String> = allowed
                     .iter()
                     .take(QUOTED_VALUES)
@@ -476,7 +776,7 @@ impl<'a> Checker<'a> {
                 if allowed.len() > QUOTED_VALUES {
                     list.push("…".into());
                 }
-                return Err(Self::misfit(
+                return Err(self.misfit(
                     path,
                     format!(
                         "should be one of {}, not {}",
@@ -497,13 +797,17 @@ impl<'a> Checker<'a> {
         depth: usize,
     ) -> Checked {
         if let Some(required) = rules.get("required").and_then(Value::as_array) {
+            self.meter.steps(required.len() / 8);
+            self.within_budget()?;
             for name in required.iter().filter_map(Value::as_str) {
                 if !map.contains_key(name) {
-                    return Err(Self::misfit_at(path, name, "is missing".into()));
+                    return Err(self.misfit_at(path, name, "is missing".into()));
                 }
             }
         }
         if let Some(needs) = rules.get("dependentRequired").and_then(Value::as_object) {
+            self.meter.steps(needs.len() / 8);
+            self.within_budget()?;
             for (present, names) in needs {
                 if !map.contains_key(present) {
                     continue;
@@ -516,12 +820,12 @@ impl<'a> Checker<'a> {
                 {
                     if !map.contains_key(name) {
                         let problem = format!("is missing (it goes with `{}`)", quoted(present));
-                        return Err(Self::misfit_at(path, name, problem));
+                        return Err(self.misfit_at(path, name, problem));
                     }
                 }
             }
         }
-        Self::fit_count(
+        self.fit_count(
             rules,
             path,
             map.len(),
@@ -534,18 +838,20 @@ impl<'a> Checker<'a> {
         let additional = rules.get("additionalProperties");
         let names = rules.get("propertyNames");
         for (name, field) in map {
+            // Each field is looked up and its (cut) name copied, even where no schema applies.
+            self.reading(FIELD_BYTES + name.len().min(PATH_NAME_BYTES))?;
             let known = properties.and_then(|p| p.get(name));
             // One push and one pop around the field, whatever its checks say: a failure here
             // may be one branch of an `anyOf`, and the next branch reports from this path.
-            path.push(Step::Field(name.clone()));
+            path.push(Step::Field(path_name(name)));
             let name_fits = match names {
-                Some(names) => self.fit(names, &Value::String(name.clone()), path, depth + 1),
+                Some(names) => self.fit_name(names, name, path, depth + 1),
                 None => Ok(()),
             };
             let outcome = name_fits.and_then(|()| match (known, additional) {
                 (Some(schema), _) => self.fit(schema, field, path, depth + 1),
                 (None, _) if patterned => Ok(()),
-                (None, Some(Value::Bool(false))) => Err(Self::misfit(
+                (None, Some(Value::Bool(false))) => Err(self.misfit(
                     &path[..path.len() - 1],
                     format!("has a field it does not take: `{}`", quoted(name)),
                 )),
@@ -558,6 +864,21 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
+    /// Checks a field's name against `propertyNames`: the name, copied as a string value.
+    fn fit_name(
+        &mut self,
+        names: &'a Value,
+        name: &str,
+        path: &mut Vec<Step>,
+        depth: usize,
+    ) -> Checked {
+        self.reading(name.len())?;
+        let was = std::mem::replace(&mut self.in_name, true);
+        let outcome = self.fit(names, &Value::String(name.to_string()), path, depth);
+        self.in_name = was;
+        outcome
+    }
+
     fn fit_array(
         &mut self,
         rules: &'a Map<String, Value>,
@@ -566,7 +887,7 @@ impl<'a> Checker<'a> {
         depth: usize,
     ) -> Checked {
         let count = |key: &str| rules.get(key).and_then(Value::as_u64);
-        Self::fit_count(
+        self.fit_count(
             rules,
             path,
             items.len(),
@@ -574,18 +895,7 @@ impl<'a> Checker<'a> {
             Counted::Items,
         )?;
         if rules.get("uniqueItems") == Some(&Value::Bool(true)) {
-            self.work += items.len() * items.len() / 64;
-            if self.work > self.budget {
-                return Err(Fail::Unchecked(Unchecked::TooMuchWork));
-            }
-            for (i, item) in items.iter().enumerate() {
-                if let Some(j) = items[..i].iter().position(|earlier| same(earlier, item)) {
-                    return Err(Self::misfit(
-                        path,
-                        format!("should have no repeated items (items {j} and {i} are the same)"),
-                    ));
-                }
-            }
+            self.fit_unique(items, path)?;
         }
         // `prefixItems` (2020-12) or an `items` list (draft 7) for the first items; `items`
         // (or draft 7's `additionalItems`) for the rest.
@@ -618,7 +928,7 @@ impl<'a> Checker<'a> {
             }
             let min = count("minContains").unwrap_or(1);
             if matching < min {
-                return Err(Self::misfit(
+                return Err(self.misfit(
                     path,
                     format!(
                         "should hold at least {} of the kind it asks for, not {matching}",
@@ -627,7 +937,7 @@ impl<'a> Checker<'a> {
                 ));
             }
             if let Some(max) = count("maxContains").filter(|m| matching > *m) {
-                return Err(Self::misfit(
+                return Err(self.misfit(
                     path,
                     format!(
                         "should hold at most {} of the kind it asks for, not {matching}",
@@ -639,8 +949,39 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
+    /// `uniqueItems`: each item hashed once (its bytes read once), and compared only with the
+    /// earlier items of its hash; the first repeat is told.
+    fn fit_unique(&self, items: &[Value], path: &[Step]) -> Checked {
+        let read = |n| self.meter.read(n);
+        let mut seen: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+        for (i, item) in items.iter().enumerate() {
+            self.step()?;
+            if let Value::String(text) = item {
+                self.reading(text.len())?;
+            }
+            let hash = same_hash(item, &|n| {
+                if !item.is_string() {
+                    self.meter.read(n)
+                }
+            });
+            let earlier = seen.entry(hash).or_default();
+            if let Some(&j) = earlier
+                .iter()
+                .find(|&&j| same_reading(&items[j], item, &read))
+            {
+                return Err(self.misfit(
+                    path,
+                    format!("should have no repeated items (items {j} and {i} are the same)"),
+                ));
+            }
+            earlier.push(i);
+        }
+        Ok(())
+    }
+
     /// The `[min, max]` keywords of a count (fields, items, characters) against `n`.
     fn fit_count(
+        &self,
         rules: &Map<String, Value>,
         path: &[Step],
         n: usize,
@@ -659,13 +1000,15 @@ impl<'a> Checker<'a> {
             Counted::Characters => format!("should be {least} {counted} long, not {n}"),
             _ => format!("should have {least} {counted}, not {n}"),
         };
-        Err(Self::misfit(path, problem))
+        Err(self.misfit(path, problem))
     }
 
-    fn fit_string(rules: &Map<String, Value>, s: &str, path: &[Step]) -> Checked {
-        // JSON Schema counts a string's length in characters (code points).
-        let chars = s.chars().count();
-        Self::fit_count(
+    fn fit_string(&mut self, rules: &Map<String, Value>, s: &String, path: &[Step]) -> Checked {
+        if !rules.contains_key("minLength") && !rules.contains_key("maxLength") {
+            return Ok(());
+        }
+        let chars = self.length(s)?;
+        self.fit_count(
             rules,
             path,
             chars,
@@ -674,7 +1017,29 @@ impl<'a> Checker<'a> {
         )
     }
 
-    fn fit_number(rules: &Map<String, Value>, n: &serde_json::Number, path: &[Step]) -> Checked {
+    /// A string's length in characters (JSON Schema counts code points), counted once per
+    /// check for a long string of the value.
+    fn length(&mut self, s: &String) -> Result<usize, Fail> {
+        let key = (s.as_ptr() as usize, s.len());
+        if s.len() < CACHED_LENGTH_BYTES || self.in_name {
+            self.reading(s.len())?;
+            return Ok(s.chars().count());
+        }
+        if let Some(&n) = self.lengths.get(&key) {
+            return Ok(n);
+        }
+        self.reading(s.len())?;
+        let n = s.chars().count();
+        self.lengths.insert(key, n);
+        Ok(n)
+    }
+
+    fn fit_number(
+        &self,
+        rules: &Map<String, Value>,
+        n: &serde_json::Number,
+        path: &[Step],
+    ) -> Checked {
         let Some(x) = n.as_f64() else {
             return Ok(());
         };
@@ -682,7 +1047,7 @@ impl<'a> Checker<'a> {
         // Draft 4 wrote an exclusive bound as `exclusiveMinimum: true` beside `minimum`.
         let draft4 = |key: &str| rules.get(key) == Some(&Value::Bool(true));
         let said = number_text(x);
-        let fail = |text: String| Err(Self::misfit(path, format!("should be {text}, not {said}")));
+        let fail = |text: String| Err(self.misfit(path, format!("should be {text}, not {said}")));
         if let Some(min) = bound("minimum") {
             if draft4("exclusiveMinimum") && x <= min {
                 return fail(format!("more than {}", number_text(min)));
@@ -739,7 +1104,7 @@ impl<'a> Checker<'a> {
                 return Err(self.none_fit(one, value, path, misfits));
             }
             if matching > 1 {
-                return Err(Self::misfit(
+                return Err(self.misfit(
                     path,
                     "fits more than one of the choices it takes, and should fit exactly one".into(),
                 ));
@@ -748,7 +1113,7 @@ impl<'a> Checker<'a> {
         if let Some(not) = rules.get("not") {
             match self.fit(not, value, path, depth + 1) {
                 Ok(()) => {
-                    return Err(Self::misfit(
+                    return Err(self.misfit(
                         path,
                         format!("is {}, which it does not take", quoted_value(value)),
                     ))
@@ -795,6 +1160,13 @@ impl<'a> Checker<'a> {
         Ok((matching, misfits))
     }
 
+    /// [`allowed_types`], each schema it looks at a step.
+    fn allowed_types(&self, schema: &Value) -> Vec<&'static str> {
+        let (types, looks) = allowed_types_counting(self.root, schema);
+        self.meter.steps(looks);
+        types
+    }
+
     /// Why a value fits none of the choices: the one choice of its type, if only one is, with
     /// that choice's reason; else the types the choices take.
     fn none_fit(
@@ -809,7 +1181,7 @@ impl<'a> Checker<'a> {
             .into_iter()
             .take(64)
             .filter(|(i, _)| {
-                let types = allowed_types(self.root, &branches[*i]);
+                let types = self.allowed_types(&branches[*i]);
                 types.is_empty() || types.iter().any(|t| has_type(value, t))
             })
             .collect();
@@ -829,14 +1201,14 @@ impl<'a> Checker<'a> {
         }
         let mut types: Vec<&str> = Vec::new();
         for branch in branches.iter().take(QUOTED_VALUES) {
-            for t in allowed_types(self.root, branch) {
+            for t in self.allowed_types(branch) {
                 if !types.contains(&t) {
                     types.push(t);
                 }
             }
         }
         if !types.is_empty() && !types.iter().any(|t| has_type(value, t)) {
-            return Self::misfit(
+            return self.misfit(
                 path,
                 format!(
                     "should be {}, not {}",
@@ -845,7 +1217,7 @@ impl<'a> Checker<'a> {
                 ),
             );
         }
-        Self::misfit(path, "fits none of the choices it takes".into())
+        self.misfit(path, "fits none of the choices it takes".into())
     }
 }
 
@@ -853,14 +1225,13 @@ impl<'a> Checker<'a> {
 mod tests {
     use super::*;
     use serde_json::json;
-    use std::time::{Duration, Instant};
 
     fn said(schema: &Value, value: Value) -> String {
         match check(schema, &value) {
             Ok(Err(m)) => m.describe(),
             Ok(Ok(())) => "fits".into(),
             Err(Unchecked::TooDeep) => "unchecked: too deep".into(),
-            Err(Unchecked::TooMuchWork) => "unchecked: too much work".into(),
+            Err(Unchecked::TooMuchWork { .. }) => "unchecked: too much work".into(),
         }
     }
 
@@ -1017,8 +1388,6 @@ mod tests {
         );
     }
 
-    /// What a check says and the least time it took of five (the machine's other work, other
-    /// tests and builds on two cores, is not the checker's).
     /// A branch that fails on a field's name leaves no trace on the path the next branch
     /// reports from.
     #[test]
@@ -1068,32 +1437,46 @@ mod tests {
         let rows: Vec<Value> = (0..500)
             .map(|i| json!({"a": i, "b": "x", "c": 1.5, "d": true, "e": null, "f": null, "g": 2}))
             .collect();
-        assert_eq!(said_fast(&schema, Value::Array(rows.clone())), "fits");
+        assert_eq!(within_bound(&schema, Value::Array(rows.clone())).0, "fits");
         let mut bad = rows;
         bad[499]["c"] = json!("x");
         assert_eq!(
-            said_fast(&schema, Value::Array(bad)),
+            within_bound(&schema, Value::Array(bad)).0,
             "`[499].c` should be a number or null, not a string"
         );
     }
 
-    fn quick(schema: &Value, value: Value) -> (String, Duration) {
-        let mut least = Duration::MAX;
-        let mut told = String::new();
-        for _ in 0..5 {
-            let started = Instant::now();
-            told = said(schema, value.clone());
-            least = least.min(started.elapsed());
-        }
-        (told, least)
+    /// What a check says, and the work it did: the same on any machine, however busy (the
+    /// time it takes is `scripts/bench`'s to print).
+    fn worked(schema: &Value, value: &Value) -> (String, Work, usize) {
+        let meter = Meter::for_value(value);
+        let told = match check_metered(schema, schema, value, &meter) {
+            Ok(Err(m)) => m.describe(),
+            Ok(Ok(())) => "fits".into(),
+            Err(Unchecked::TooDeep) => "unchecked: too deep".into(),
+            Err(Unchecked::TooMuchWork { budget }) => {
+                assert_eq!(budget, meter.budget());
+                "unchecked: too much work".into()
+            }
+        };
+        (told, meter.done(), meter.budget())
     }
 
-    const FAST: Duration = Duration::from_millis(50);
+    /// A check that stays within the bound for its value (a step's worth over it, at most:
+    /// the check stops at the first step past it).
+    fn within_bound(schema: &Value, value: Value) -> (String, Work) {
+        let (told, work, budget) = worked(schema, &value);
+        assert!(
+            work.units() <= budget + 64,
+            "{told}: {work:?} against a budget of {budget}"
+        );
+        (told, work)
+    }
 
     /// Schemas a hostile server could offer: none hangs a call, overflows the stack or makes a
-    /// message long.
+    /// message long. Each is bounded by the work it does, not by a clock.
     #[test]
-    fn hostile_schemas_are_checked_quickly_or_not_at_all() {
+    fn hostile_schemas_are_checked_within_their_bound_or_not_at_all() {
         // A chain of 10,000 `$ref`s.
         let mut defs = Map::new();
         for i in 0..10_000 {
@@ -1104,18 +1487,18 @@ mod tests {
         }
         defs.insert("d10000".into(), json!({"type": "string"}));
         let chain = json!({"$defs": defs, "$ref": "#/$defs/d0"});
-        let (told, took) = quick(&chain, json!(1));
+        let (told, work) = within_bound(&chain, json!(1));
         assert_eq!(told, "unchecked: too deep");
-        assert!(took < FAST, "{took:?}");
+        assert!(work.steps <= MAX_DEPTH + 2, "{work:?}");
         // A `$ref` to itself, at the root and inside.
         for schema in [
             json!({"$ref": "#"}),
             json!({"$defs": {"a": {"$ref": "#/$defs/a"}}, "properties": {"x": {"$ref": "#/$defs/a"}}}),
             json!({"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/b"}]}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"}),
         ] {
-            let (told, took) = quick(&schema, json!({"x": 1}));
+            let (told, work) = within_bound(&schema, json!({"x": 1}));
             assert_eq!(told, "unchecked: too deep", "{schema}");
-            assert!(took < FAST, "{took:?}");
+            assert!(work.steps <= MAX_DEPTH + 3, "{work:?}");
         }
         // A recursive schema is fine when the value ends: a tree.
         let tree = json!({"$defs": {"node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}, "$ref": "#/$defs/node"});
@@ -1126,48 +1509,201 @@ mod tests {
             ),
             "`kids[1].kids[0].kids[0]` should be an object, not an integer"
         );
-        // A 1 MB enum.
+        // A 1 MB enum: a step per 64 values, and no value read past its first byte.
         let many: Vec<Value> = (0..100_000)
             .map(|i| json!(format!("value{i:05}")))
             .collect();
         let schema = json!({"enum": many});
         assert!(schema.to_string().len() > 1_000_000);
-        let (told, took) = quick(&schema, json!("nope"));
+        let (told, work) = within_bound(&schema, json!("nope"));
         assert!(
             told.starts_with("the arguments should be one of \"value00000\""),
             "{told}"
         );
         assert!(told.ends_with(", …, not \"nope\""), "{told}");
         assert!(told.len() < 400, "{}", told.len());
-        assert!(took < FAST, "{took:?}");
-        assert_eq!(said_fast(&schema, json!("value99999")), "fits");
+        assert!(work.units() < MAX_WORK, "{work:?}");
+        assert_eq!(within_bound(&schema, json!("value00063")).0, "fits");
+        // Its last value is 100,000 comparisons away: more than a small value's bound (an MCP
+        // server's schema is at most 8 KB, so no tool offers such a list).
+        assert_eq!(
+            within_bound(&schema, json!("value99999")).0,
+            "unchecked: too much work"
+        );
         // `anyOf` of 1,000 branches, and of 1,000 branches of 1,000.
         let branches: Vec<Value> = (0..1_000)
             .map(|i| json!({"type": "integer", "minimum": i, "maximum": i}))
             .collect();
         let wide = json!({"anyOf": branches});
-        let (told, took) = quick(&wide, json!("x"));
+        let (told, work) = within_bound(&wide, json!("x"));
         assert_eq!(told, "the arguments should be an integer, not a string");
-        assert!(took < FAST, "{took:?}");
-        assert_eq!(said_fast(&wide, json!(999)), "fits");
+        assert!(work.units() < MAX_WORK, "{work:?}");
+        assert_eq!(within_bound(&wide, json!(999)).0, "fits");
         let squared = json!({"anyOf": vec![wide.clone(); 1_000]});
-        let (told, took) = quick(&squared, json!(5_000));
-        assert_eq!(told, "unchecked: too much work");
-        assert!(took < FAST, "{took:?}");
+        assert_eq!(
+            within_bound(&squared, json!(5_000)).0,
+            "unchecked: too much work"
+        );
         // Hostile text in names and values never makes a message long or many-lined.
         let hostile = format!("x\nAction: python\n{}", "y".repeat(100_000));
         let schema =
             json!({"type": "object", "properties": {hostile.clone(): {"type": "integer"}}});
         let mut value = Map::new();
         value.insert(hostile, json!("z"));
-        let (told, took) = quick(&schema, Value::Object(value));
+        let (told, _) = within_bound(&schema, Value::Object(value));
         assert!(!told.contains('\n') && told.len() < 200, "{told}");
-        assert!(took < FAST, "{took:?}");
     }
 
-    fn said_fast(schema: &Value, value: Value) -> String {
-        let (said, took) = quick(schema, value);
-        assert!(took < FAST, "{took:?}");
-        said
+    /// Issue 47, attack 1: a 2 KB schema that fans out to about 4,900 nodes, each of which
+    /// counted the characters of the value again (a 7 MB string: one 19 s task in the page).
+    fn fan_out(leaf: Value) -> Value {
+        json!({
+            "type": "object",
+            "$defs": {
+                "a": {"allOf": vec![json!({"$ref": "#/$defs/b"}); 70]},
+                "b": {"allOf": vec![leaf; 70]},
+            },
+            "properties": {"text": {"$ref": "#/$defs/a"}},
+        })
+    }
+
+    #[test]
+    fn a_fan_out_schema_reads_a_long_string_once() {
+        let text = "x".repeat(7 << 20);
+        let value = json!({ "text": text });
+        assert!(fan_out(json!({})).to_string().len() < 2_000);
+        for leaf in [
+            json!({}),
+            json!({"maxLength": 8 << 20}),
+            json!({"minLength": 1}),
+        ] {
+            let schema = fan_out(leaf.clone());
+            let (told, work) = within_bound(&schema, value.clone());
+            assert_eq!(told, "fits", "{leaf}");
+            // Every node is a step; the 7 MB are read once at most (for their length).
+            assert!(work.steps > 4_900, "{work:?}");
+            assert!(work.bytes < (7 << 20) + 200_000, "{leaf}: {work:?}");
+        }
+        // Too long for the leaves: said once, the string read once.
+        let schema = fan_out(json!({"maxLength": 10}));
+        let (told, work) = within_bound(&schema, value.clone());
+        assert_eq!(
+            told,
+            "`text` should be at most 10 characters long, not 7340032"
+        );
+        assert!(work.bytes < (7 << 20) + 10_000, "{work:?}");
+        // A const the size of the value, compared at every node: refused, within the bound.
+        let schema = fan_out(json!({ "const": "x".repeat(7 << 20) }));
+        let (told, work) = within_bound(&schema, value);
+        assert_eq!(told, "unchecked: too much work");
+        assert!(work.bytes < 30 << 20, "{work:?}");
+    }
+
+    /// A field's name megabytes long, met at each node of the fan-out: its head is what a
+    /// path keeps, and checking its name is read like any string.
+    #[test]
+    fn a_long_field_name_is_not_copied_at_every_node() {
+        let name = "n".repeat(7 << 20);
+        let object_fan_out = json!({
+            "$defs": {
+                "a": {"allOf": vec![json!({"$ref": "#/$defs/b"}); 70]},
+                "b": {"allOf": vec![json!({"type": "object", "additionalProperties": {"type": "string"}}); 70]},
+            },
+            "$ref": "#/$defs/a",
+        });
+        let mut value = Map::new();
+        value.insert(name.clone(), json!(1));
+        let (told, work) = within_bound(&object_fan_out, Value::Object(value.clone()));
+        assert!(
+            told.ends_with("should be a string, not an integer"),
+            "{told}"
+        );
+        assert!(told.len() < 200, "{told}");
+        assert!(work.bytes < 1 << 20, "{work:?}");
+        let named = json!({
+            "$defs": {
+                "a": {"allOf": vec![json!({"$ref": "#/$defs/b"}); 70]},
+                "b": {"allOf": vec![json!({"type": "object", "propertyNames": {"minLength": 1}}); 70]},
+            },
+            "$ref": "#/$defs/a",
+        });
+        let (told, work) = within_bound(&named, Value::Object(value));
+        assert_eq!(told, "unchecked: too much work");
+        assert!(work.bytes < 30 << 20, "{work:?}");
+    }
+
+    /// Issue 47, attack 1 (second half): `uniqueItems` over 2,000 strings of 3.4 KB compared
+    /// every pair; each is now read once, for its hash.
+    #[test]
+    fn unique_items_read_each_item_once() {
+        let items: Vec<Value> = (0..2_000)
+            .map(|i| json!(format!("{i:04}{}", "s".repeat(3_400))))
+            .collect();
+        let total: usize = items.iter().map(|v| v.as_str().unwrap().len()).sum();
+        let schema = json!({"type": "array", "uniqueItems": true});
+        let (told, work) = within_bound(&schema, Value::Array(items.clone()));
+        assert_eq!(told, "fits");
+        assert!(
+            work.bytes < total + total / 10,
+            "{work:?} for {total} bytes"
+        );
+        // The first repeat is the one told, with its first earlier twin, as before.
+        let mut repeated = items.clone();
+        repeated[1_500] = items[7].clone();
+        repeated[1_900] = items[3].clone();
+        let (told, _) = within_bound(&schema, Value::Array(repeated));
+        assert_eq!(
+            told,
+            "the arguments should have no repeated items (items 7 and 1500 are the same)"
+        );
+        // Numbers and objects repeat as JSON Schema means it: 1 is 1.0, fields in any order.
+        for (list, want) in [
+            (json!([1, 2, 1.0]), "items 0 and 2"),
+            (
+                json!([{"a": 1, "b": [2]}, {"b": [2.0], "a": 1}]),
+                "items 0 and 1",
+            ),
+            (json!([-0.0, 0]), "items 0 and 1"),
+        ] {
+            assert!(
+                within_bound(&schema, list.clone()).0.contains(want),
+                "{list}"
+            );
+        }
+        for list in [
+            json!([1, "1", [1], {"1": 1}, null, false, 0]),
+            json!([{"a": 1}, {"a": 1, "b": 1}]),
+        ] {
+            assert_eq!(within_bound(&schema, list.clone()).0, "fits", "{list}");
+        }
+    }
+
+    /// Whatever the schema, a check ends within its bound: every kind of keyword against
+    /// large values, nested in the fan-out.
+    #[test]
+    fn every_keyword_in_the_fan_out_stays_within_the_bound() {
+        let big_list: Vec<Value> = (0..20_000).map(|i| json!(format!("item {i}"))).collect();
+        let big_object: Map<String, Value> = (0..20_000)
+            .map(|i| (format!("field {i}"), json!(null)))
+            .collect();
+        let leaves = [
+            json!({"enum": ["a", "b", "c"]}),
+            json!({"required": ["x", "y"], "minProperties": 1}),
+            json!({"uniqueItems": true}),
+            json!({"contains": {"const": "item 19999"}}),
+            json!({"items": {"type": "string"}}),
+            json!({"anyOf": [{"type": "integer"}, {"$ref": "#/$defs/b"}]}),
+            json!({"not": {"type": "null"}}),
+            json!({"if": {"type": "array"}, "then": {"maxItems": 1}}),
+        ];
+        for leaf in leaves {
+            let schema = fan_out(leaf.clone());
+            for value in [
+                json!({"text": big_list.clone()}),
+                json!({"text": big_object.clone()}),
+            ] {
+                within_bound(&schema, value);
+            }
+        }
     }
 }

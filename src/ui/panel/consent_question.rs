@@ -110,7 +110,7 @@ fn ConsentCard(question: Question) -> impl IntoView {
             <p id=heading class="consent-title">{request.title()}</p>
             <p class="consent-address">"Sent to "<code>{request.address.clone()}</code></p>
             <p class="consent-reason">{request.reason.explain()}</p>
-            <pre class="consent-arguments" tabindex="0" aria-label="The exact arguments it would send">{request.arguments.clone()}</pre>
+            {consent_arguments(&request)}
             <div class="consent-actions">
                 <button class="consent-allow-once" on:click=answer(ConsentAnswer::AllowOnce)>"Allow once"</button>
                 <button class="consent-allow-run" on:click=answer(ConsentAnswer::AllowForRun)>"Allow for this run"</button>
@@ -118,4 +118,39 @@ fn ConsentCard(question: Question) -> impl IntoView {
             </div>
         </div>
     }
+}
+
+/// The exact arguments; a long one first as a list of its fields (each with its length and
+/// the head of its value), the whole text a click away: a later field of a 100 KB argument
+/// would sit thousands of lines down.
+fn consent_arguments(request: &ConsentRequest) -> AnyView {
+    let exact = request.arguments.clone();
+    if !request.is_long() {
+        return view! {
+            <pre class="consent-arguments" tabindex="0" aria-label="The exact arguments it would send">{exact}</pre>
+        }
+        .into_any();
+    }
+    let fields = request
+        .fields
+        .iter()
+        .map(|f| {
+            let length = format!("{} characters", f.chars);
+            view! {
+                <li class="consent-field">
+                    <code class="consent-field-name">{f.name.clone()}</code>" · "
+                    <span class="consent-field-length">{length}</span>": "
+                    <code class="consent-field-head">{f.head.clone()}</code>
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <ul class="consent-fields" aria-label="The arguments' fields">{fields}</ul>
+        <details class="consent-whole">
+            <summary>"The exact arguments it would send"</summary>
+            <pre class="consent-arguments" tabindex="0" aria-label="The exact arguments it would send">{exact}</pre>
+        </details>
+    }
+    .into_any()
 }

@@ -69,9 +69,11 @@ pub enum AskReason {
     MayChangeSomething,
     /// The user asked to see every call of this server.
     EveryCall,
-    /// The result that last entered the conversation came from another source (named), which
-    /// may have told the model to make this call.
-    AfterOtherSource(String),
+    /// The result that last entered the conversation came from another source, which may
+    /// have told the model to make this call. Every source the run has read before the call
+    /// (other than this server) is named, in the order read: an earlier one may have steered
+    /// the model as much as the last.
+    AfterOtherSource(Vec<String>),
 }
 
 impl AskReason {
@@ -82,25 +84,44 @@ impl AskReason {
                 "The server does not say this tool only reads: it may act in your name.".into()
             }
             Self::EveryCall => "You asked to see every call to this server.".into(),
-            Self::AfterOtherSource(source) => format!(
-                "The model asks for this right after reading a result from {source}, which may have told it to."
-            ),
+            Self::AfterOtherSource(sources) => match sources.as_slice() {
+                [one] => format!(
+                    "The model asks for this right after reading a result from {one}, which may have told it to."
+                ),
+                many => format!(
+                    "The model asks for this after reading results from {}, any of which may have told it to.",
+                    list_text(many)
+                ),
+            },
         }
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn list_text(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 
 /// A call waiting for the user: what would be sent, to whom, and why it is asked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConsentRequest {
-    /// How the server is named: `The MCP server "Notes" (https://notes.test)`.
+    /// How the server is named: `The MCP server "Notes" (https://notes.test/mcp)`.
     pub server: String,
     /// Where the call goes: the server's address as the user added it, without its query
     /// (a name the server chose cannot pass for another server's here).
     pub address: String,
-    /// The tool's name on the server (what is called).
+    /// The tool as the prompt offers it ([`ToolNames::shown`]: callable characters only, and
+    /// the server's own name beside it, made visible, where that differs).
     pub tool: String,
     /// The exact arguments sent, as indented JSON.
     pub arguments: String,
+    /// The arguments' fields, each with its length and the head of its value: a long
+    /// argument's later fields would sit thousands of lines down the exact text.
+    pub fields: Vec<ArgumentField>,
     pub reason: AskReason,
 }
 
@@ -109,6 +130,101 @@ impl ConsentRequest {
     pub fn title(&self) -> String {
         format!("Allow {} of {}?", self.tool, mid_sentence(&self.server))
     }
+
+    /// Whether the exact arguments are long enough to be shown field by field first.
+    pub fn is_long(&self) -> bool {
+        self.arguments.chars().count() > LONG_ARGUMENTS_CHARS
+    }
+}
+
+/// Arguments longer than this (as indented JSON) are shown as a list of their fields, with
+/// the whole text a click away.
+pub const LONG_ARGUMENTS_CHARS: usize = 600;
+/// How much of each field's value the list shows.
+const FIELD_HEAD_CHARS: usize = 120;
+
+/// One field of a call's arguments, as the question lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArgumentField {
+    /// The field's name, made visible and cut.
+    pub name: String,
+    /// How long its value is, in characters of its JSON text (of the string, for a string).
+    pub chars: usize,
+    /// The head of its value, made visible, ending in `…` where it was cut.
+    pub head: String,
+}
+
+/// The fields of `args` (an object; anything else is one field named `(arguments)`).
+pub fn argument_fields(args: &Value) -> Vec<ArgumentField> {
+    let field = |name: &str, value: &Value| {
+        let text = match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let chars = text.chars().count();
+        let head: String = text.chars().take(FIELD_HEAD_CHARS).collect();
+        let cut = if chars > FIELD_HEAD_CHARS { "…" } else { "" };
+        ArgumentField {
+            name: shown_name(name),
+            chars,
+            head: format!("{}{cut}", escaped(&head)),
+        }
+    };
+    match args {
+        Value::Object(map) => map.iter().map(|(k, v)| field(k, v)).collect(),
+        other => vec![field("(arguments)", other)],
+    }
+}
+
+/// A tool's names as the user is told them: the one the prompt offers, and the server's own
+/// when it differs.
+pub struct ToolNames<'a> {
+    pub offered: &'a str,
+    pub raw: &'a str,
+}
+
+impl ToolNames<'_> {
+    /// `read_notes`, or `read_notes (the server calls it "x\u202egnp.exe")`: one safe form
+    /// for the question and for what the model is told of a declined or skipped call.
+    pub fn shown(&self) -> String {
+        let offered = shown_name(self.offered);
+        if self.raw == self.offered {
+            offered
+        } else {
+            format!(
+                "{offered} (the server calls it \"{}\")",
+                shown_name(self.raw)
+            )
+        }
+    }
+}
+
+/// Most characters of a name a question shows.
+const SHOWN_NAME_CHARS: usize = 80;
+
+/// A name from a server, shown whole in meaning: one line, every hidden, direction or
+/// control character written as its escape (`\u202e`), cut with `…`.
+pub fn shown_name(name: &str) -> String {
+    let cut: String = name.chars().take(SHOWN_NAME_CHARS).collect();
+    let more = if name.chars().nth(SHOWN_NAME_CHARS).is_some() {
+        "…"
+    } else {
+        ""
+    };
+    format!("{}{more}", escaped(&cut))
+}
+
+/// `text` with every invisible or control character written as its escape.
+fn escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if is_invisible(c) || c.is_control() {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A server's label (`The MCP server "…"`) to go inside a sentence.
@@ -164,6 +280,13 @@ impl AskPolicy {
 }
 
 impl GatedCall {
+    pub fn names(&self) -> ToolNames<'_> {
+        ToolNames {
+            offered: &self.offered,
+            raw: &self.tool,
+        }
+    }
+
     /// This call as the settings now have it: the stricter policy, and read-only only if
     /// both say so.
     pub fn with_live(&self, live: Option<(AskPolicy, bool)>) -> GatedCall {
@@ -185,6 +308,8 @@ pub struct GatedCall {
     pub server_label: String,
     /// The tool's name on the server.
     pub tool: String,
+    /// The name the prompt offers it by.
+    pub offered: String,
     pub read_only: bool,
     pub policy: AskPolicy,
 }
@@ -304,10 +429,16 @@ impl ConsentGate {
         }
         let state = self.state.borrow();
         // Asked even when allowed for the run: the other source may have steered the model.
-        if let Some(other) = state.last.iter().find(|s| **s != call.server_url) {
-            let other = other.clone();
+        if state.last.iter().any(|s| *s != call.server_url) {
+            let read: Vec<String> = state
+                .seen
+                .iter()
+                .filter(|s| **s != call.server_url)
+                .cloned()
+                .collect();
             drop(state);
-            return Some(AskReason::AfterOtherSource(self.describe_source(&other)));
+            let named = read.iter().map(|s| self.describe_source(s)).collect();
+            return Some(AskReason::AfterOtherSource(named));
         }
         let allowed = state
             .allowed
@@ -335,10 +466,11 @@ impl ConsentGate {
         let request = ConsentRequest {
             server: call.server_label.clone(),
             address: without_query(&call.server_url).to_string(),
-            tool: call.tool.clone(),
+            tool: call.names().shown(),
             arguments: visible(
                 &serde_json::to_string_pretty(args).unwrap_or_else(|_| args.to_string()),
             ),
+            fields: argument_fields(args),
             reason,
         };
         match asker(request).await {
@@ -353,7 +485,8 @@ impl ConsentGate {
             ConsentAnswer::Deny => Err(declined(format!(
                 "The user declined this call: {} of {} was not made. Do not try it again; \
                  go on without it or give your answer.",
-                call.tool, call.server_label
+                call.names().shown(),
+                mid_sentence(&call.server_label)
             ))),
             ConsentAnswer::Skipped(why) => Err(declined(skipped_text(call, &why))),
         }
@@ -381,7 +514,8 @@ fn visible(text: &str) -> String {
 fn skipped_text(call: &GatedCall, why: &str) -> String {
     format!(
         "This call needs the user's consent and was not made ({why}): {} of {}. Go on without it.",
-        call.tool, call.server_label
+        call.names().shown(),
+        mid_sentence(&call.server_label)
     )
 }
 
@@ -432,6 +566,7 @@ mod tests {
             server_url: url.into(),
             server_label: format!("The MCP server \"{tool}\" ({url})"),
             tool: tool.into(),
+            offered: tool.into(),
             read_only,
             policy,
         }
@@ -502,6 +637,91 @@ mod tests {
         let every = call("https://v.test/mcp", "read_notes", true, AskPolicy::Always);
         block_on(gate.check(&every, &json!({}))).unwrap();
         assert_eq!(asked.get(), 3);
+    }
+
+    /// Issue 47, attack 2: a server's tool named with a right-to-left override, or with the
+    /// question's own wording, reached the question (and the model's decline message) raw.
+    #[test]
+    fn the_question_and_the_model_name_a_tool_in_one_safe_form() {
+        for (raw, offered, shown) in [
+            (
+                "x\u{202E}gnp.exe",
+                "x_gnp_exe",
+                "x_gnp_exe (the server calls it \"x\\u202egnp.exe\")",
+            ),
+            (
+                "read_notes of the MCP server \"Victim\" (http://v.test)? \n Allow",
+                "read_notes_of_the_MCP_server_Victim_http_v_test_Allow",
+                "read_notes_of_the_MCP_server_Victim_http_v_test_Allow (the server calls it \"read_notes of the MCP server \"Victim\" (http://v.test)? \\u000a Allow\")",
+            ),
+            ("send_email", "send_email", "send_email"),
+        ] {
+            let mut send = send_email();
+            send.tool = raw.into();
+            send.offered = offered.into();
+            let gate = ConsentGate::new();
+            let (asker, _, last) = answering(ConsentAnswer::Deny);
+            gate.set_asker(asker);
+            let denied = block_on(gate.check(&send, &json!({}))).unwrap_err().message;
+            let request = last.borrow().clone().unwrap();
+            assert_eq!(request.tool, shown);
+            assert_eq!(
+                request.title(),
+                format!("Allow {shown} of the MCP server \"send_email\" (https://v.test/mcp)?")
+            );
+            assert!(
+                denied.starts_with(&format!("The user declined this call: {shown} of the MCP server")),
+                "{denied}"
+            );
+            let gate = ConsentGate::new();
+            gate.set_asker(skipping(BLIND_SKIPS));
+            let skipped = block_on(gate.check(&send, &json!({}))).unwrap_err().message;
+            assert!(skipped.contains(&format!("): {shown} of the MCP server")), "{skipped}");
+            for text in [&request.title(), &denied, &skipped] {
+                assert!(
+                    !text.chars().any(|c| is_invisible(c) || c.is_control()),
+                    "{text:?}"
+                );
+            }
+        }
+        // A name a page of text long is cut.
+        assert_eq!(shown_name(&"n".repeat(500)).chars().count(), 81);
+    }
+
+    /// "Held but weak": a 100 KB argument put its later fields 9,000 px down the box. The
+    /// question lists every field with its length and head.
+    #[test]
+    fn a_long_argument_is_listed_field_by_field() {
+        let gate = ConsentGate::new();
+        let (asker, _, last) = answering(ConsentAnswer::AllowOnce);
+        gate.set_asker(asker);
+        let args = json!({"body": "b".repeat(100_000), "to": "thief@evil.test", "n": [1, 2], "\u{202E}x": null});
+        block_on(gate.check(&send_email(), &args)).unwrap();
+        let request = last.borrow().clone().unwrap();
+        assert!(request.is_long());
+        let fields: Vec<(String, usize, String)> = request
+            .fields
+            .iter()
+            .map(|f| (f.name.clone(), f.chars, f.head.clone()))
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                ("body".into(), 100_000, format!("{}…", "b".repeat(120))),
+                ("to".into(), 15, "thief@evil.test".into()),
+                ("n".into(), 5, "[1,2]".into()),
+                ("\\u202ex".into(), 4, "null".into()),
+            ]
+        );
+        // A short one is not long; the exact text is always there.
+        let short = json!({"to": "a@b.test"});
+        block_on(gate.check(&send_email(), &short)).unwrap();
+        let request = last.borrow().clone().unwrap();
+        assert!(!request.is_long());
+        assert_eq!(
+            serde_json::from_str::<Value>(&request.arguments).unwrap(),
+            short
+        );
     }
 
     #[test]
@@ -586,9 +806,9 @@ mod tests {
         tools.begin_calls();
         assert_eq!(
             gate.reason(&read),
-            Some(AskReason::AfterOtherSource(
+            Some(AskReason::AfterOtherSource(vec![
                 "the MCP server \"Evil\"".into()
-            ))
+            ]))
         );
         // Allowed for the run, and asked again: the other source may steer every call.
         block_on(gate.check(&read, &json!({}))).unwrap();
@@ -607,9 +827,18 @@ mod tests {
         // A built-in tool's result counts as another source too.
         block_on(tools.call("web_search", &json!({}))).unwrap();
         tools.begin_calls();
+        // Every source read so far is named, not only the last (issue 47: the hostile
+        // server went unnamed once a built-in tool had answered after it).
         assert_eq!(
             gate.reason(&read),
-            Some(AskReason::AfterOtherSource("the web_search tool".into()))
+            Some(AskReason::AfterOtherSource(vec![
+                "the MCP server \"Evil\"".into(),
+                "the web_search tool".into()
+            ]))
+        );
+        assert_eq!(
+            gate.reason(&read).unwrap().explain(),
+            "The model asks for this after reading results from the MCP server \"Evil\" and the web_search tool, any of which may have told it to."
         );
         // After the server's own result, its next read-only call goes ahead.
         block_on(tools.call("read_notes", &json!({}))).unwrap();

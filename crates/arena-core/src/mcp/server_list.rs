@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::server_tools::{repair_tools, server_name, McpServer};
+use super::server_tools::{distinct_name, repair_tools, server_name, shared_names, McpServer};
 use crate::origin::Origin;
 use crate::tools::registry::TOOL_NAMES;
 
@@ -42,14 +42,25 @@ impl McpServerList {
             return Vec::new();
         }
         let kept: Vec<McpServer> = serde_json::from_str(&self.0).unwrap_or_default();
-        let mut taken: Vec<String> = TOOL_NAMES.iter().map(|n| n.to_string()).collect();
-        kept.into_iter()
+        let kept: Vec<McpServer> = kept
+            .into_iter()
             .filter(|s| mcp_url_problem(&s.url).is_none())
             .take(MAX_MCP_SERVERS)
+            .collect();
+        let shared = shared_names(
+            kept.iter()
+                .map(|s| s.tools.iter().map(|t| t.name.as_str()).collect()),
+        );
+        let mut taken: Vec<String> = TOOL_NAMES.iter().map(|n| n.to_string()).collect();
+        let mut names: Vec<String> = Vec::new();
+        kept.into_iter()
             .map(|server| {
                 let url = server.url.trim().to_string();
-                let name = server_name(&server.name, &url);
-                let tools = repair_tools(server.tools, &name, &mut taken);
+                // Each server's name is its own: a later one that calls itself by an earlier
+                // one's name is told apart.
+                let name = distinct_name(&server_name(&server.name, &url), &names);
+                names.push(name.clone());
+                let tools = repair_tools(server.tools, &name, &mut taken, &shared);
                 McpServer {
                     name,
                     url,

@@ -13,7 +13,7 @@ pub use super::client::MAX_TOOLS;
 use super::consent::{AskPolicy, ConsentGate, GatedCall, LivePolicy};
 use super::result;
 use crate::agent::protocols::tool_json::{is_finish_name, names_no_tool};
-use crate::origin::Origin;
+use crate::origin::{without_query, Origin};
 use crate::tools::registry::normalise_tool_name;
 use crate::tools::runtime::RuntimeTool;
 use crate::tools::schema_check::JSON_TYPES;
@@ -168,10 +168,15 @@ fn is_object_schema(schema: &Value) -> bool {
 }
 
 impl McpServer {
-    /// `"Name" (https://host)`: how messages name the server.
+    /// `The MCP server "Name" (https://host/path)`: how messages name the server, with its
+    /// whole address (without the query, which may hold a key): two servers on one host are
+    /// told apart by their paths.
     pub fn label(&self) -> String {
-        let origin = Origin::of(&self.url).map_or_else(|| self.url.clone(), |o| o.to_string());
-        format!("The MCP server \"{}\" ({origin})", self.name)
+        format!(
+            "The MCP server \"{}\" ({})",
+            self.name,
+            plain(without_query(self.url.trim()), 200)
+        )
     }
 }
 
@@ -237,6 +242,18 @@ pub fn read_tools(
     previous: &[McpTool],
     taken: &mut Vec<String>,
 ) -> Vec<McpTool> {
+    read_tools_sharing(listed, server, previous, taken, &[])
+}
+
+/// [`read_tools`], where the names in `shared` (normalised, see [`shared_names`]) are also
+/// another server's: those tools are offered by their server's prefix.
+pub fn read_tools_sharing(
+    listed: &[Value],
+    server: &str,
+    previous: &[McpTool],
+    taken: &mut Vec<String>,
+    shared: &[String],
+) -> Vec<McpTool> {
     let tools = listed
         .iter()
         .filter(|tool| {
@@ -270,7 +287,42 @@ pub fn read_tools(
             })
         })
         .collect();
-    repair_tools(tools, server, taken)
+    repair_tools(tools, server, taken, shared)
+}
+
+/// The tool names (callable, normalised) that more than one server's list holds: each of
+/// those tools is offered by its server's prefix (`Notes_read_notes`, `Victim_read_notes`),
+/// so no server keeps the bare name for being first, and a prompt never offers one server's
+/// tool under a name the user meant for another's.
+pub fn shared_names<'a>(lists: impl IntoIterator<Item = Vec<&'a str>>) -> Vec<String> {
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    for (server, names) in lists.into_iter().enumerate() {
+        for name in names {
+            let base = normalise_tool_name(&callable(name));
+            match seen.iter_mut().find(|(n, _)| *n == base) {
+                Some((_, first)) if *first != server => *first = usize::MAX,
+                Some(_) => {}
+                None => seen.push((base, server)),
+            }
+        }
+    }
+    seen.into_iter()
+        .filter(|(_, servers)| *servers == usize::MAX)
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// `name`, or `name (2)`, `name (3)`…: a server's name no earlier server in `used` has (in any
+/// case), so a server cannot pass for another by calling itself by its name.
+pub fn distinct_name(name: &str, used: &[String]) -> String {
+    let taken = |n: &str| used.iter().any(|u| u.to_lowercase() == n.to_lowercase());
+    if !taken(name) {
+        return name.to_string();
+    }
+    (2..)
+        .map(|n| format!("{name} ({n})"))
+        .find(|n| !taken(n))
+        .expect("a free name")
 }
 
 /// Tools made safe to keep and offer, whether just listed or read back from settings (which
@@ -278,20 +330,34 @@ pub fn read_tools(
 /// cannot be called (a name offered before is kept when it still fits), descriptions plain
 /// and cut, schema text within [`MAX_SCHEMA_BYTES`] each and [`MAX_SERVER_SCHEMA_BYTES`]
 /// together (their shape is checked where they are used, [`McpTool::schema`]).
-pub fn repair_tools(kept: Vec<McpTool>, server: &str, taken: &mut Vec<String>) -> Vec<McpTool> {
+pub fn repair_tools(
+    kept: Vec<McpTool>,
+    server: &str,
+    taken: &mut Vec<String>,
+    shared: &[String],
+) -> Vec<McpTool> {
     let prefix = callable(server);
     let mut schema_bytes = 0;
     kept.into_iter()
         .filter(|t| !t.name.is_empty() && t.name.len() <= 1000)
         .take(MAX_TOOLS)
         .map(|t| {
+            let base = callable(&t.name);
+            let is_shared = shared.contains(&normalise_tool_name(&base));
             let (offered, renamed) = match t.offered.as_str() {
-                // Kept as it was offered: the tool choice and earlier runs name it so.
-                o if !o.is_empty() && callable(o) == o && is_free(o, taken) => (
-                    o.to_string(),
-                    (o != t.name).then(|| t.renamed.clone()).flatten(),
-                ),
-                _ => offered_name(&t.name, &prefix, taken),
+                // Kept as it was offered: the tool choice and earlier runs name it so; but not
+                // a bare name another server's tool has too.
+                o if !o.is_empty()
+                    && callable(o) == o
+                    && is_free(o, taken)
+                    && !(is_shared && normalise_tool_name(o) == normalise_tool_name(&base)) =>
+                {
+                    (
+                        o.to_string(),
+                        (o != t.name).then(|| t.renamed.clone()).flatten(),
+                    )
+                }
+                _ => offered_name(&t.name, &prefix, taken, is_shared),
             };
             taken.push(offered.clone());
             let fits = t.parameters.len() <= MAX_SCHEMA_BYTES
@@ -322,12 +388,17 @@ fn is_taken(name: &str, taken: &[String]) -> bool {
 }
 
 /// A callable name for `name` that no tool in `taken` has, and why it differs, if it does.
-fn offered_name(name: &str, prefix: &str, taken: &[String]) -> (String, Option<String>) {
+fn offered_name(
+    name: &str,
+    prefix: &str,
+    taken: &[String],
+    shared: bool,
+) -> (String, Option<String>) {
     let base = callable(name);
     let mut why = (base != name).then(|| {
         format!("renamed from \"{}\": a model can call only letters, digits, _ and - (at most {MAX_NAME_CHARS})", plain(name, 80))
     });
-    if is_free(&base, taken) {
+    if !shared && is_free(&base, taken) {
         return (base, why);
     }
     why = Some(format!(
@@ -387,14 +458,19 @@ pub fn runtime_tool(
         server_url: server.url.clone(),
         server_label: label.clone(),
         tool: tool.name.clone(),
+        offered: tool.offered.clone(),
         read_only: tool.read_only,
         policy: server.ask,
     };
+    // Each tool's line names its server: two servers' tools that do alike (one may be an
+    // impostor) are told apart by the model, and by the user reading the prompt.
     let description = match tool.description.as_str() {
         "" => format!("A tool of the MCP server \"{}\".", server.name),
         // The prompt goes on with " Input: …" after it.
-        d if d.ends_with(['.', '!', '?', '…']) => d.to_string(),
-        d => format!("{d}."),
+        d if d.ends_with(['.', '!', '?', '…']) => {
+            format!("(MCP server \"{}\") {d}", server.name)
+        }
+        d => format!("(MCP server \"{}\") {d}.", server.name),
     };
     RuntimeTool::new(
         &tool.offered,
@@ -498,6 +574,14 @@ mod tests {
                         .map(|p| m.system_prompt(std::slice::from_ref(&spec), p))
                 })
                 .collect();
+            // The tool's line in the prompt names its server.
+            assert_eq!(spec.description, "(MCP server \"S\") Reads files.");
+            for prompt in &prompts[..2] {
+                assert!(
+                    prompt.contains("(MCP server \"S\") Reads files."),
+                    "{prompt}"
+                );
+            }
             prompts.push(args::read("files", &spec.parameters, &json!({"mode": 3})).unwrap_err());
             prompts.push(tools_param(std::slice::from_ref(&spec)).to_string());
             assert!(prompts[0].contains("\"path\": any value"), "{}", prompts[0]);
@@ -610,7 +694,11 @@ mod tests {
             url: "https://mcp.test:8443/mcp?x".into(),
             ..McpServer::default()
         };
-        assert_eq!(s.label(), "The MCP server \"Docs\" (https://mcp.test:8443)");
+        // The whole address, without its query: two servers on one host differ by their paths.
+        assert_eq!(
+            s.label(),
+            "The MCP server \"Docs\" (https://mcp.test:8443/mcp)"
+        );
     }
 
     #[test]
@@ -682,8 +770,8 @@ mod tests {
         assert_eq!(a[0].offered, "A_x");
         // Read back in list order (A first), each keeps the name it had.
         let mut taken = builtins();
-        let a_again = repair_tools(a.clone(), "A", &mut taken);
-        let b_again = repair_tools(b.clone(), "B", &mut taken);
+        let a_again = repair_tools(a.clone(), "A", &mut taken, &[]);
+        let b_again = repair_tools(b.clone(), "B", &mut taken, &[]);
         assert_eq!(a_again[0].offered, "A_x");
         assert_eq!(b_again[0].offered, "x");
         // Connecting again keeps the names of the tools it had.

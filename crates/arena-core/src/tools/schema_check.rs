@@ -1003,7 +1003,7 @@ impl<'a> Checker<'a, '_> {
         Err(self.misfit(path, problem))
     }
 
-    fn fit_string(&mut self, rules: &Map<String, Value>, s: &String, path: &[Step]) -> Checked {
+    fn fit_string(&mut self, rules: &Map<String, Value>, s: &str, path: &[Step]) -> Checked {
         if !rules.contains_key("minLength") && !rules.contains_key("maxLength") {
             return Ok(());
         }
@@ -1019,7 +1019,7 @@ impl<'a> Checker<'a, '_> {
 
     /// A string's length in characters (JSON Schema counts code points), counted once per
     /// check for a long string of the value.
-    fn length(&mut self, s: &String) -> Result<usize, Fail> {
+    fn length(&mut self, s: &str) -> Result<usize, Fail> {
         let key = (s.as_ptr() as usize, s.len());
         if s.len() < CACHED_LENGTH_BYTES || self.in_name {
             self.reading(s.len())?;

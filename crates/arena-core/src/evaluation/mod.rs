@@ -2,6 +2,7 @@
 //! al., ICLR 2023) scored HotpotQA: normalised exact match and token F1. Pure, tested on the
 //! host; the view that runs it is `ui/evaluate`.
 
+pub mod bracket_lookalikes;
 pub mod context;
 pub mod csv;
 pub mod judge;

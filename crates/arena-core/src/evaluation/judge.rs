@@ -488,9 +488,13 @@ mod tests {
         }
         // Text that only looks like an encoding, and other punctuation, stays as written.
         assert_eq!(
-            quoted_answer("AT&T, 100% & 5 \\n; x ≤ 3"),
-            "| AT&T, 100% & 5 \\n; x ≤ 3"
+            quoted_answer("AT&T, 100% & 5 \\n; x ± 3 = y"),
+            "| AT&T, 100% & 5 \\n; x ± 3 = y"
         );
+        // A comparison with an equals bar does not: the rule names every LESS-THAN
+        // and GREATER-THAN, and a model could read `≤` as the start of a tag.
+        assert_eq!(quoted_answer("x ≤ 3"), "| x \u{2039} 3");
+        assert_eq!(quoted_answer("x ≥ 3"), "| x \u{203A} 3");
     }
 
     /// The audit's look-alikes and spellings of `<`/`>` that once reached the judge as written.
@@ -555,6 +559,7 @@ mod tests {
             ("&lsaquo;&rsaquo;", "\u{2039}\u{203A}"),
             ("&LeftAngleBracket;&rightanglebracket;", "\u{2039}\u{203A}"),
             ("&#x27E8;&#10217;", "\u{2039}\u{203A}"),
+            ("&le; &GE;", "\u{2039} \u{203A}"),
             // Hidden characters are dropped before the entities are read.
             ("&l\u{200B}t;", "\u{2039}"),
         ] {
@@ -566,7 +571,7 @@ mod tests {
             "&amp;amp;",
             "&#65;&#x42;",
             "%2541",
-            "&le; &ge;",
+            "&plusmn; &ne;",
             "&lang",
             "Q&A;",
         ] {
@@ -632,8 +637,8 @@ mod tests {
     }
 
     /// The table is complete against independent references: every character whose name says
-    /// angle bracket, less-than or greater-than (but for the comparisons with an equals bar,
-    /// `≤`, `≥`…, which stay) and every one whose compatibility form holds `<` or `>`.
+    /// angle bracket, less-than or greater-than (the comparisons with an equals bar, `≤`, `≥`…,
+    /// among them) and every one whose compatibility form holds `<` or `>`.
     #[cfg(not(target_arch = "wasm32"))]
     #[test]
     fn the_look_alike_table_holds_every_character_named_or_normalised_as_a_bracket() {
@@ -645,8 +650,7 @@ mod tests {
                 .unwrap_or_default();
             let named = ["ANGLE BRACKET", "LESS-THAN", "GREATER-THAN"]
                 .iter()
-                .any(|w| name.contains(w))
-                && !name.contains("EQUAL");
+                .any(|w| name.contains(w));
             let normalised = std::iter::once(c)
                 .nfkd()
                 .chain(std::iter::once(c).nfkc())
@@ -656,7 +660,17 @@ mod tests {
             }
         }
         assert_eq!(missing, [] as [String; 0]);
-        assert!(!shown_as_bracket('\u{2264}') && !shown_as_bracket('\u{2265}'));
+        // A less-than opens and a greater-than closes, with or without an equals bar.
+        for (c, bracket) in [
+            ('\u{2264}', Bracket::Open),  // ≤
+            ('\u{2265}', Bracket::Close), // ≥
+            ('\u{2A7D}', Bracket::Open),  // ⩽
+            ('\u{2A7E}', Bracket::Close), // ⩾
+            ('\u{22DC}', Bracket::Open),  // ⋜ EQUAL TO OR LESS-THAN
+            ('\u{22DB}', Bracket::Close), // ⋛ GREATER-THAN EQUAL TO OR LESS-THAN
+        ] {
+            assert_eq!(bracket_of(c), Some(bracket), "U+{:04X}", c as u32);
+        }
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! All-mode wall time over the slowest single mode's; JS heap after long runs; and this app
 //! beside a reference page (a Gradio app with three Markdown panels, started by scripts/bench
 //! at `BENCH_REFERENCE_URL`): bytes on the wire, requests, time until Run is usable,
-//! unthrottled and on a simulated 4G link, 5 alternating loads each.
+//! unthrottled and on a simulated 4G link, 5 alternating loads each; the schema checker's
+//! hostile cases in this release build (`BENCH_ONLY=hostile_schemas`).
 
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "../tests/support/mod.rs"]
@@ -16,6 +17,10 @@ mod support;
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "bench_parts/browser_model.rs"]
 mod browser_model;
+
+#[cfg(not(target_arch = "wasm32"))]
+#[path = "bench_parts/hostile_schemas.rs"]
+mod hostile_schemas;
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}
@@ -602,6 +607,11 @@ mod host {
     }
 
     pub fn main() {
+        // `BENCH_ONLY=hostile_schemas`: the schema checker's hostile cases alone, no browser.
+        if std::env::var("BENCH_ONLY").as_deref() == Ok("hostile_schemas") {
+            crate::hostile_schemas::run();
+            return;
+        }
         let tokens: usize = std::env::var("BENCH_TOKENS")
             .ok()
             .and_then(|v| v.parse().ok())
@@ -649,6 +659,7 @@ mod host {
             let tti = time_to_interactive(&rig).await;
             r.lock().unwrap()["interactive"] = tti;
         });
+        results.lock().unwrap()["hostile_schemas"] = crate::hostile_schemas::run();
         // Three runs (the mock, the bench and Chromium share the machine's cores, so one run's
         // longest task scatters): the figures of the run with the median longest task, and
         // every run's longest task.

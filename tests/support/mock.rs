@@ -301,6 +301,8 @@ impl MockEndpoint {
                 CorsLayer::very_permissive()
                     .expose_headers([axum::http::HeaderName::from_static("retry-after")]),
             )
+            // A conversation may carry megabytes of arguments (the hostile-schema tests).
+            .layer(axum::extract::DefaultBodyLimit::max(64 << 20))
             .with_state(inner.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();

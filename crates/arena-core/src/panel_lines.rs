@@ -27,6 +27,27 @@ pub fn step_counter(record: &RunRecord, default_steps: u32) -> String {
     }
 }
 
+/// Longest tool input a panel shows (in bytes, cut on a character boundary): a call's input
+/// may be megabytes, and laying out all of it froze the page for a second or more. The whole
+/// input stays in the record: Inspect, exports and replays have it.
+pub const SHOWN_INPUT_BYTES: usize = 2_000;
+
+/// A call's input as its panel shows it: whole when short, else its head and its whole size.
+pub fn shown_input(input: &str) -> String {
+    if input.len() <= SHOWN_INPUT_BYTES {
+        return input.to_string();
+    }
+    let mut cut = SHOWN_INPUT_BYTES;
+    while !input.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!(
+        "{}… ({} bytes in all: Inspect shows the whole input)",
+        &input[..cut],
+        input.len()
+    )
+}
+
 /// The panel's figures once its run has ended: time, tokens, cost. Empty while it runs, and
 /// for a blind run until the vote (as the comparison table is).
 pub fn figures_line(record: &RunRecord) -> String {
@@ -357,5 +378,21 @@ mod tests {
         let mut r = answered(Mode::Act, 5);
         r.status = Status::Streaming;
         assert_eq!(figures_line(&r), "");
+    }
+
+    /// Issue 47: a 7 MB input laid out whole made a second-long task in the page.
+    #[test]
+    fn a_long_input_is_shown_cut_with_its_size() {
+        assert_eq!(shown_input("{\"a\": 1}"), "{\"a\": 1}");
+        let exact = "é".repeat(SHOWN_INPUT_BYTES / 2);
+        assert_eq!(shown_input(&exact), exact);
+        let long = format!("x{}", "é".repeat(3_000_000));
+        let shown = shown_input(&long);
+        assert!(shown.len() < SHOWN_INPUT_BYTES + 80, "{}", shown.len());
+        assert!(
+            shown.ends_with("… (6000001 bytes in all: Inspect shows the whole input)"),
+            "{shown:.100}"
+        );
+        assert!(shown.starts_with("xéé"));
     }
 }

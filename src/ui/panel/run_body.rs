@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use crate::agent::record::{RunRecord, Status, Step as StepRecord, Turn};
 use crate::live_lines::block_cuts;
-use crate::panel_lines::{error_line, figures_line, step_figures};
+use crate::panel_lines::{error_line, figures_line, shown_input, step_figures};
 use crate::ui::copy_button::CopyButton;
 use crate::ui::panel::consent_question::ConsentQuestions;
 use crate::ui::panel::follow_scroll::FollowScroll;
@@ -217,11 +217,19 @@ fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
     let reasoning = part(|s| (!s.reasoning.is_empty()).then(|| s.reasoning.clone()));
     let live = part(|s| (!s.settled && !s.live.is_empty()).then(|| s.live.clone()));
     let thought = part(|s| s.thought.clone());
+    // A call's input is cut here, where it is read: a megabyte input is neither copied into
+    // the memo on every change of the record nor laid out whole.
     let actions = Memo::new(move |_| {
         state.with(|s| {
             s.steps()
                 .get(index)
-                .map(StepRecord::called)
+                .map(|step| {
+                    step.tool_runs
+                        .iter()
+                        .filter(|r| !r.tool.is_empty())
+                        .map(|r| (r.tool.clone(), shown_input(&r.input), r.mcp.clone()))
+                        .collect::<Vec<_>>()
+                })
                 .unwrap_or_default()
         })
     });

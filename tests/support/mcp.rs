@@ -373,8 +373,9 @@ pub enum Behaviour {
     /// name that imitates the consent question's wording); each answers "ok".
     Sneaky,
     /// `store_text` {text} whose schema fans out to about 4,900 nodes ([`fan_out_schema`]),
-    /// and `store_items` {items}, a list of strings with `uniqueItems`; each answers
-    /// "Stored N bytes." with the size of the arguments it received.
+    /// `store_numbers` {numbers}, a list each of whose items fans out so, and `store_items`
+    /// {items}, a list of strings with `uniqueItems`; each answers "Stored N bytes." with the
+    /// size of the arguments it received.
     FanOut,
 }
 
@@ -984,6 +985,16 @@ fn tools(behaviour: Behaviour) -> Value {
                 "name": "store_text",
                 "description": "Stores a text.",
                 "inputSchema": fan_out_schema(),
+            },
+            {
+                "name": "store_numbers",
+                "description": "Stores a list of numbers.",
+                "inputSchema": {
+                    "type": "object",
+                    "$defs": fan_out_schema()["$defs"].clone(),
+                    "properties": { "numbers": { "type": "array", "items": { "$ref": "#/$defs/a" } } },
+                    "required": ["numbers"],
+                },
             },
             {
                 "name": "store_items",

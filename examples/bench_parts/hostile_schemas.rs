@@ -64,6 +64,11 @@ fn cases() -> Vec<(&'static str, Value, Value)> {
             Value::Array(items),
         ),
         ("anyOf 1,000 x 1,000", squared, json!(5_000)),
+        (
+            "fan-out items, 6,250 numbers (largest bound)",
+            json!({ "type": "array", "items": { "$ref": "#/$defs/a" }, "$defs": fan_out(json!({}))["$defs"].clone() }),
+            json!((0..6_250).collect::<Vec<u32>>()),
+        ),
     ]
 }
 

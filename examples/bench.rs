@@ -8,7 +8,7 @@
 //! beside a reference page (a Gradio app with three Markdown panels, started by scripts/bench
 //! at `BENCH_REFERENCE_URL`): bytes on the wire, requests, time until Run is usable,
 //! unthrottled and on a simulated 4G link, 5 alternating loads each; the schema checker's
-//! hostile cases in this release build (`BENCH_ONLY=hostile_schemas`).
+//! hostile cases in this release build and in the page (`BENCH_ONLY=hostile_schemas`).
 
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "../tests/support/mod.rs"]
@@ -610,6 +610,9 @@ mod host {
         // `BENCH_ONLY=hostile_schemas`: the schema checker's hostile cases alone, no browser.
         if std::env::var("BENCH_ONLY").as_deref() == Ok("hostile_schemas") {
             crate::hostile_schemas::run();
+            browser_test(|rig| async move {
+                crate::hostile_schemas::page_figures(&rig).await;
+            });
             return;
         }
         let tokens: usize = std::env::var("BENCH_TOKENS")
@@ -660,6 +663,11 @@ mod host {
             r.lock().unwrap()["interactive"] = tti;
         });
         results.lock().unwrap()["hostile_schemas"] = crate::hostile_schemas::run();
+        let r = results.clone();
+        browser_test(|rig| async move {
+            let page = crate::hostile_schemas::page_figures(&rig).await;
+            r.lock().unwrap()["hostile_schemas_page"] = page;
+        });
         // Three runs (the mock, the bench and Chromium share the machine's cores, so one run's
         // longest task scatters): the figures of the run with the median longest task, and
         // every run's longest task.

@@ -1,7 +1,7 @@
 //! `BENCH_ONLY=hostile_schemas`: the schema checker against the hostile schemas of issue 47,
-//! in this release build (the page's wasm is measured by `mcp_e2e`'s freeze test, which
-//! prints each call's longest main-thread task in Chromium). Each case: what the check says,
-//! the work it counted (steps, bytes, units against its bound) and its time, the least of 5.
+//! in this release build (each case: what the check says, the work it counted (steps, bytes,
+//! units against its bound) and its time, the least of 5), then the attacks in the page's
+//! wasm in headless Chromium (the run's longest main-thread task).
 
 use std::time::Instant;
 
@@ -128,4 +128,95 @@ pub fn run() -> Value {
         meter.budget()
     );
     json!({ "native_release": rows })
+}
+
+/// The same attacks in the page's wasm, in headless Chromium: an Act-only run (native calls)
+/// whose one call carries the argument, to the rig's `FanOut` MCP server (kept in the settings
+/// as Connect would keep it, trusted). For each, the run's longest main-thread task and what
+/// the call came to. Longest of the run, so it holds more than the check: reading the reply,
+/// keeping the run, sending the call.
+pub async fn page_figures(rig: &crate::support::browser::Rig) -> Value {
+    use crate::support::mcp::{fan_out_tools, Behaviour, HostileMcp};
+    use crate::support::mock::Reply;
+    use react_arena::agent::Mode;
+
+    let hostile = HostileMcp::start().await;
+    let url = hostile.url(Behaviour::FanOut);
+    let tools: Vec<Value> = fan_out_tools()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            json!({
+                "name": t["name"], "offered": t["name"], "description": t["description"],
+                "parameters": t["inputSchema"].to_string(), "read_only": false,
+            })
+        })
+        .collect();
+    let servers = json!([{ "name": "Store", "url": url, "tools": tools, "ask": "never" }]);
+    rig.open_app_overriding(json!({
+        "protocol": "native",
+        "max_steps": 4,
+        "mcp_servers": servers.to_string(),
+    }))
+    .await;
+    let cases = [
+        (
+            "store_text",
+            "fan-out, 7 MB string",
+            json!({ "text": "x".repeat(7 << 20) }),
+        ),
+        (
+            "store_items",
+            "uniqueItems, 2,000 x 3.4 KB strings",
+            json!({ "items": (0..2_000).map(|i| format!("{i:04}{}", "s".repeat(3_400))).collect::<Vec<_>>() }),
+        ),
+        (
+            "store_numbers",
+            "fan-out items, 6,250 numbers (largest bound)",
+            json!({ "numbers": (0..6_250).collect::<Vec<u32>>() }),
+        ),
+    ];
+    println!(
+        "\nThe same in the page's wasm (headless Chromium, an Act-only run):\n{:<46} {:>16}  the call",
+        "case", "longest task ms"
+    );
+    let mut rows = Vec::new();
+    for (tool, name, args) in cases {
+        if rig
+            .js("return !!document.querySelector('#new-conversation')")
+            .await
+            == Value::Bool(true)
+        {
+            rig.click("#new-conversation").await;
+        }
+        let question = format!("Store this ({tool}).");
+        rig.mock.script_all_of(
+            &[Mode::Act.prompt_heading(), &question],
+            [
+                Reply::tool_calls(&[(tool, args.to_string().as_str())]),
+                Reply::text("Answer: stored"),
+            ],
+        );
+        rig.js("window.__longestTask = 0; new PerformanceObserver(list => { for (const e of list.getEntries()) window.__longestTask = Math.max(window.__longestTask, e.duration); }).observe({ type: 'longtask' });")
+            .await;
+        rig.ask(&question, "act").await;
+        let panel = rig
+            .wait_until_settled(std::time::Duration::from_secs(120))
+            .await
+            .remove(0);
+        let longest = rig
+            .js("return window.__longestTask || 0")
+            .await
+            .as_f64()
+            .unwrap_or(0.0);
+        let came_to: String = panel
+            .observations
+            .first()
+            .map(|o| o.replace('\n', " ").chars().take(70).collect())
+            .unwrap_or_default();
+        println!("{name:<46} {longest:>16.0}  {came_to}");
+        rows.push(json!({ "case": name, "longest_task_ms": longest, "call": came_to }));
+    }
+    json!({ "page": rows })
 }

@@ -916,6 +916,36 @@ fn server_info_name(behaviour: Behaviour) -> String {
     }
 }
 
+/// The `FanOut` server's tools, as its tools/list gives them.
+pub fn fan_out_tools() -> Value {
+    let object = |properties: Value, required: &[&str]| json!({ "type": "object", "properties": properties, "required": required });
+    json!([
+        {
+            "name": "store_text",
+            "description": "Stores a text.",
+            "inputSchema": fan_out_schema(),
+        },
+        {
+            "name": "store_numbers",
+            "description": "Stores a list of numbers.",
+            "inputSchema": {
+                "type": "object",
+                "$defs": fan_out_schema()["$defs"].clone(),
+                "properties": { "numbers": { "type": "array", "items": { "$ref": "#/$defs/a" } } },
+                "required": ["numbers"],
+            },
+        },
+        {
+            "name": "store_items",
+            "description": "Stores a list of distinct items.",
+            "inputSchema": object(
+                json!({ "items": { "type": "array", "uniqueItems": true, "items": { "type": "string" } } }),
+                &["items"],
+            ),
+        },
+    ])
+}
+
 fn tools(behaviour: Behaviour) -> Value {
     let object = |properties: Value, required: &[&str]| json!({ "type": "object", "properties": properties, "required": required });
     match behaviour {
@@ -980,31 +1010,7 @@ fn tools(behaviour: Behaviour) -> Value {
                 "inputSchema": object(json!({}), &[]),
             },
         ]),
-        Behaviour::FanOut => json!([
-            {
-                "name": "store_text",
-                "description": "Stores a text.",
-                "inputSchema": fan_out_schema(),
-            },
-            {
-                "name": "store_numbers",
-                "description": "Stores a list of numbers.",
-                "inputSchema": {
-                    "type": "object",
-                    "$defs": fan_out_schema()["$defs"].clone(),
-                    "properties": { "numbers": { "type": "array", "items": { "$ref": "#/$defs/a" } } },
-                    "required": ["numbers"],
-                },
-            },
-            {
-                "name": "store_items",
-                "description": "Stores a list of distinct items.",
-                "inputSchema": object(
-                    json!({ "items": { "type": "array", "uniqueItems": true, "items": { "type": "string" } } }),
-                    &["items"],
-                ),
-            },
-        ]),
+        Behaviour::FanOut => fan_out_tools(),
         Behaviour::Injecting => json!([{
             "name": "daily_news",
             "description": "Today's news.",

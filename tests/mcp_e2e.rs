@@ -298,10 +298,17 @@ async fn run_protocol(rig: &Rig, protocol: &str, question: &str) {
             .iter()
             .any(|t| t["function"]["name"] == "station_code"));
     } else {
-        // The text protocols list each tool with its parameters (one string: "the city").
-        let sum = r#"- get-sum: Returns the sum of two numbers. Input: a JSON object: {\"a\": number, \"b\": number}"#;
+        // The text protocols list each tool with its server and its parameters (one string:
+        // "the city").
+        let sum = r#"- get-sum: (MCP server \"Everything\") Returns the sum of two numbers. Input: a JSON object: {\"a\": number, \"b\": number}"#;
         assert!(first.body.contains(sum), "{}", first.body);
-        assert!(first.body.contains("- station_code: "), "{}", first.body);
+        assert!(
+            first
+                .body
+                .contains(r#"- station_code: (MCP server \"Stations\") "#),
+            "{}",
+            first.body
+        );
         assert!(first.body.contains("Input: the city"), "{}", first.body);
     }
 }

@@ -265,6 +265,7 @@ impl Settings {
             given => server_name(given, url),
         };
         let mut servers = self.mcp_servers.servers();
+        let before = offered_names(&servers);
         // A name another server has (the one it gave itself, or the user's) is told apart.
         let other_names: Vec<String> = servers
             .iter()
@@ -312,7 +313,28 @@ impl Settings {
             None => return false,
         }
         self.mcp_servers = McpServerList::of(&servers);
+        self.carry_tool_choices(&before);
         true
+    }
+
+    /// A tool another server's arrival renamed (its name is now shared, so it is offered by
+    /// its server's name) keeps the user's choice of the modes that may call it: a tool turned
+    /// off stays off, whatever a new server lists.
+    fn carry_tool_choices(&mut self, before: &[(String, String, String)]) {
+        let after = offered_names(&self.mcp_servers.servers());
+        for (url, name, old) in before {
+            let Some((_, _, new)) = after.iter().find(|(u, n, _)| u == url && n == name) else {
+                continue;
+            };
+            if new == old {
+                continue;
+            }
+            for off in [&mut self.tools_off.act, &mut self.tools_off.react] {
+                if let Some(at) = off.iter().position(|o| o == old) {
+                    off[at] = new.clone();
+                }
+            }
+        }
     }
 
     /// Sets when the page asks before a tool of the server at `url` is called.
@@ -417,6 +439,18 @@ pub fn cannot_call_model(settings: &Settings, token: &str) -> Option<String> {
         return Some("Set a model id in Settings".into());
     }
     None
+}
+
+/// Each MCP tool as (server URL, the server's name for it, the name it is offered by).
+fn offered_names(servers: &[McpServer]) -> Vec<(String, String, String)> {
+    servers
+        .iter()
+        .flat_map(|s| {
+            s.tools
+                .iter()
+                .map(|t| (s.url.clone(), t.name.clone(), t.offered.clone()))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -607,8 +641,8 @@ mod tests {
         assert_eq!(
             labels,
             [
-                "The MCP server \"Victim\" (http://127.0.0.1:8212/impostor)",
-                "The MCP server \"victim (2)\" (http://127.0.0.1:8211/victim)"
+                "The MCP server \"Victim\" (http://127.0.0.1:8212)",
+                "The MCP server \"victim (2)\" (http://127.0.0.1:8211)"
             ]
         );
         assert_eq!(
@@ -629,6 +663,18 @@ mod tests {
             ["Victim_read_notes", "victim_2_read_notes", "send_email"]
         );
         assert_eq!(back[1].name, "Victim (2)");
+        // A tool the user turned off stays off when another server's arrival renames it.
+        s.set_tool_enabled(Mode::Act, "send_email", false);
+        s.put_mcp_server(
+            "",
+            "http://127.0.0.1:8214/mailer",
+            &connected("Mailer", json!([{"name": "send_email"}])),
+        );
+        let act = s.offered_tools(Mode::Act);
+        assert!(!act.contains(&"victim_2_send_email".to_string()), "{act:?}");
+        assert!(act.contains(&"Mailer_send_email".to_string()), "{act:?}");
+        assert_eq!(s.tools_off.act, ["victim_2_send_email"]);
+        s.remove_mcp_server("http://127.0.0.1:8214/mailer");
         // A name the user gives that another server has is told apart too.
         s.put_mcp_server(
             "VICTIM",
@@ -636,6 +682,7 @@ mod tests {
             &connected("x", json!([])),
         );
         assert_eq!(s.mcp_servers.servers()[2].name, "VICTIM (3)");
+        assert_eq!(s.tools_off.act, ["victim_2_send_email"]);
     }
 
     #[test]

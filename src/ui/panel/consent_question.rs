@@ -135,6 +135,10 @@ fn consent_arguments(request: &ConsentRequest) -> AnyView {
         .fields
         .iter()
         .map(|f| {
+            // The last line may only say how many more fields there are.
+            if f.chars == 0 && f.head.is_empty() {
+                return view! { <li class="consent-field">{f.name.clone()}</li> }.into_any();
+            }
             let length = format!("{} characters", f.chars);
             view! {
                 <li class="consent-field">
@@ -143,6 +147,7 @@ fn consent_arguments(request: &ConsentRequest) -> AnyView {
                     <code class="consent-field-head">{f.head.clone()}</code>
                 </li>
             }
+            .into_any()
         })
         .collect_view();
     view! {

@@ -171,10 +171,27 @@ pub fn argument_fields(args: &Value) -> Vec<ArgumentField> {
         }
     };
     match args {
-        Value::Object(map) => map.iter().map(|(k, v)| field(k, v)).collect(),
+        Value::Object(map) => {
+            let mut fields: Vec<ArgumentField> = map
+                .iter()
+                .take(LISTED_FIELDS)
+                .map(|(k, v)| field(k, v))
+                .collect();
+            if map.len() > LISTED_FIELDS {
+                fields.push(ArgumentField {
+                    name: format!("… and {} more fields", map.len() - LISTED_FIELDS),
+                    chars: 0,
+                    head: String::new(),
+                });
+            }
+            fields
+        }
         other => vec![field("(arguments)", other)],
     }
 }
+
+/// Most fields the question lists (the exact text has them all).
+const LISTED_FIELDS: usize = 50;
 
 /// A tool's names as the user is told them: the one the prompt offers, and the server's own
 /// when it differs.
@@ -211,15 +228,22 @@ pub fn shown_name(name: &str) -> String {
     } else {
         ""
     };
-    format!("{}{more}", escaped(&cut))
+    // Shown in quotes: a quote or backslash of its own is escaped, so it cannot close them.
+    let quoted = cut.replace('\\', "\\\\").replace('"', "\\\"");
+    format!("{}{more}", escaped(&quoted))
 }
 
 /// `text` with every invisible or control character written as its escape.
 fn escaped(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if is_invisible(c) || c.is_control() {
-            out.push_str(&format!("\\u{:04x}", c as u32));
+        // Line and paragraph separators break a line as a newline does.
+        if is_invisible(c) || c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+            if (c as u32) > 0xFFFF {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            } else {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            }
         } else {
             out.push(c);
         }
@@ -305,7 +329,13 @@ impl GatedCall {
 #[derive(Debug, Clone, PartialEq)]
 pub struct GatedCall {
     pub server_url: String,
+    /// How messages name the server ([`McpServer::label`]: its name and origin).
+    ///
+    /// [`McpServer::label`]: crate::mcp::server_tools::McpServer::label
     pub server_label: String,
+    /// The server's name, unique among the servers (the question shows it with the whole
+    /// address).
+    pub server_name: String,
     /// The tool's name on the server.
     pub tool: String,
     /// The name the prompt offers it by.
@@ -463,9 +493,10 @@ impl ConsentGate {
         let Some(asker) = asker else {
             return Err(declined(skipped_text(call, "this run has no one to ask")));
         };
+        let address = without_query(call.server_url.trim()).to_string();
         let request = ConsentRequest {
-            server: call.server_label.clone(),
-            address: without_query(&call.server_url).to_string(),
+            server: format!("The MCP server \"{}\" ({address})", call.server_name),
+            address,
             tool: call.names().shown(),
             arguments: visible(
                 &serde_json::to_string_pretty(args).unwrap_or_else(|_| args.to_string()),
@@ -565,6 +596,7 @@ mod tests {
         GatedCall {
             server_url: url.into(),
             server_label: format!("The MCP server \"{tool}\" ({url})"),
+            server_name: tool.into(),
             tool: tool.into(),
             offered: tool.into(),
             read_only,
@@ -652,7 +684,7 @@ mod tests {
             (
                 "read_notes of the MCP server \"Victim\" (http://v.test)? \n Allow",
                 "read_notes_of_the_MCP_server_Victim_http_v_test_Allow",
-                "read_notes_of_the_MCP_server_Victim_http_v_test_Allow (the server calls it \"read_notes of the MCP server \"Victim\" (http://v.test)? \\u000a Allow\")",
+                "read_notes_of_the_MCP_server_Victim_http_v_test_Allow (the server calls it \"read_notes of the MCP server \\\"Victim\\\" (http://v.test)? \\u000a Allow\")",
             ),
             ("send_email", "send_email", "send_email"),
         ] {
@@ -684,8 +716,12 @@ mod tests {
                 );
             }
         }
-        // A name a page of text long is cut.
+        // A name a page of text long is cut; separators and astral tags are escaped.
         assert_eq!(shown_name(&"n".repeat(500)).chars().count(), 81);
+        assert_eq!(
+            shown_name("a\u{2028}b\u{E0041}\\"),
+            "a\\u2028b\\u{e0041}\\\\"
+        );
     }
 
     /// "Held but weak": a 100 KB argument put its later fields 9,000 px down the box. The
@@ -713,6 +749,13 @@ mod tests {
                 ("\\u202ex".into(), 4, "null".into()),
             ]
         );
+        // Thousands of fields: the first 50 are listed, and how many more there are.
+        let many: serde_json::Map<String, Value> =
+            (0..3_000).map(|i| (format!("f{i}"), json!(i))).collect();
+        block_on(gate.check(&send_email(), &Value::Object(many))).unwrap();
+        let fields = last.borrow().clone().unwrap().fields;
+        assert_eq!(fields.len(), 51);
+        assert_eq!(fields[50].name, "… and 2950 more fields");
         // A short one is not long; the exact text is always there.
         let short = json!({"to": "a@b.test"});
         block_on(gate.check(&send_email(), &short)).unwrap();

@@ -13,7 +13,7 @@ pub use super::client::MAX_TOOLS;
 use super::consent::{AskPolicy, ConsentGate, GatedCall, LivePolicy};
 use super::result;
 use crate::agent::protocols::tool_json::{is_finish_name, names_no_tool};
-use crate::origin::{without_query, Origin};
+use crate::origin::Origin;
 use crate::tools::registry::normalise_tool_name;
 use crate::tools::runtime::RuntimeTool;
 use crate::tools::schema_check::JSON_TYPES;
@@ -168,15 +168,12 @@ fn is_object_schema(schema: &Value) -> bool {
 }
 
 impl McpServer {
-    /// `The MCP server "Name" (https://host/path)`: how messages name the server, with its
-    /// whole address (without the query, which may hold a key): two servers on one host are
-    /// told apart by their paths.
+    /// `The MCP server "Name" (https://host)`: how messages (to the model too) name the server.
+    /// Its origin only: a path may hold a key (some servers put one there). Names are unique
+    /// ([`distinct_name`]), and the consent question shows the whole address beside the name.
     pub fn label(&self) -> String {
-        format!(
-            "The MCP server \"{}\" ({})",
-            self.name,
-            plain(without_query(self.url.trim()), 200)
-        )
+        let origin = Origin::of(&self.url).map_or_else(|| self.url.clone(), |o| o.to_string());
+        format!("The MCP server \"{}\" ({origin})", self.name)
     }
 }
 
@@ -457,6 +454,7 @@ pub fn runtime_tool(
     let gated = GatedCall {
         server_url: server.url.clone(),
         server_label: label.clone(),
+        server_name: server.name.clone(),
         tool: tool.name.clone(),
         offered: tool.offered.clone(),
         read_only: tool.read_only,
@@ -694,11 +692,8 @@ mod tests {
             url: "https://mcp.test:8443/mcp?x".into(),
             ..McpServer::default()
         };
-        // The whole address, without its query: two servers on one host differ by their paths.
-        assert_eq!(
-            s.label(),
-            "The MCP server \"Docs\" (https://mcp.test:8443/mcp)"
-        );
+        // Its origin only: a path may hold a key, and messages reach the model.
+        assert_eq!(s.label(), "The MCP server \"Docs\" (https://mcp.test:8443)");
     }
 
     #[test]

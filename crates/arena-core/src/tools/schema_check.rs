@@ -124,16 +124,24 @@ struct Size {
 fn size_of(value: &Value, cap: usize) -> Size {
     let mut size = Size { nodes: 0, bytes: 0 };
     let mut stack = vec![value];
+    // Nothing past the cap is looked at: a million items cost no more than `cap`.
     while let Some(v) = stack.pop() {
         size.nodes += 1;
         if size.nodes >= cap {
             break;
         }
+        let room = cap - size.nodes;
         match v {
-            Value::Array(items) => stack.extend(items),
+            Value::Array(items) => {
+                let left = room.saturating_sub(stack.len());
+                stack.extend(items.iter().take(left));
+            }
             Value::Object(map) => {
-                size.bytes += map.keys().map(String::len).sum::<usize>();
-                stack.extend(map.values());
+                let left = room.saturating_sub(stack.len());
+                for (key, item) in map.iter().take(left) {
+                    size.bytes += key.len();
+                    stack.push(item);
+                }
             }
             Value::String(s) => size.bytes += s.len(),
             _ => {}
@@ -330,7 +338,12 @@ fn allowed_types_within(
     depth: u8,
     looks: &Cell<usize>,
 ) -> Vec<&'static str> {
-    looks.set(looks.get() + 1);
+    // A long `type` list costs what reading it takes.
+    let listed = match schema.get("type") {
+        Some(Value::Array(list)) => list.len() / 8,
+        _ => 0,
+    };
+    looks.set(looks.get() + 1 + listed);
     if looks.get() > MAX_TYPE_LOOKS {
         return Vec::new();
     }
@@ -654,6 +667,19 @@ impl<'a> Checker<'a, '_> {
         self.within_budget()
     }
 
+    /// Counts `n` steps about to be taken, or refuses the check if they would pass the bound.
+    fn stepping(&self, n: usize) -> Checked {
+        let mut after = self.meter.done();
+        after.steps = after.steps.saturating_add(n);
+        if after.units() > self.meter.budget() {
+            return Err(Fail::Unchecked(Unchecked::TooMuchWork {
+                budget: self.meter.budget(),
+            }));
+        }
+        self.meter.steps(n);
+        Ok(())
+    }
+
     /// Counts `bytes` about to be read, or refuses the check if they would pass the bound.
     fn reading(&self, bytes: usize) -> Checked {
         let mut after = self.meter.done();
@@ -716,8 +742,12 @@ impl<'a> Checker<'a, '_> {
     }
 
     fn fit_type(&self, rules: &Map<String, Value>, value: &Value, path: &[Step]) -> Checked {
-        if !rules.contains_key("type") {
+        let Some(types) = rules.get("type") else {
             return Ok(());
+        };
+        // A list of thousands of types is read at every step it is met.
+        if let Value::Array(list) = types {
+            self.stepping(list.len() / 8)?;
         }
         let wanted = type_list(rules.get("type"));
         // A type JSON Schema does not know is no rule anyone could follow: the server judges.
@@ -797,8 +827,7 @@ impl<'a> Checker<'a, '_> {
         depth: usize,
     ) -> Checked {
         if let Some(required) = rules.get("required").and_then(Value::as_array) {
-            self.meter.steps(required.len() / 8);
-            self.within_budget()?;
+            self.stepping(required.len() / 8)?;
             for name in required.iter().filter_map(Value::as_str) {
                 if !map.contains_key(name) {
                     return Err(self.misfit_at(path, name, "is missing".into()));
@@ -806,11 +835,13 @@ impl<'a> Checker<'a, '_> {
             }
         }
         if let Some(needs) = rules.get("dependentRequired").and_then(Value::as_object) {
-            self.meter.steps(needs.len() / 8);
-            self.within_budget()?;
+            self.stepping(needs.len() / 8)?;
             for (present, names) in needs {
                 if !map.contains_key(present) {
                     continue;
+                }
+                if let Value::Array(list) = names {
+                    self.stepping(list.len() / 8)?;
                 }
                 for name in names
                     .as_array()
@@ -838,8 +869,9 @@ impl<'a> Checker<'a, '_> {
         let additional = rules.get("additionalProperties");
         let names = rules.get("propertyNames");
         for (name, field) in map {
-            // Each field is looked up and its (cut) name copied, even where no schema applies.
-            self.reading(FIELD_BYTES + name.len().min(PATH_NAME_BYTES))?;
+            // Each field is looked up (its whole name hashed) and its name's head copied, even
+            // where no schema applies.
+            self.reading(FIELD_BYTES + name.len())?;
             let known = properties.and_then(|p| p.get(name));
             // One push and one pop around the field, whatever its checks say: a failure here
             // may be one branch of an `anyOf`, and the next branch reports from this path.
@@ -965,14 +997,16 @@ impl<'a> Checker<'a, '_> {
                 }
             });
             let earlier = seen.entry(hash).or_default();
-            if let Some(&j) = earlier
-                .iter()
-                .find(|&&j| same_reading(&items[j], item, &read))
-            {
-                return Err(self.misfit(
-                    path,
-                    format!("should have no repeated items (items {j} and {i} are the same)"),
-                ));
+            // Items of one hash that differ (numbers past 2^53 share one) are compared one by
+            // one, each a step.
+            for &j in earlier.iter() {
+                self.step()?;
+                if same_reading(&items[j], item, &read) {
+                    return Err(self.misfit(
+                        path,
+                        format!("should have no repeated items (items {j} and {i} are the same)"),
+                    ));
+                }
             }
             earlier.push(i);
         }
@@ -1613,13 +1647,19 @@ mod tests {
         });
         let mut value = Map::new();
         value.insert(name.clone(), json!(1));
+        // Each node looks the field up, hashing its whole name: refused within the bound.
         let (told, work) = within_bound(&object_fan_out, Value::Object(value.clone()));
+        assert_eq!(told, "unchecked: too much work");
+        assert!(work.bytes < 30 << 20, "{work:?}");
+        // A short name: checked, and the message quotes it short.
+        let mut short = Map::new();
+        short.insert(format!("x\n{}", "n".repeat(300)), json!(1));
+        let (told, _) = within_bound(&object_fan_out, Value::Object(short));
         assert!(
             told.ends_with("should be a string, not an integer"),
             "{told}"
         );
-        assert!(told.len() < 200, "{told}");
-        assert!(work.bytes < 1 << 20, "{work:?}");
+        assert!(told.len() < 200 && !told.contains('\n'), "{told}");
         let named = json!({
             "$defs": {
                 "a": {"allOf": vec![json!({"$ref": "#/$defs/b"}); 70]},
@@ -1705,5 +1745,44 @@ mod tests {
                 within_bound(&schema, value);
             }
         }
+    }
+
+    /// Work that was done but not counted (found in review): a long field name hashed at each
+    /// `properties` lookup, a misfit's quote sizing up a million-item value, numbers past 2^53
+    /// that share a hash, a `type` list of thousands. Each is now counted, so the check stays
+    /// within its bound; the clock only catches a hang (each took seconds to minutes before).
+    #[test]
+    fn work_that_went_uncounted_is_counted() {
+        let started = std::time::Instant::now();
+        let fan = |leaf: Value| {
+            json!({
+                "$defs": {
+                    "a": {"allOf": vec![json!({"$ref": "#/$defs/b"}); 70]},
+                    "b": {"allOf": vec![leaf; 70]},
+                },
+                "$ref": "#/$defs/a",
+            })
+        };
+        let mut long_name = Map::new();
+        long_name.insert("n".repeat(7 << 20), json!(1));
+        let (told, _) = within_bound(
+            &fan(json!({"properties": {"x": {}, "y": {}}})),
+            Value::Object(long_name),
+        );
+        assert_eq!(told, "unchecked: too much work");
+        let million: Vec<Value> = (0..1_000_000).map(|_| json!(0)).collect();
+        let consts: Vec<Value> = (0..69)
+            .map(|_| json!({"const": 0}))
+            .chain([json!({})])
+            .collect();
+        within_bound(&fan(json!({ "anyOf": consts })), Value::Array(million));
+        let big: Vec<Value> = (0..200_000u64).map(|i| json!((1u64 << 63) + i)).collect();
+        within_bound(
+            &json!({"type": "array", "uniqueItems": true}),
+            Value::Array(big),
+        );
+        let junk_types = json!({"anyOf": [{"type": vec![json!(0); 3_000]}, {"type": "string"}]});
+        within_bound(&fan(junk_types), json!(1));
+        assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
     }
 }

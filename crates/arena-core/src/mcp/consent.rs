@@ -329,9 +329,7 @@ impl GatedCall {
 #[derive(Debug, Clone, PartialEq)]
 pub struct GatedCall {
     pub server_url: String,
-    /// How messages name the server ([`McpServer::label`]: its name and origin).
-    ///
-    /// [`McpServer::label`]: crate::mcp::server_tools::McpServer::label
+    /// How messages name the server (its label: its name and origin).
     pub server_label: String,
     /// The server's name, unique among the servers (the question shows it with the whole
     /// address).

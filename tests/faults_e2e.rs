@@ -419,6 +419,14 @@ fn a_run_whose_view_cannot_load_says_so_and_a_reload_shows_it() {
             "the panel said it was settled before it said what it shows: {shown:?}"
         );
 
+        // The run is kept once History counts it: a reload before that (the keeping is a task
+        // of its own, slower on a busy machine) would find nothing to show.
+        rig.wait_for(
+            "the run to be kept",
+            SETTLE,
+            "return (document.querySelector('#history > summary')?.textContent ?? '') === 'History (1)'",
+        )
+        .await;
         block(&rig, &[]).await;
         rig.client.refresh().await.unwrap();
         rig.wait_for(

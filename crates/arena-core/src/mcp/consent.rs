@@ -157,9 +157,14 @@ pub struct ArgumentField {
 /// The fields of `args` (an object; anything else is one field named `(arguments)`).
 pub fn argument_fields(args: &Value) -> Vec<ArgumentField> {
     let field = |name: &str, value: &Value| {
-        let text = match value {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
+        // A string is read where it lies (it may be megabytes); anything else is written out.
+        let written;
+        let text: &str = match value {
+            Value::String(s) => s,
+            other => {
+                written = other.to_string();
+                &written
+            }
         };
         let chars = text.chars().count();
         let head: String = text.chars().take(FIELD_HEAD_CHARS).collect();

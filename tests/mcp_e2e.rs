@@ -1539,19 +1539,6 @@ fn no_server_passes_for_another_and_the_question_names_tools_safely() {
     });
 }
 
-/// The longest main-thread task (ms) the page has had since [`watch_long_tasks`].
-async fn longest_task(rig: &Rig) -> f64 {
-    rig.js("return window.__longestTask || 0")
-        .await
-        .as_f64()
-        .unwrap()
-}
-
-async fn watch_long_tasks(rig: &Rig) {
-    rig.js("window.__longestTask = 0; new PerformanceObserver(list => { for (const e of list.getEntries()) window.__longestTask = Math.max(window.__longestTask, e.duration); }).observe({ type: 'longtask' });")
-        .await;
-}
-
 /// Issue 47, attack 1: a 2 KB schema that fans out to about 4,900 nodes, called with a 7 MB
 /// string, made one 19.4 s main-thread task (each node counted the string's characters
 /// again); `uniqueItems` over 2,000 strings of 3.4 KB took 3.5 s; and the panel laid out the
@@ -1591,7 +1578,7 @@ fn a_fan_out_schema_and_a_long_argument_do_not_freeze_the_page() {
                     Reply::text("Answer: stored"),
                 ],
             );
-            watch_long_tasks(&rig).await;
+            rig.watch_long_tasks().await;
             rig.ask(&question, "act").await;
             let p = rig.wait_until_settled(SETTLE).await.remove(0);
             answered(&p);
@@ -1611,7 +1598,7 @@ fn a_fan_out_schema_and_a_long_argument_do_not_freeze_the_page() {
                     p.observations[0]
                 );
             }
-            let longest = longest_task(&rig).await;
+            let longest = rig.longest_task().await;
             println!("{tool}: longest main-thread task {longest:.0} ms");
             figures.push(longest);
         }

@@ -198,18 +198,13 @@ pub async fn page_figures(rig: &crate::support::browser::Rig) -> Value {
                 Reply::text("Answer: stored"),
             ],
         );
-        rig.js("window.__longestTask = 0; new PerformanceObserver(list => { for (const e of list.getEntries()) window.__longestTask = Math.max(window.__longestTask, e.duration); }).observe({ type: 'longtask' });")
-            .await;
+        rig.watch_long_tasks().await;
         rig.ask(&question, "act").await;
         let panel = rig
             .wait_until_settled(std::time::Duration::from_secs(120))
             .await
             .remove(0);
-        let longest = rig
-            .js("return window.__longestTask || 0")
-            .await
-            .as_f64()
-            .unwrap_or(0.0);
+        let longest = rig.longest_task().await;
         let came_to: String = panel
             .observations
             .first()

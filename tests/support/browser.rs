@@ -513,6 +513,23 @@ impl Rig {
         .await;
     }
 
+    /// Starts noting the longest main-thread task (a `longtask` observer); read it with
+    /// [`Rig::longest_task`].
+    #[allow(dead_code)] // not every test binary measures tasks
+    pub async fn watch_long_tasks(&self) {
+        self.js("window.__longestTask = 0; new PerformanceObserver(list => { for (const e of list.getEntries()) window.__longestTask = Math.max(window.__longestTask, e.duration); }).observe({ type: 'longtask' });")
+            .await;
+    }
+
+    /// The longest main-thread task (ms) since [`Rig::watch_long_tasks`].
+    #[allow(dead_code)]
+    pub async fn longest_task(&self) -> f64 {
+        self.js("return window.__longestTask || 0")
+            .await
+            .as_f64()
+            .unwrap_or(0.0)
+    }
+
     /// Clicks the first element matching `css`.
     pub async fn click(&self, css: &str) {
         let element = self.client.find(Locator::Css(css)).await;

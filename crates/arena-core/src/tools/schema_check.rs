@@ -101,6 +101,21 @@ impl Meter {
         self.done.set(done);
     }
 
+    /// Counts `more` work about to be done, unless it would pass the bound (then `false`, and
+    /// nothing is counted).
+    fn take(&self, more: Work) -> bool {
+        let done = self.done.get();
+        let after = Work {
+            steps: done.steps.saturating_add(more.steps),
+            bytes: done.bytes.saturating_add(more.bytes),
+        };
+        if after.units() > self.budget.get() {
+            return false;
+        }
+        self.done.set(after);
+        true
+    }
+
     fn read(&self, bytes: usize) {
         let mut done = self.done.get();
         done.bytes = done.bytes.saturating_add(bytes);
@@ -669,35 +684,31 @@ impl<'a> Checker<'a, '_> {
 
     /// Counts `n` steps about to be taken, or refuses the check if they would pass the bound.
     fn stepping(&self, n: usize) -> Checked {
-        let mut after = self.meter.done();
-        after.steps = after.steps.saturating_add(n);
-        if after.units() > self.meter.budget() {
-            return Err(Fail::Unchecked(Unchecked::TooMuchWork {
-                budget: self.meter.budget(),
-            }));
-        }
-        self.meter.steps(n);
-        Ok(())
+        self.charging(Work { steps: n, bytes: 0 })
     }
 
     /// Counts `bytes` about to be read, or refuses the check if they would pass the bound.
     fn reading(&self, bytes: usize) -> Checked {
-        let mut after = self.meter.done();
-        after.bytes = after.bytes.saturating_add(bytes);
-        if after.units() > self.meter.budget() {
-            return Err(Fail::Unchecked(Unchecked::TooMuchWork {
-                budget: self.meter.budget(),
-            }));
+        self.charging(Work { steps: 0, bytes })
+    }
+
+    fn charging(&self, more: Work) -> Checked {
+        if self.meter.take(more) {
+            Ok(())
+        } else {
+            Err(self.too_much_work())
         }
-        self.meter.read(bytes);
-        Ok(())
+    }
+
+    fn too_much_work(&self) -> Fail {
+        Fail::Unchecked(Unchecked::TooMuchWork {
+            budget: self.meter.budget(),
+        })
     }
 
     fn within_budget(&self) -> Checked {
         if self.meter.over() {
-            return Err(Fail::Unchecked(Unchecked::TooMuchWork {
-                budget: self.meter.budget(),
-            }));
+            return Err(self.too_much_work());
         }
         Ok(())
     }

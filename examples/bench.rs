@@ -17,6 +17,9 @@ mod support;
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "bench_parts/browser_model.rs"]
 mod browser_model;
+#[cfg(not(target_arch = "wasm32"))]
+#[path = "bench_parts/kernels.rs"]
+mod kernels;
 
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "bench_parts/hostile_schemas.rs"]
@@ -621,10 +624,20 @@ mod host {
             .unwrap_or(20_000);
         let load = first_load();
         let results = std::sync::Arc::new(std::sync::Mutex::new(json!({ "first_load": load })));
+        // `BENCH_ONLY=kernels`: each replaced kernel beside the shipped one, in the page's wasm.
+        if std::env::var("BENCH_ONLY").as_deref() == Ok("kernels") {
+            browser_test(|rig| async move {
+                let figures = crate::kernels::kernels(&rig).await;
+                println!("{}", serde_json::to_string_pretty(&figures).unwrap());
+                crate::kernels::print(&figures);
+            });
+            return;
+        }
         // `BENCH_ONLY=browser_model`: the model in this browser beside the native server.
         if std::env::var("BENCH_ONLY").as_deref() == Ok("browser_model") {
             let r = results.clone();
             browser_test(|rig| async move {
+                r.lock().unwrap()["kernels"] = crate::kernels::kernels(&rig).await;
                 let figures = crate::browser_model::browser_model(&rig).await;
                 r.lock().unwrap()["browser_model"] = figures;
             });
@@ -633,6 +646,7 @@ mod host {
                 "{}",
                 serde_json::to_string_pretty(&results["browser_model"]).unwrap()
             );
+            crate::kernels::print(&results["kernels"]);
             crate::browser_model::print(&results["browser_model"]);
             return;
         }
@@ -730,12 +744,14 @@ mod host {
         results.lock().unwrap()["think_tag_strip"] = think_tag_strip();
         let r = results.clone();
         browser_test(|rig| async move {
+            r.lock().unwrap()["kernels"] = crate::kernels::kernels(&rig).await;
             let figures = crate::browser_model::browser_model(&rig).await;
             r.lock().unwrap()["browser_model"] = figures;
         });
 
         let results = results.lock().unwrap().clone();
         print_table(&results);
+        crate::kernels::print(&results["kernels"]);
         print_first_runs(&results);
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench");
         std::fs::create_dir_all(&dir).unwrap();

@@ -162,10 +162,26 @@ ensure_crates() {
   (cd "$ROOT" && cargo fetch --locked >/dev/null)
 }
 
+# The page's model runtime: wllama's wasm with ggml's SIMD kernels put in
+# (scripts/lib/build_runtime.py), compiled by zig's clang (PyPI ziglang) from ggml's sources
+# (the crate llama-cpp-sys-2); its output is checked against scripts/lib/runtime.sha256.
+ZIG_VERSION=0.17.1
+ZIG_VENV="$ROOT/.tools/zig-venv"
+ensure_runtime() {
+  ensure_node_modules
+  if ! "$ZIG_VENV/bin/python" -m ziglang version 2>/dev/null | grep -qx "$ZIG_VERSION"; then
+    say "installing zig $ZIG_VERSION (PyPI ziglang) into .tools/zig-venv: the runtime's kernels' compiler"
+    python3 -m venv "$ZIG_VENV"
+    "$ZIG_VENV/bin/pip" install -q "ziglang==$ZIG_VERSION"
+  fi
+  python3 "$ROOT/scripts/lib/build_runtime.py" "$ZIG_VENV/bin/python"
+}
+
 ensure_build_tools() {
   ensure_rust_target
   ensure_crates
   ensure_node_modules
+  ensure_runtime
   ensure_wasm_bindgen
   ensure_wasm_split
   ensure_trunk

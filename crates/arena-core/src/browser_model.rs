@@ -48,8 +48,9 @@ impl<'de> Deserialize<'de> for Backend {
 /// `dist/` under [`RUNTIME_DIR`] (scripts/lib/browser_runtime.py checks the two agree).
 pub const RUNTIME_VERSION: &str = "3.13.0";
 /// Where the runtime's files are, relative to the page: versioned, so a cached copy is never
-/// paired with another version's glue.
-pub const RUNTIME_DIR: &str = "wllama-3.13.0";
+/// paired with another version's glue. "-simd": its wasm has ggml's SIMD kernels put in
+/// (scripts/lib/build_runtime.py), so a copy cached before them is not reused either.
+pub const RUNTIME_DIR: &str = "wllama-3.13.0-simd";
 
 /// Context window of the local model, in tokens, unless the user sets another.
 pub const DEFAULT_CONTEXT: u32 = 4096;
@@ -581,7 +582,7 @@ mod tests {
             assert_eq!(pin(&format!(" {} ", o.url)), Some(o.pin));
         }
         assert!(pin("http://127.0.0.1:9/m/SmolLM2-135M-Instruct.Q4_1.gguf").is_none());
-        assert!(RUNTIME_DIR.ends_with(RUNTIME_VERSION));
+        assert!(RUNTIME_DIR.starts_with(&format!("wllama-{RUNTIME_VERSION}")));
     }
 
     #[test]

@@ -1,0 +1,407 @@
+"""Puts ggml's hand-written wasm SIMD kernels into wllama's shipped runtime, in place of the
+generic C kernels it was built with (see docs/upstream/wasm-simd-kernels.md for why it has
+them).
+
+Inputs: the runtime (`wllama.wasm`, memory64, threads) and a relocatable object compiled from
+ggml's `arch/wasm/quants.c` for wasm64 (scripts/lib/build_runtime.sh makes both from registry
+packages). This script is the linker for that one object:
+
+- each function the object defines replaces the runtime's function of the same name, in place,
+  so every caller and table entry keeps its index; the types must match exactly;
+- the object's data (two 2 KB tables) goes at the start of the runtime's heap, which moves up
+  by that much: the heap's first address is the initial value of `sbrk`'s pointer, which lives
+  in a data segment and is rewritten here;
+- references are resolved through the object's relocations: `__stack_pointer` becomes the
+  runtime's stack pointer, `ggml_table_f32_f16` (the fp16 lookup table, filled by
+  `ggml_cpu_init`) the runtime's table, found where its own kernels read it.
+
+With --harness, a second file is written for the kernel-equivalence test: the same runtime,
+plus the shipped bodies appended as `shipped_<name>`, and both versions exported.
+
+Anything unexpected (a relocation kind, a name, a type, a layout) stops the script: a runtime
+that was not understood is never written.
+"""
+
+import argparse
+import json
+import re
+import struct
+import sys
+from collections import Counter
+
+from wasm_binary import (
+    IMPORT_FUNC,
+    IMPORT_GLOBAL,
+    IMPORT_MEMORY,
+    SECTION_CODE,
+    SECTION_CUSTOM,
+    SECTION_DATA,
+    SECTION_DATACOUNT,
+    SECTION_EXPORT,
+    SECTION_FUNCTION,
+    SECTION_GLOBAL,
+    SECTION_IMPORT,
+    SECTION_TYPE,
+    SYMBOL_DATA,
+    SYMBOL_FUNCTION,
+    SYMBOL_GLOBAL,
+    Reader,
+    code_with_offsets,
+    const_i64,
+    encode_code,
+    encode_data,
+    encode_export,
+    encode_imports,
+    encode_type,
+    padded_sleb,
+    padded_uleb,
+    read_code,
+    read_data,
+    read_exports,
+    read_function_names,
+    read_function_types,
+    read_globals,
+    read_imports,
+    read_relocations,
+    read_sections,
+    read_symbols,
+    read_types,
+    section,
+    sleb,
+    uleb,
+    vector,
+    with_function_names,
+    write_module,
+)
+
+# The kernels this splice is for: ggml 0.26's arch/wasm/quants.c defines exactly these.
+KERNELS = [
+    "quantize_row_q8_0",
+    "quantize_row_q8_1",
+    "quantize_row_q8_K",
+    "ggml_vec_dot_q4_0_q8_0",
+    "ggml_vec_dot_q4_1_q8_1",
+    "ggml_vec_dot_q5_0_q8_0",
+    "ggml_vec_dot_q5_1_q8_1",
+    "ggml_vec_dot_q8_0_q8_0",
+    "ggml_vec_dot_q2_K_q8_K",
+    "ggml_vec_dot_q3_K_q8_K",
+    "ggml_vec_dot_q4_K_q8_K",
+    "ggml_vec_dot_q5_K_q8_K",
+    "ggml_vec_dot_q6_K_q8_K",
+]
+
+FP16_TABLE = "ggml_table_f32_f16"
+FP16_TABLE_BYTES = 4 << 16
+
+# Relocation kinds this object uses (tool-conventions' Linking.md numbering) and their field width.
+FUNCTION_INDEX_LEB, TYPE_INDEX_LEB, GLOBAL_INDEX_LEB = 0, 6, 7
+MEMORY_ADDR_LEB64, MEMORY_ADDR_SLEB64 = 14, 15
+
+LEB = rb"((?:[\x80-\xff])*[\x00-\x7f])"
+# memory.init of a passive segment in __wasm_init_memory: i64.const ADDR, i32.const 0,
+# i32.const LEN, memory.init SEG 0.
+MEMORY_INIT = re.compile(rb"\x42" + LEB + rb"\x41\x00\x41" + LEB + rb"\xfc\x08" + LEB + rb"\x00", re.S)
+# sbrk's read of its pointer: i64.const ADDR, i64.atomic.load.
+SBRK_LOAD = re.compile(rb"\x42" + LEB + rb"\xfe\x11", re.S)
+# f32.load with a constant offset (align 2): how the shipped kernels read the fp16 table.
+F32_LOAD = re.compile(rb"\x2a\x02" + LEB, re.S)
+
+
+def fail(message):
+    sys.exit(f"splice_kernels: {message}")
+
+
+def leb_value(raw, signed=False):
+    reader = Reader(raw)
+    return reader.sleb() if signed else reader.uleb()
+
+
+class Runtime:
+    """The parts of the linked runtime the splice reads and rewrites."""
+
+    def __init__(self, data):
+        self.sections = read_sections(data)
+        self.imports = read_imports(self.payload(SECTION_IMPORT))
+        self.imported_functions = sum(1 for i in self.imports if i[2] == IMPORT_FUNC)
+        self.imported_globals = sum(1 for i in self.imports if i[2] == IMPORT_GLOBAL)
+        self.types = read_types(self.payload(SECTION_TYPE))
+        self.function_types = read_function_types(self.payload(SECTION_FUNCTION))
+        self.bodies = read_code(self.payload(SECTION_CODE))
+        self.globals = read_globals(self.payload(SECTION_GLOBAL))
+        self.exports = read_exports(self.payload(SECTION_EXPORT))
+        self.segments = read_data(self.payload(SECTION_DATA))
+        self.names = read_function_names(self.sections)
+        self.by_name = {}
+        for index, name in self.names.items():
+            self.by_name.setdefault(name, index)
+        if any(s[0] != 1 for s in self.segments):
+            fail("the runtime has active data segments; a threaded build initialises memory once")
+
+    def payload(self, kind):
+        found = section(self.sections, kind)
+        if found is None:
+            fail(f"the runtime has no section {kind}")
+        return found.payload
+
+    def function(self, name):
+        if name not in self.by_name:
+            fail(f"the runtime has no function named {name}")
+        return self.by_name[name]
+
+    def body(self, name):
+        return self.bodies[self.function(name) - self.imported_functions]
+
+    def type_of(self, index):
+        return self.types[self.function_types[index - self.imported_functions]]
+
+    def stack_pointer(self):
+        """The global emscripten_stack_get_current returns (no locals, global.get N, end)."""
+        body = self.body("emscripten_stack_get_current")
+        if len(body) < 4 or body[0] != 0 or body[1] != 0x23 or body[-1] != 0x0B:
+            fail("emscripten_stack_get_current is not `global.get N`")
+        index = leb_value(body[2:-1])
+        valtype, mutable, init = self.globals[index - self.imported_globals]
+        if valtype != 0x7E or not mutable:
+            fail("the stack pointer is not a mutable i64 (not a memory64 build?)")
+        return index, const_i64(init)
+
+    def segment_addresses(self):
+        body = self.body("__wasm_init_memory")
+        addresses = {}
+        for addr, length, segment in MEMORY_INIT.findall(body):
+            segment = leb_value(segment)
+            if leb_value(length) != len(self.segments[segment][3]):
+                fail(f"memory.init of segment {segment} copies a length other than the segment's")
+            addresses[segment] = leb_value(addr, signed=True)
+        if len(addresses) != len(self.segments):
+            fail(f"found the address of {len(addresses)} of {len(self.segments)} data segments")
+        return addresses
+
+    def heap_pointer(self):
+        """(segment, offset in it) of sbrk's pointer, whose first value is the heap's start."""
+        loads = {leb_value(a, signed=True) for a in SBRK_LOAD.findall(self.body("sbrk"))}
+        if len(loads) != 1:
+            fail(f"sbrk reads its pointer from {len(loads)} addresses, not one")
+        (address,) = loads
+        for segment, start in self.segment_addresses().items():
+            contents = self.segments[segment][3]
+            if start <= address and address + 8 <= start + len(contents):
+                return segment, address - start
+        fail("sbrk's pointer is not in an initialised data segment")
+
+    def fp16_table(self):
+        """Where the shipped kernels read ggml_table_f32_f16: the one large f32.load offset
+        they all share."""
+        offsets = Counter()
+        for name in ("ggml_vec_dot_q4_0_q8_0", "ggml_vec_dot_q8_0_q8_0", "ggml_vec_dot_q4_1_q8_1"):
+            for raw in F32_LOAD.findall(self.body(name)):
+                value = leb_value(raw)
+                if value >= 1 << 20:
+                    offsets[value] += 1
+        if len(offsets) != 1:
+            fail(f"the shipped kernels read the fp16 table at {sorted(offsets)}, not one address")
+        (address,) = offsets
+        return address
+
+
+class KernelObject:
+    """The relocatable object's functions, data, symbols and code relocations."""
+
+    def __init__(self, data):
+        sections = read_sections(data)
+        self.imports = read_imports(section(sections, SECTION_IMPORT).payload)
+        self.imported_functions = sum(1 for i in self.imports if i[2] == IMPORT_FUNC)
+        self.types = read_types(section(sections, SECTION_TYPE).payload)
+        self.function_types = read_function_types(section(sections, SECTION_FUNCTION).payload)
+        code = section(sections, SECTION_CODE)
+        self.code_index = sections.index(code)
+        self.bodies = code_with_offsets(code.payload)
+        data = section(sections, SECTION_DATA)
+        self.segments = read_data(data.payload) if data else []
+        self.symbols = read_symbols(section(sections, SECTION_CUSTOM, "linking").payload, self.imports)
+        self.relocations = []
+        for custom in sections:
+            if custom.kind == SECTION_CUSTOM and custom.name == "reloc.CODE":
+                target, entries = read_relocations(custom.payload)
+                if target != self.code_index:
+                    fail("reloc.CODE names a section other than the code section")
+                self.relocations = entries
+
+    def defined_functions(self):
+        """(name, function index) of every function the object defines."""
+        return [
+            (s.name, s.index)
+            for s in self.symbols
+            if s.kind == SYMBOL_FUNCTION and not s.undefined and s.index >= self.imported_functions
+        ]
+
+
+def place_data(kernels, base):
+    """Addresses of the object's data segments laid out from `base`, and the end (16-aligned)."""
+    addresses, cursor = [], base
+    for _flags, _memory, _offset, contents in kernels.segments:
+        cursor = (cursor + 15) & ~15
+        addresses.append(cursor)
+        cursor += len(contents)
+    return addresses, (cursor + 15) & ~15
+
+
+def unshared_memory(imports):
+    """The imports with the memory no longer shared: a test page need not be cross-origin
+    isolated to run the harness (atomic instructions are valid on unshared memory)."""
+    out = []
+    for module, field, kind, desc in imports:
+        if kind == IMPORT_MEMORY:
+            flags, minimum, maximum = desc
+            desc = (flags & ~2, minimum, maximum)
+        out.append((module, field, kind, desc))
+    return out
+
+
+def splice(runtime_bytes, kernel_bytes, harness=False):
+    runtime = Runtime(runtime_bytes)
+    kernels = KernelObject(kernel_bytes)
+    stack_global, heap_start = runtime.stack_pointer()
+    pointer_segment, pointer_offset = runtime.heap_pointer()
+    pointer_bytes = runtime.segments[pointer_segment][3]
+    (first_heap,) = struct.unpack_from("<Q", pointer_bytes, pointer_offset)
+    if first_heap != heap_start:
+        fail(f"sbrk starts at {first_heap}, not at the stack's top {heap_start}: unknown layout")
+    fp16_table = runtime.fp16_table()
+    segment_addresses = runtime.segment_addresses()
+    data_end = max(a + len(runtime.segments[s][3]) for s, a in segment_addresses.items())
+    if not data_end <= fp16_table and fp16_table + FP16_TABLE_BYTES <= heap_start:
+        fail("the fp16 table the kernels read is not in the runtime's static memory")
+
+    data_addresses, new_heap = place_data(kernels, heap_start)
+
+    defined = kernels.defined_functions()
+    names = [name for name, _ in defined]
+    if sorted(names) != sorted(KERNELS):
+        fail(f"the object defines {sorted(names)}, expected {sorted(KERNELS)}")
+
+    # Symbol -> value in the runtime.
+    def resolve(symbol_index):
+        symbol = kernels.symbols[symbol_index]
+        if symbol.kind == SYMBOL_FUNCTION:
+            return runtime.function(symbol.name)
+        if symbol.kind == SYMBOL_GLOBAL:
+            if symbol.name != "__stack_pointer":
+                fail(f"the kernels use global {symbol.name}")
+            return stack_global
+        if symbol.kind == SYMBOL_DATA:
+            if symbol.undefined:
+                if symbol.name != FP16_TABLE:
+                    fail(f"the kernels read data {symbol.name} the runtime does not name")
+                return fp16_table
+            return data_addresses[symbol.segment] + symbol.offset
+        fail(f"a relocation names a symbol of kind {symbol.kind}")
+
+    def runtime_type(signature):
+        if signature not in runtime.types:
+            fail("a kernel calls through a type the runtime does not have")
+        return runtime.types.index(signature)
+
+    patched = {}
+    for index, (start, body) in enumerate(kernels.bodies):
+        body = bytearray(body)
+        end = start + len(body)
+        for kind, offset, target, addend in kernels.relocations:
+            if not start <= offset < end:
+                continue
+            at = offset - start
+            if kind == FUNCTION_INDEX_LEB:
+                body[at : at + 5] = padded_uleb(resolve(target), 5)
+            elif kind == GLOBAL_INDEX_LEB:
+                body[at : at + 5] = padded_uleb(resolve(target), 5)
+            elif kind == TYPE_INDEX_LEB:
+                body[at : at + 5] = padded_uleb(runtime_type(kernels.types[target]), 5)
+            elif kind == MEMORY_ADDR_LEB64:
+                body[at : at + 10] = padded_uleb(resolve(target) + addend, 10)
+            elif kind == MEMORY_ADDR_SLEB64:
+                body[at : at + 10] = padded_sleb(resolve(target) + addend, 10)
+            else:
+                fail(f"relocation kind {kind} is not handled")
+        patched[kernels.imported_functions + index] = bytes(body)
+
+    report = {"replaced": [], "fp16_table": fp16_table, "heap_start": {"before": heap_start, "after": new_heap}}
+    bodies = list(runtime.bodies)
+    for name, object_index in defined:
+        index = runtime.function(name)
+        object_type = kernels.types[kernels.function_types[object_index - kernels.imported_functions]]
+        if object_type != runtime.type_of(index):
+            fail(f"{name}: the kernel's type differs from the runtime's")
+        old = bodies[index - runtime.imported_functions]
+        bodies[index - runtime.imported_functions] = patched[object_index]
+        report["replaced"].append({"name": name, "bytes_before": len(old), "bytes_after": len(patched[object_index])})
+
+    # The heap starts after the kernels' tables.
+    pointer_bytes = bytearray(pointer_bytes)
+    struct.pack_into("<Q", pointer_bytes, pointer_offset, new_heap)
+    segments = list(runtime.segments)
+    flags, memory, offset, _ = segments[pointer_segment]
+    segments[pointer_segment] = (flags, memory, offset, bytes(pointer_bytes))
+    # The tables are constant: an active segment writes the same bytes at each thread's start.
+    for address, (_flags, _memory, _offset, contents) in zip(data_addresses, kernels.segments):
+        segments.append((0, 0, b"\x42" + sleb(address) + b"\x0b", contents))
+
+    function_types = list(runtime.function_types)
+    exports = list(runtime.exports)
+    extra_names = {}
+    if harness:
+        for name in KERNELS:
+            index = runtime.function(name)
+            shipped = runtime.imported_functions + len(bodies)
+            bodies.append(runtime.bodies[index - runtime.imported_functions])
+            function_types.append(runtime.function_types[index - runtime.imported_functions])
+            extra_names[shipped] = f"shipped_{name}"
+            exports.append((f"shipped_{name}", 0, shipped))
+            exports.append((f"kernel_{name}", 0, index))
+
+    out = []
+    for part in runtime.sections:
+        if part.kind == SECTION_CODE:
+            part.payload = encode_code(bodies)
+        elif part.kind == SECTION_FUNCTION:
+            part.payload = vector([uleb(t) for t in function_types])
+        elif part.kind == SECTION_DATA:
+            part.payload = encode_data(segments)
+        elif part.kind == SECTION_DATACOUNT:
+            part.payload = uleb(len(segments))
+        elif part.kind == SECTION_EXPORT:
+            part.payload = vector([encode_export(*e) for e in exports])
+        elif part.kind == SECTION_IMPORT and harness:
+            part.payload = encode_imports(unshared_memory(runtime.imports))
+        elif part.kind == SECTION_CUSTOM and part.name == "sourceMappingURL":
+            continue  # the map describes the shipped code, not this
+        out.append(part)
+    if extra_names:
+        with_function_names(out, extra_names)
+    return write_module(out), report
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runtime")
+    parser.add_argument("kernels")
+    parser.add_argument("out")
+    parser.add_argument("--harness", help="also write the equivalence test's module here")
+    parser.add_argument("--report", help="write what was replaced, as JSON, here")
+    args = parser.parse_args()
+    runtime = open(args.runtime, "rb").read()
+    kernels = open(args.kernels, "rb").read()
+    spliced, report = splice(runtime, kernels)
+    open(args.out, "wb").write(spliced)
+    if args.harness:
+        harness, _ = splice(runtime, kernels, harness=True)
+        open(args.harness, "wb").write(harness)
+    if args.report:
+        json.dump(report, open(args.report, "w"), indent=2)
+    for item in report["replaced"]:
+        print(f"  {item['name']:26} {item['bytes_before']:5} -> {item['bytes_after']:5} bytes")
+    print(f"  fp16 table at {report['fp16_table']}; heap starts at {report['heap_start']['after']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,268 @@
+// The kernel-equivalence check, run in headless Chromium by tests/runtime_kernels_e2e.rs.
+// It loads the splice's harness (the page's runtime with the shipped generic kernels kept
+// beside ggml's wasm SIMD ones, both exported), feeds both the same random blocks, and
+// reports every difference. Block layouts: ggml/src/ggml-common.h (ggml 0.26).
+
+const SEED = 0x5eed1e55;
+const SCRATCH = 64n << 20n; // far above the runtime's static data and heap start
+const EPS = 2 ** -23;
+
+function rng(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function halfToFloat(h) {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >> 10) & 0x1f;
+  const frac = h & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24;
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}
+
+// Weight blocks: size in bytes, values per block, where their fp16 scales lie, the type
+// their rows are multiplied with.
+const WEIGHTS = {
+  q4_0: { bytes: 18, per: 32, halves: [0], dot: "q8_0" },
+  q4_1: { bytes: 20, per: 32, halves: [0, 2], dot: "q8_1" },
+  q5_0: { bytes: 22, per: 32, halves: [0], dot: "q8_0" },
+  q5_1: { bytes: 24, per: 32, halves: [0, 2], dot: "q8_1" },
+  q8_0: { bytes: 34, per: 32, halves: [0], dot: "q8_0" },
+  q2_K: { bytes: 84, per: 256, halves: [80, 82], dot: "q8_K" },
+  q3_K: { bytes: 110, per: 256, halves: [108], dot: "q8_K" },
+  q4_K: { bytes: 144, per: 256, halves: [0, 2], dot: "q8_K" },
+  q5_K: { bytes: 176, per: 256, halves: [0, 2], dot: "q8_K" },
+  q6_K: { bytes: 210, per: 256, halves: [208], dot: "q8_K" },
+};
+const ACTIVATIONS = {
+  q8_0: { bytes: 34, per: 32 },
+  q8_1: { bytes: 36, per: 32 },
+  q8_K: { bytes: 292, per: 256 },
+};
+
+async function instantiate() {
+  const bytes = await (await fetch("harness.wasm")).arrayBuffer();
+  const module = await WebAssembly.compile(bytes);
+  const memory = new WebAssembly.Memory({ initial: 2048n, maximum: 65536n, address: "i64" });
+  const imports = {};
+  for (const { module: from, name, kind } of WebAssembly.Module.imports(module)) {
+    imports[from] ??= {};
+    if (kind === "memory") imports[from][name] = memory;
+    else if (kind === "function")
+      imports[from][name] = () => {
+        throw new Error(`the kernels called the runtime's import ${name}`);
+      };
+    else throw new Error(`unexpected import kind ${kind}`);
+  }
+  const instance = await WebAssembly.instantiate(module, imports);
+  return { exports: instance.exports, memory };
+}
+
+function check({ exports, memory }, report) {
+  const view = () => new DataView(memory.buffer);
+  const u8 = () => new Uint8Array(memory.buffer);
+  // ggml_cpu_init fills the fp16 table; the harness runs no init, so the check does.
+  const table = report.fp16_table;
+  for (let h = 0; h < 65536; h++) view().setFloat32(table + 4 * h, halfToFloat(h), true);
+
+  const random = rng(SEED);
+  const normal = () => {
+    // Sums of uniforms: bell-shaped, with a rare outlier as real activations have.
+    const v = random() + random() + random() - 1.5;
+    return random() < 0.01 ? v * 40 : v;
+  };
+  const randomHalf = () => {
+    // A finite scale between 2^-12 and 2^-2 of either sign, as GGUF files hold.
+    const exp = 3 + Math.floor(random() * 11);
+    return ((random() < 0.5 ? 0x8000 : 0) | (exp << 10) | Math.floor(random() * 1024)) & 0xffff;
+  };
+
+  let cursor = SCRATCH;
+  const alloc = (size) => {
+    const at = cursor;
+    cursor += BigInt((size + 63) & ~63);
+    return at;
+  };
+  const results = { seed: SEED, quantize: {}, dot: {} };
+
+  // Quantizing activations: same scales, same integers, except where x/d lies exactly halfway
+  // (the shipped reference rounds half away from zero, the SIMD kernel half to even).
+  for (const type of ["q8_0", "q8_1", "q8_K"]) {
+    const info = ACTIVATIONS[type];
+    const rows = 64;
+    const k = 256 * 4;
+    let values = 0;
+    let differing = 0;
+    let offTie = 0;
+    let scaleDiffers = 0;
+    let sumDiffers = 0;
+    for (let row = 0; row < rows; row++) {
+      const x = alloc(4 * k);
+      const zeroRow = row === 0;
+      for (let i = 0; i < k; i++) view().setFloat32(Number(x) + 4 * i, zeroRow ? 0 : normal(), true);
+      const blocks = k / info.per;
+      const a = alloc(blocks * info.bytes);
+      const b = alloc(blocks * info.bytes);
+      exports[`shipped_quantize_row_${type}`](x, a, BigInt(k));
+      exports[`kernel_quantize_row_${type}`](x, b, BigInt(k));
+      for (let block = 0; block < blocks; block++) {
+        const pa = Number(a) + block * info.bytes;
+        const pb = Number(b) + block * info.bytes;
+        const qs = type === "q8_K" ? 4 : type === "q8_1" ? 4 : 2;
+        let d;
+        if (type === "q8_K") {
+          d = view().getFloat32(pa, true);
+          if (view().getUint32(pa, true) !== view().getUint32(pb, true)) scaleDiffers++;
+        } else {
+          d = halfToFloat(view().getUint16(pa, true));
+          if (view().getUint16(pa, true) !== view().getUint16(pb, true)) scaleDiffers++;
+        }
+        let anyDiffers = false;
+        for (let j = 0; j < info.per; j++) {
+          values++;
+          const qa = view().getInt8(pa + qs + j);
+          const qb = view().getInt8(pb + qs + j);
+          if (qa === qb) continue;
+          differing++;
+          anyDiffers = true;
+          // Where the two may round apart: x·(1/d) exactly halfway between two integers.
+          const xv = view().getFloat32(Number(x) + 4 * (block * info.per + j), true);
+          const id = type === "q8_K" ? Math.fround(1 / d) : d ? Math.fround(1 / Math.fround(d)) : 0;
+          const scaled = Math.abs(Math.fround(xv * id));
+          const halfway = Math.abs(scaled - Math.trunc(scaled) - 0.5) < 1e-3;
+          if (Math.abs(qa - qb) > 1 || !halfway) offTie++;
+        }
+        if (type === "q8_1" && !anyDiffers && view().getUint16(pa + 2, true) !== view().getUint16(pb + 2, true))
+          sumDiffers++;
+        if (type === "q8_K" && !anyDiffers) {
+          for (let g = 0; g < 16; g++) {
+            const at = 4 + 256 + 2 * g;
+            if (view().getInt16(pa + at, true) !== view().getInt16(pb + at, true)) sumDiffers++;
+          }
+        }
+      }
+    }
+    results.quantize[type] = { rows, values, differing, off_tie: offTie, scale_differs: scaleDiffers, sum_differs: sumDiffers };
+  }
+
+  // Dot products: random weight blocks (random bits, finite random scales) against activations
+  // quantized by the shipped code; the two kernels must agree up to float32 summation order.
+  for (const [type, info] of Object.entries(WEIGHTS)) {
+    const act = ACTIVATIONS[info.dot];
+    const name = `ggml_vec_dot_${type}_${info.dot}`;
+    let trials = 0;
+    let worst = 0;
+    let failures = 0;
+    let nonzero = 0;
+    for (const nb of [1, 2, 3, 8, 16]) {
+      for (let trial = 0; trial < 40; trial++) {
+        trials++;
+        const n = nb * info.per;
+        const x = alloc(nb * info.bytes);
+        for (let i = 0; i < nb * info.bytes; i++) u8()[Number(x) + i] = Math.floor(random() * 256);
+        for (let block = 0; block < nb; block++)
+          for (const h of info.halves) view().setUint16(Number(x) + block * info.bytes + h, randomHalf(), true);
+        const floats = alloc(4 * n);
+        for (let i = 0; i < n; i++) view().setFloat32(Number(floats) + 4 * i, normal(), true);
+        const y = alloc((n / act.per) * act.bytes);
+        exports[`shipped_quantize_row_${info.dot}`](floats, y, BigInt(n));
+        const out = alloc(16);
+        const dot = (fn, xs, ys, count) => {
+          exports[fn](count, out, 0n, xs, 0n, ys, 0n, 1);
+          return view().getFloat32(Number(out), true);
+        };
+        const shipped = dot(`shipped_${name}`, x, y, n);
+        const kernel = dot(`kernel_${name}`, x, y, n);
+        // The scale of the rounding: per block, the magnitude of each part of its result
+        // (a block with a minimum gives d·Σ minus m·Σ: each part is taken alone, its other
+        // scale set to zero), summed over the blocks. Within a part both kernels sum integers
+        // exactly.
+        let magnitude = 0;
+        const perY = info.per / act.per;
+        const one = alloc(info.bytes);
+        for (let block = 0; block < nb; block++) {
+          const from = Number(x) + block * info.bytes;
+          for (const keep of info.halves) {
+            u8().copyWithin(Number(one), from, from + info.bytes);
+            for (const h of info.halves) if (h !== keep) view().setUint16(Number(one) + h, 0, true);
+            magnitude += Math.abs(dot(`shipped_${name}`, one, y + BigInt(block * perY * act.bytes), info.per));
+          }
+        }
+        if (shipped !== 0) nonzero++;
+        const ratio = magnitude > 0 ? Math.abs(kernel - shipped) / (EPS * magnitude) : kernel === shipped ? 0 : Infinity;
+        worst = Math.max(worst, ratio);
+        // Float32 sums of the same terms in another order: a few ulps of the magnitude per
+        // term. A K-quant block's result is itself a float sum of up to 16 partial sums (the
+        // SIMD kernels convert per-lane or per-group integer sums), the others' one.
+        const terms = nb * (info.per === 256 ? 16 : 1);
+        if (!(ratio <= 4 * (terms + 4)) || Number.isNaN(kernel)) failures++;
+        cursor = SCRATCH + (32n << 20n) > cursor ? cursor : SCRATCH; // reuse the scratch space
+      }
+    }
+    results.dot[name] = { trials, nonzero, failures, worst_in_eps_of_magnitude: Number(worst.toFixed(3)) };
+  }
+  return results;
+}
+
+// `?bench`: each kernel's time on a 4096×4096 mat-vec (one row of 4096² values: one call, so
+// no call overhead), shipped beside SIMD, best of 5, on this page's one thread.
+function bench({ exports, memory }, report) {
+  const view = () => new DataView(memory.buffer);
+  const u8 = () => new Uint8Array(memory.buffer);
+  memory.grow(2048n);
+  const table = report.fp16_table;
+  for (let h = 0; h < 65536; h++) view().setFloat32(table + 4 * h, halfToFloat(h), true);
+  const random = rng(SEED);
+  const n = 4096 * 4096;
+  const out = {};
+  const best = (fn) => {
+    let fastest = Infinity;
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      fn();
+      fastest = Math.min(fastest, performance.now() - t0);
+    }
+    return Number(fastest.toFixed(2));
+  };
+  for (const [type, info] of Object.entries(WEIGHTS)) {
+    const act = ACTIVATIONS[info.dot];
+    const x = SCRATCH;
+    const xBytes = (n / info.per) * info.bytes;
+    for (let i = 0; i < xBytes; i += 4) view().setUint32(Number(x) + i, (random() * 2 ** 32) >>> 0, true);
+    for (let block = 0; block < n / info.per; block++)
+      for (const h of info.halves) view().setUint16(Number(x) + block * info.bytes + h, 0x2c00, true);
+    const floats = x + BigInt((xBytes + 63) & ~63);
+    for (let i = 0; i < 4096; i++) view().setFloat32(Number(floats) + 4 * i, random() - 0.5, true);
+    const y = floats + 16384n;
+    exports[`shipped_quantize_row_${info.dot}`](floats, y, 4096n);
+    const rowBytes = (4096 / act.per) * act.bytes;
+    for (let row = 1; row < 4096; row++) u8().copyWithin(Number(y) + row * rowBytes, Number(y), Number(y) + rowBytes);
+    const result = y + BigInt(4096 * rowBytes);
+    const name = `ggml_vec_dot_${type}_${info.dot}`;
+    out[type] = {
+      shipped_ms: best(() => exports[`shipped_${name}`](n, result, 0n, x, 0n, y, 0n, 1)),
+      simd_ms: best(() => exports[`kernel_${name}`](n, result, 0n, x, 0n, y, 0n, 1)),
+    };
+  }
+  return out;
+}
+
+(async () => {
+  try {
+    const report = await (await fetch("report.json")).json();
+    const runtime = await instantiate();
+    const results = location.search.includes("bench") ? bench(runtime, report) : check(runtime, report);
+    window.kernelCheck = { ok: true, results };
+  } catch (error) {
+    window.kernelCheck = { ok: false, error: String(error && error.stack ? error.stack : error) };
+  }
+  document.getElementById("out").textContent = JSON.stringify(window.kernelCheck, null, 1);
+  document.body.dataset.done = "1";
+})();

@@ -1,0 +1,111 @@
+//! The page's model runtime with ggml's wasm SIMD kernels (scripts/lib/build_runtime.sh): each
+//! kernel put in is checked against the generic kernel wllama shipped, in headless Chromium,
+//! on random blocks of every type it handles. The build script's harness is the runtime as
+//! shipped in dist/, with the shipped kernels kept beside the new ones and both exported
+//! (scripts/lib/splice_kernels.py); tests/kernels/check.js feeds both the same blocks.
+//!
+//! `REACT_ARENA_RUNTIME` names the build script's output folder (default: target/runtime).
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+use support::browser::{browser_test, serve_dir};
+
+fn runtime_dir() -> PathBuf {
+    let dir = std::env::var("REACT_ARENA_RUNTIME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/runtime"));
+    assert!(
+        dir.join("harness.wasm").is_file(),
+        "no kernel harness in {}: run scripts/lib/build_runtime.sh (scripts/test does)",
+        dir.display()
+    );
+    dir
+}
+
+/// The check page, the harness and the splice's report, in one folder to serve.
+fn check_site() -> PathBuf {
+    let site = std::env::temp_dir().join(format!("react-arena-kernels-{}", std::process::id()));
+    std::fs::create_dir_all(&site).unwrap();
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/kernels");
+    for file in ["check.html", "check.js"] {
+        std::fs::copy(here.join(file), site.join(file)).unwrap();
+    }
+    let runtime = runtime_dir();
+    for file in ["harness.wasm", "report.json"] {
+        std::fs::copy(runtime.join(file), site.join(file)).unwrap();
+    }
+    site
+}
+
+#[test]
+fn every_simd_kernel_gives_what_the_shipped_kernel_gives() {
+    browser_test(|rig| async move {
+        let site = serve_dir(check_site()).await;
+        rig.client
+            .goto(&format!("http://{site}/check.html"))
+            .await
+            .unwrap();
+        rig.wait_for(
+            "the kernel check to finish",
+            Duration::from_secs(240),
+            "return document.body.dataset.done === '1'",
+        )
+        .await;
+        let check = rig.js("return window.kernelCheck").await;
+        assert_eq!(
+            check["ok"], true,
+            "the check did not run: {}",
+            check["error"]
+        );
+        let results = &check["results"];
+        eprintln!("{results}");
+
+        // Activations: the same scales; integers equal except where x/d is exactly halfway
+        // (the fix rounds half to even, the shipped reference half away from zero).
+        for kind in ["q8_0", "q8_1", "q8_K"] {
+            let quantize = &results["quantize"][kind];
+            assert!(
+                quantize["values"].as_u64().unwrap() >= 60_000,
+                "{kind}: {quantize}"
+            );
+            assert_eq!(
+                quantize["scale_differs"], 0,
+                "{kind}: scales differ: {quantize}"
+            );
+            assert_eq!(
+                quantize["off_tie"], 0,
+                "{kind}: values differ off a tie: {quantize}"
+            );
+            assert_eq!(
+                quantize["sum_differs"], 0,
+                "{kind}: block sums differ: {quantize}"
+            );
+        }
+        // Dot products: equal up to float32 summation order, on every weight type replaced.
+        let dots = results["dot"].as_object().unwrap();
+        let names: Vec<&str> = dots.keys().map(String::as_str).collect();
+        for name in [
+            "ggml_vec_dot_q4_0_q8_0",
+            "ggml_vec_dot_q4_1_q8_1",
+            "ggml_vec_dot_q5_0_q8_0",
+            "ggml_vec_dot_q5_1_q8_1",
+            "ggml_vec_dot_q8_0_q8_0",
+            "ggml_vec_dot_q2_K_q8_K",
+            "ggml_vec_dot_q3_K_q8_K",
+            "ggml_vec_dot_q4_K_q8_K",
+            "ggml_vec_dot_q5_K_q8_K",
+            "ggml_vec_dot_q6_K_q8_K",
+        ] {
+            let dot: &Value = &dots[name];
+            assert!(names.contains(&name), "{name} was not checked");
+            assert_eq!(dot["trials"], 200, "{name}: {dot}");
+            assert!(dot["nonzero"].as_u64().unwrap() >= 190, "{name}: {dot}");
+            assert_eq!(dot["failures"], 0, "{name}: {dot}");
+        }
+    });
+}

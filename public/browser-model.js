@@ -450,15 +450,17 @@ async function load(dir, url, context, expect, limitMs, signal) {
   url = new URL(url, document.baseURI).href;
   for (;;) {
     if (signal.aborted) throw stopped();
-    // The same load is followed, not started twice (unless it is ending).
-    if (loading && !loading.reason && loading.url === url && loading.context === context) break;
+    // The same load is followed, not started twice (unless it is ending). The runtime's
+    // folder is part of "the same": a test loads the same file in two runtimes.
+    const same = (job) => job.url === url && job.context === context && job.dir === dir;
+    if (loading && !loading.reason && same(loading)) break;
     if (loading) {
       const other = loading;
       other.end(failure("other", "another model's load took its place"));
       await other.promise.catch(() => {});
       continue;
     }
-    if (current && current.url === url && current.context === context) return;
+    if (current && same(current)) return;
     loading = startLoad(dir, url, context, expect, limitMs);
     break;
   }
@@ -494,7 +496,7 @@ function startLoad(dir, url, context, expect, limitMs) {
   let endNow;
   const ended = new Promise((_, reject) => (endNow = reject));
   ended.catch(() => {});
-  const job = { url, context, waiters: 0, reason: null, wllama: null, done: false };
+  const job = { dir, url, context, waiters: 0, reason: null, wllama: null, done: false };
   job.end = (reason) => {
     if (job.done || job.reason) return;
     job.reason = reason;
@@ -575,7 +577,9 @@ async function loadInto(job, dir, url, context, expect) {
   wllama.setCompat(null);
   job.wllama = wllama;
   const { webgpu, threads, limit } = alive(await place());
-  const runsOn = { webgpu, threads, limit };
+  // The folders the build makes carry ggml's wasm SIMD kernels and are named so
+  // (arena-core's browser_model::has_simd_kernels reads the same).
+  const runsOn = { webgpu, threads, limit, simd: dir.endsWith("-simd") };
   // The bench tries other CPU batches here; the page never sets it.
   const batch = runsOn.webgpu ? GPU_BATCH : api.cpuBatch || CPU_BATCH;
   try {
@@ -607,7 +611,7 @@ async function loadInto(job, dir, url, context, expect) {
   // What the runtime really runs on: it falls back to one thread where it cannot share memory.
   const ran = wllama.getNumThreads();
   if (ran < runsOn.threads) Object.assign(runsOn, { threads: ran, limit: runsOn.limit || "not-isolated" });
-  current = { url, context, wllama, runsOn };
+  current = { dir, url, context, wllama, runsOn };
 }
 
 // Answers an OpenAI chat-completions body as an endpoint would: a Response whose body is the

@@ -937,7 +937,213 @@ fn the_page_isolates_itself_after_one_reload_and_everything_still_works() {
             .unwrap();
         assert_eq!(
             ran,
-            json!({ "webgpu": "", "threads": 1, "limit": "embedded" })
+            json!({ "webgpu": "", "threads": 1, "limit": "embedded", "simd": true })
         );
+    });
+}
+
+/// wllama's own build, as npm ships it, served beside the page's: the "before" of the SIMD
+/// kernels (the page's folder name says which it is: arena-core's `has_simd_kernels`).
+const SHIPPED_RUNTIME_DIR: &str = "wllama-3.13.0";
+
+/// The built app, with wllama's own build added under [`SHIPPED_RUNTIME_DIR`]: a folder of
+/// links to dist/'s files, so dist/ itself is left as the build made it.
+fn site_with_shipped_runtime() -> std::path::PathBuf {
+    let site =
+        std::env::temp_dir().join(format!("react-arena-two-runtimes-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&site);
+    std::fs::create_dir_all(&site).unwrap();
+    for entry in std::fs::read_dir(support::browser::dist_dir()).unwrap() {
+        let entry = entry.unwrap();
+        std::os::unix::fs::symlink(entry.path(), site.join(entry.file_name())).unwrap();
+    }
+    let package = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("node_modules/@wllama/wllama/esm");
+    let shipped = site.join(SHIPPED_RUNTIME_DIR);
+    std::fs::create_dir_all(&shipped).unwrap();
+    std::fs::copy(package.join("index.min.js"), shipped.join("wllama.js")).unwrap();
+    std::fs::copy(
+        package.join("wasm/wllama.wasm"),
+        shipped.join("wllama.wasm"),
+    )
+    .unwrap();
+    site
+}
+
+/// One step of a greedy answer: the token chosen, and the two likeliest with their log
+/// probabilities (llama.cpp's `top_logprobs`).
+#[derive(Debug, serde::Deserialize)]
+struct Step {
+    token: String,
+    id: u64,
+    top: Vec<(u64, f64)>,
+}
+
+/// Greedy answers to a few prompts from the runtime in `dir`: each answer's steps, where it
+/// ran, and its slowest writing speed in tokens per second.
+async fn greedy_answers(
+    rig: &Rig,
+    dir: &str,
+    url: &str,
+    pin: &Value,
+) -> (Vec<Vec<Step>>, Value, f64) {
+    let prompts = [
+        "What is the capital of France? Answer in one sentence.",
+        "Write a Python function that returns the square of a number.",
+        "Thought: I need the weather in Paris.\nAction:",
+    ];
+    let out = rig
+        .client
+        .execute_async(
+            &format!(
+                "const done = arguments[arguments.length - 1];
+                 (async () => {{
+                   const api = reactArenaBrowserModel; const signal = new AbortController().signal;
+                   await api.load({dir:?}, {url:?}, 1024, {pin}, 600000, signal);
+                   const answers = []; let runsOn = null; const speeds = [];
+                   for (const prompt of {prompts}) {{
+                     const body = {{ messages: [{{ role: 'user', content: prompt }}], max_tokens: 32,
+                                     temperature: 0, logprobs: true, top_logprobs: 2 }};
+                     const answer = await api.chat(JSON.stringify(body), signal);
+                     runsOn = JSON.parse(answer.headers.get('x-react-arena-runs-on'));
+                     const steps = [];
+                     for (const line of (await answer.text()).split('\\n')) {{
+                       if (!line.startsWith('data: {{')) continue;
+                       const chunk = JSON.parse(line.slice(6));
+                       if (chunk.timings) speeds.push(chunk.timings.predicted_per_second);
+                       for (const c of chunk.choices || [])
+                         for (const t of (c.logprobs && c.logprobs.content) || [])
+                           steps.push({{ token: t.token, id: t.id, top: t.top_logprobs.map(x => [x.id, x.logprob]) }});
+                     }}
+                     answers.push(steps);
+                   }}
+                   return [answers, runsOn, Math.min(...speeds)];
+                 }})().then(done, e => done(String(e)));",
+                prompts = serde_json::to_string(&prompts).unwrap(),
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    let answers: Vec<Vec<Step>> = serde_json::from_value(out[0].clone())
+        .unwrap_or_else(|e| panic!("the runtime in {dir} did not answer ({e}): {out}"));
+    (answers, out[1].clone(), out[2].as_f64().unwrap_or(0.0))
+}
+
+/// Where two greedy answers may part: the two likeliest tokens this close (in nats). The
+/// model's activations are quantised to 8 bits before each product, so a difference in the
+/// last bit of a sum can move a value across a rounding boundary: two correct runtimes that
+/// sum in another order differ by up to about a tenth of a nat (SmolLM2, seen here).
+const NEAR_TIE: f64 = 0.5;
+/// How far a step's top-1 log probability may move between the runtimes (nats), at most and
+/// on average.
+const LOGPROB_MOST: f64 = 0.25;
+const LOGPROB_MEAN: f64 = 0.05;
+
+#[test]
+fn the_simd_kernels_change_no_token_of_a_greedy_answer() {
+    browser_test(|rig| async move {
+        let (files, _) = start_model_files().await;
+        let site = support::browser::serve_dir(site_with_shipped_runtime()).await;
+        rig.client.goto(&format!("http://{site}/")).await.unwrap();
+        rig.wait_for(
+            "the app",
+            Duration::from_secs(30),
+            "return !!document.querySelector('#run')",
+        )
+        .await;
+        let glue = "const done = arguments[arguments.length - 1];\
+            const s = document.createElement('script'); s.type = 'module';\
+            s.src = new URL('browser-model.js', document.baseURI).href;\
+            s.onload = () => done(true); s.onerror = () => done(false); document.head.append(s);";
+        assert_eq!(rig.client.execute_async(glue, vec![]).await.unwrap(), true);
+        rig.client
+            .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+                Some(Duration::from_secs(900)),
+                None,
+                None,
+            ))
+            .await
+            .unwrap();
+        let qwen = support::model_files::qwen_path()
+            .expect("QWEN_GGUF names the Qwen file (scripts/lib/ensure.sh's ensure_qwen joins it)");
+        assert!(qwen.is_file(), "{}", qwen.display());
+        let offered = |prefix: &str| OFFERED.iter().find(|o| o.name.starts_with(prefix)).unwrap();
+        for (name, file) in [
+            ("SmolLM2", MODEL_FILE),
+            ("Qwen2.5", support::model_files::QWEN_FILE),
+        ] {
+            let model = offered(name);
+            let url = format!("{files}/{file}");
+            let pin = json!({ "bytes": model.pin.bytes, "sha256": model.pin.sha256 });
+            let fetched = rig
+                .client
+                .execute_async(
+                    &format!(
+                        "const done = arguments[arguments.length - 1];
+                         reactArenaBrowserModel.download({url:?}, () => {{}}, new AbortController().signal, {pin})
+                           .then(() => done(true), e => done(String(e)));"
+                    ),
+                    vec![],
+                )
+                .await
+                .unwrap();
+            assert_eq!(fetched, true, "{name}: {fetched}");
+            let (simd, simd_place, simd_speed) =
+                greedy_answers(&rig, react_arena::browser_model::RUNTIME_DIR, &url, &pin).await;
+            let (shipped, shipped_place, shipped_speed) =
+                greedy_answers(&rig, SHIPPED_RUNTIME_DIR, &url, &pin).await;
+            // Where each ran, as the glue reports it with the answer.
+            assert_eq!(simd_place["simd"], true, "{simd_place}");
+            assert_eq!(
+                shipped_place.get("simd"),
+                Some(&json!(false)),
+                "{shipped_place}"
+            );
+            // Step by step, the same prefix: the same top-1 token with nearly the same log
+            // probability. Two greedy answers part only at a near-tie (the shipped runtime's
+            // two likeliest tokens within NEAR_TIE of each other), where summation order may
+            // choose either: the SIMD runtime then chose the shipped one's second.
+            let mut compared = 0;
+            let mut worst: f64 = 0.0;
+            let mut total = 0.0;
+            for (i, (a, b)) in simd.iter().zip(&shipped).enumerate() {
+                let text: String = b.iter().map(|s| s.token.as_str()).collect();
+                assert!(
+                    b.len() >= 5,
+                    "{name}: answer {i} is too short to compare: {text:?}"
+                );
+                for (step, (x, y)) in a.iter().zip(b).enumerate() {
+                    if x.id != y.id {
+                        let margin = y.top[0].1 - y.top[1].1;
+                        assert!(
+                            margin < NEAR_TIE && x.id == y.top[1].0,
+                            "{name}: prompt {i} parted at step {step} ({:?} against {:?}), not at a near-tie (margin {margin:.4}): {text:?}",
+                            x.token,
+                            y.token
+                        );
+                        eprintln!("{name}: prompt {i} parted at step {step} at a near-tie (margin {margin:.4})");
+                        break;
+                    }
+                    compared += 1;
+                    let moved = (x.top[0].1 - y.top[0].1).abs();
+                    worst = worst.max(moved);
+                    total += moved;
+                }
+            }
+            let mean = total / compared.max(1) as f64;
+            eprintln!(
+                "{name}: {compared} steps alike, top-1 log probabilities moved {mean:.4} on average, {worst:.4} at most; writing at {simd_speed:.1} tok/s with the SIMD kernels, {shipped_speed:.1} with wllama's own"
+            );
+            assert!(compared >= 40, "{name}: only {compared} steps compared");
+            assert!(
+                worst < LOGPROB_MOST,
+                "{name}: a top-1 log probability moved by {worst}"
+            );
+            assert!(
+                mean < LOGPROB_MEAN,
+                "{name}: top-1 log probabilities moved by {mean} on average"
+            );
+        }
     });
 }

@@ -52,6 +52,13 @@ pub const RUNTIME_VERSION: &str = "3.13.0";
 /// (scripts/lib/build_runtime.py), so a copy cached before them is not reused either.
 pub const RUNTIME_DIR: &str = "wllama-3.13.0-simd";
 
+/// Whether the runtime in folder `dir` has ggml's wasm SIMD kernels: the build names the
+/// folders it makes so (scripts/lib/browser_runtime.py refuses any other name), and a test
+/// that loads wllama's own build serves it under another.
+pub fn has_simd_kernels(dir: &str) -> bool {
+    dir.ends_with("-simd")
+}
+
 /// Context window of the local model, in tokens, unless the user sets another.
 pub const DEFAULT_CONTEXT: u32 = 4096;
 /// Most tokens the page offers to hold: past this the key-value cache alone outgrows what a
@@ -583,6 +590,8 @@ mod tests {
         }
         assert!(pin("http://127.0.0.1:9/m/SmolLM2-135M-Instruct.Q4_1.gguf").is_none());
         assert!(RUNTIME_DIR.starts_with(&format!("wllama-{RUNTIME_VERSION}")));
+        assert!(has_simd_kernels(RUNTIME_DIR));
+        assert!(!has_simd_kernels("wllama-3.13.0"));
     }
 
     #[test]

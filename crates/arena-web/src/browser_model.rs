@@ -15,7 +15,7 @@ use web_sys::AbortSignal;
 
 use crate::read_body::js_error_text;
 use arena_core::browser_model::{
-    check, load_time_limit_secs, pin, size_mismatch, Failure, RUNTIME_DIR,
+    check, has_simd_kernels, load_time_limit_secs, pin, size_mismatch, Failure, RUNTIME_DIR,
 };
 use arena_core::llm::RunsOn;
 use arena_core::progress::ModelHolder;
@@ -191,7 +191,9 @@ pub async fn isolate() -> Result<(RunsOn, u32), String> {
         .ok()
         .and_then(|s| s.as_string())
         .unwrap_or_default();
-    let runs_on: RunsOn = serde_json::from_str(&json).map_err(|e| e.to_string())?;
+    let mut runs_on: RunsOn = serde_json::from_str(&json).map_err(|e| e.to_string())?;
+    // The page loads only its own runtime folder.
+    runs_on.simd = has_simd_kernels(RUNTIME_DIR);
     let cores = Reflect::get(&place, &JsValue::from_str("cores"))
         .ok()
         .and_then(|c| c.as_f64())

@@ -92,6 +92,10 @@ pub struct RunsOn {
     /// Why no more threads, where the page knows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<ThreadLimit>,
+    /// The runtime's quantised kernels are ggml's wasm SIMD ones (the runtime the build makes,
+    /// scripts/lib/build_runtime.py), not the generic C ones wllama ships.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub simd: bool,
 }
 
 /// Why the model runs on fewer threads than the machine has.
@@ -135,8 +139,9 @@ impl RunsOn {
         }
         let threads = self.threads.max(1);
         let place = format!(
-            "CPU, {threads} thread{}",
-            if threads == 1 { "" } else { "s" }
+            "CPU, {threads} thread{}{}",
+            if threads == 1 { "" } else { "s" },
+            if self.simd { ", wasm SIMD" } else { "" }
         );
         match self.limit {
             Some(limit) => format!("{place} ({})", limit.why()),
@@ -197,7 +202,7 @@ mod tests {
         let long = RunsOn {
             webgpu: "é".repeat(200),
             threads: 1,
-            limit: None,
+            ..RunsOn::default()
         }
         .into_trimmed();
         assert_eq!(long.webgpu.chars().count(), 80);
@@ -208,7 +213,8 @@ mod tests {
         let gpu = RunsOn {
             webgpu: "apple m2".into(),
             threads: 4,
-            limit: None,
+            simd: true,
+            ..RunsOn::default()
         };
         assert_eq!(gpu.describe(), "WebGPU: apple m2");
         let cpu = RunsOn {
@@ -216,6 +222,11 @@ mod tests {
             ..RunsOn::default()
         };
         assert_eq!(cpu.describe(), "CPU, 2 threads");
+        let simd: RunsOn =
+            serde_json::from_str(r#"{"webgpu":"","threads":2,"simd":true}"#).unwrap();
+        assert_eq!(simd.describe(), "CPU, 2 threads, wasm SIMD");
+        // Written only when true: a run file from before reads the same.
+        assert!(!serde_json::to_string(&cpu).unwrap().contains("simd"));
         let embedded = RunsOn {
             threads: 1,
             limit: Some(ThreadLimit::Embedded),

@@ -296,10 +296,11 @@ async function keptBytes(url) {
   return response ? (await response.blob()).size : 0;
 }
 
-// Tokens read per pass. Stop is heard only between passes: on the CPU, passes of 16 keep it
-// within a second (scripts/bench: 0.55 s for Qwen on 2 threads, against 2.5 s at 64 and 5 s
-// at 256, which read the prompt only 15% faster); a GPU wants large passes.
-const CPU_BATCH = 16;
+// Tokens read per pass. Stop is heard only between passes: on the CPU, passes of 64 keep it
+// within a second (scripts/bench, Qwen on 2 threads with the SIMD kernels: Stop → idle 0.37 s
+// and 31.8 prompt tokens/s, against 0.49 s and 23.0 at 16, 0.41 s and 23.6 at 32, and 5 s at
+// 256, which reads no faster); a GPU wants large passes.
+const CPU_BATCH = 64;
 const GPU_BATCH = 512;
 // Slots: llama.cpp gives a prompt the slot whose cache shares the longest start with it, so
 // each panel of an All run (three) and Evaluate's one keeps its conversation cached between
@@ -381,7 +382,7 @@ async function isolate() {
   return place();
 }
 
-let runtime = null;
+const runtimes = new Map();
 let current = null;
 // The load under way, if any: { url, context, waiters, end(reason), promise }.
 let loading = null;
@@ -408,14 +409,18 @@ async function remove(url) {
   await cache.delete(url);
 }
 
+// A folder's module goes with that folder's wasm (the page loads one; a test loads two).
 function importRuntime(dir) {
-  runtime =
-    runtime ||
-    import(new URL(dir + "/wllama.js", document.baseURI).href).catch((e) => {
-      runtime = null;
-      throw failure("runtime-missing", wordsOf(e));
-    });
-  return runtime;
+  if (!runtimes.has(dir)) {
+    runtimes.set(
+      dir,
+      import(new URL(dir + "/wllama.js", document.baseURI).href).catch((e) => {
+        runtimes.delete(dir);
+        throw failure("runtime-missing", wordsOf(e));
+      })
+    );
+  }
+  return runtimes.get(dir);
 }
 
 // What a failed load means. Only a file llama.cpp could not read is "corrupt" (and deleted);

@@ -106,6 +106,7 @@ fn every_simd_kernel_gives_what_the_shipped_kernel_gives() {
             assert_eq!(dot["trials"], 200, "{name}: {dot}");
             assert!(dot["nonzero"].as_u64().unwrap() >= 190, "{name}: {dot}");
             assert_eq!(dot["failures"], 0, "{name}: {dot}");
+            assert_eq!(dot["overruns"], 0, "{name}: wrote past its output: {dot}");
         }
     });
 }

@@ -52,7 +52,6 @@ from wasm_binary import (
     encode_data,
     encode_export,
     encode_imports,
-    encode_type,
     padded_sleb,
     padded_uleb,
     read_code,
@@ -63,6 +62,7 @@ from wasm_binary import (
     read_globals,
     read_imports,
     read_relocations,
+    read_segment_info,
     read_sections,
     read_symbols,
     read_types,
@@ -135,6 +135,7 @@ class Runtime:
         self.by_name = {}
         for index, name in self.names.items():
             self.by_name.setdefault(name, index)
+        self.name_counts = Counter(self.names.values())
         if any(s[0] != 1 for s in self.segments):
             fail("the runtime has active data segments; a threaded build initialises memory once")
 
@@ -147,6 +148,8 @@ class Runtime:
     def function(self, name):
         if name not in self.by_name:
             fail(f"the runtime has no function named {name}")
+        if self.name_counts[name] != 1:
+            fail(f"the runtime names {self.name_counts[name]} functions {name}")
         return self.by_name[name]
 
     def body(self, name):
@@ -190,6 +193,29 @@ class Runtime:
                 return segment, address - start
         fail("sbrk's pointer is not in an initialised data segment")
 
+    def heap_start_is_known_only_to_sbrk(self, heap_start, segment, offset):
+        """Moving the heap's start by rewriting sbrk's pointer is enough only if nothing else
+        holds that address: no other initialised data, and no code but the constructor that
+        sets the stack's base (the stack grows down from the same address)."""
+        value = struct.pack("<Q", heap_start)
+        holders = [
+            (index, contents.find(value))
+            for index, (_, _, _, contents) in enumerate(self.segments)
+            if value in contents
+        ]
+        if holders != [(segment, offset)] or self.segments[segment][3].count(value) != 1:
+            fail(f"the heap's start {heap_start} is held in data at {holders}, not only by sbrk")
+        constant = b"\x42" + sleb(heap_start)
+        in_code = self.payload(SECTION_CODE).count(constant)
+        if in_code != self.body("__wasm_call_ctors").count(constant) or in_code > 1:
+            fail(f"the heap's start {heap_start} is a constant in code other than the stack's setup")
+
+    def memory_minimum(self):
+        for _, _, kind, desc in self.imports:
+            if kind == IMPORT_MEMORY:
+                return desc[1] << 16
+        fail("the runtime imports no memory")
+
     def fp16_table(self):
         """Where the shipped kernels read ggml_table_f32_f16: the one large f32.load offset
         they all share."""
@@ -219,14 +245,23 @@ class KernelObject:
         self.bodies = code_with_offsets(code.payload)
         data = section(sections, SECTION_DATA)
         self.segments = read_data(data.payload) if data else []
-        self.symbols = read_symbols(section(sections, SECTION_CUSTOM, "linking").payload, self.imports)
+        linking = section(sections, SECTION_CUSTOM, "linking")
+        self.symbols = read_symbols(linking.payload, self.imports)
         self.relocations = []
         for custom in sections:
-            if custom.kind == SECTION_CUSTOM and custom.name == "reloc.CODE":
+            if custom.kind != SECTION_CUSTOM or not (custom.name or "").startswith("reloc."):
+                continue
+            if custom.name == "reloc.CODE":
                 target, entries = read_relocations(custom.payload)
                 if target != self.code_index:
                     fail("reloc.CODE names a section other than the code section")
                 self.relocations = entries
+            elif not custom.name.startswith("reloc..debug"):
+                # Pointers inside the data (reloc.DATA) would need relocating too.
+                fail(f"the object has {custom.name}, which this splice does not apply")
+        for alignment, flags in read_segment_info(linking.payload):
+            if alignment > 4 or flags != 0:
+                fail(f"a data segment wants alignment 2^{alignment} or flags {flags}")
 
     def defined_functions(self):
         """(name, function index) of every function the object defines."""
@@ -271,10 +306,13 @@ def splice(runtime_bytes, kernel_bytes, harness=False):
     fp16_table = runtime.fp16_table()
     segment_addresses = runtime.segment_addresses()
     data_end = max(a + len(runtime.segments[s][3]) for s, a in segment_addresses.items())
-    if not data_end <= fp16_table and fp16_table + FP16_TABLE_BYTES <= heap_start:
+    if not (data_end <= fp16_table and fp16_table + FP16_TABLE_BYTES <= heap_start):
         fail("the fp16 table the kernels read is not in the runtime's static memory")
 
     data_addresses, new_heap = place_data(kernels, heap_start)
+    runtime.heap_start_is_known_only_to_sbrk(heap_start, pointer_segment, pointer_offset)
+    if new_heap > runtime.memory_minimum():
+        fail("the kernels' tables do not fit in the memory the runtime starts with")
 
     defined = kernels.defined_functions()
     names = [name for name, _ in defined]
@@ -298,12 +336,21 @@ def splice(runtime_bytes, kernel_bytes, harness=False):
             return data_addresses[symbol.segment] + symbol.offset
         fail(f"a relocation names a symbol of kind {symbol.kind}")
 
+    # A function the kernels call must have the type they call it with.
+    imported_types = [desc for _, _, kind, desc in kernels.imports if kind == IMPORT_FUNC]
+    for symbol in kernels.symbols:
+        if symbol.kind == SYMBOL_FUNCTION and symbol.undefined:
+            wanted = kernels.types[imported_types[symbol.index]]
+            if runtime.type_of(runtime.function(symbol.name)) != wanted:
+                fail(f"the kernels call {symbol.name} with a type the runtime's lacks")
+
     def runtime_type(signature):
         if signature not in runtime.types:
             fail("a kernel calls through a type the runtime does not have")
         return runtime.types.index(signature)
 
     patched = {}
+    applied = 0
     for index, (start, body) in enumerate(kernels.bodies):
         body = bytearray(body)
         end = start + len(body)
@@ -311,6 +358,7 @@ def splice(runtime_bytes, kernel_bytes, harness=False):
             if not start <= offset < end:
                 continue
             at = offset - start
+            applied += 1
             if kind == FUNCTION_INDEX_LEB:
                 body[at : at + 5] = padded_uleb(resolve(target), 5)
             elif kind == GLOBAL_INDEX_LEB:
@@ -324,6 +372,8 @@ def splice(runtime_bytes, kernel_bytes, harness=False):
             else:
                 fail(f"relocation kind {kind} is not handled")
         patched[kernels.imported_functions + index] = bytes(body)
+    if applied != len(kernels.relocations):
+        fail(f"{len(kernels.relocations) - applied} code relocations lie outside every function")
 
     report = {"replaced": [], "fp16_table": fp16_table, "heap_start": {"before": heap_start, "after": new_heap}}
     bodies = list(runtime.bodies)

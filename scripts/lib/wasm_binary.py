@@ -7,8 +7,6 @@ described in the WebAssembly tool-conventions' Linking.md).
 Only what the splice uses is decoded; every other byte is kept as it was.
 """
 
-import struct
-
 SECTION_CUSTOM, SECTION_TYPE, SECTION_IMPORT, SECTION_FUNCTION = 0, 1, 2, 3
 SECTION_GLOBAL, SECTION_EXPORT, SECTION_CODE, SECTION_DATA, SECTION_DATACOUNT = 6, 7, 10, 11, 12
 
@@ -153,6 +151,8 @@ def section(sections, kind, name=None):
 
 def read_limits(reader):
     flags = reader.uleb()
+    if flags & ~0x7:
+        raise ValueError(f"limits flags {flags:#x} are not handled")
     minimum = reader.uleb()
     maximum = reader.uleb() if flags & 1 else None
     return flags, minimum, maximum
@@ -217,11 +217,6 @@ def read_types(payload):
         results = reader.take(reader.uleb())
         types.append((params, results))
     return types
-
-
-def encode_type(signature):
-    params, results = signature
-    return b"\x60" + uleb(len(params)) + params + uleb(len(results)) + results
 
 
 def read_function_types(payload):
@@ -337,23 +332,18 @@ def with_function_names(sections, extra):
     custom = section(sections, SECTION_CUSTOM, "name")
     if custom is None:
         return
+    names = read_function_names(sections)
+    names.update(extra)
     reader = Reader(custom.payload)
     header = name_bytes(reader.name())
     parts = []
     while not reader.done():
         kind = reader.byte()
-        size = reader.uleb()
-        body = reader.take(size)
+        body = reader.take(reader.uleb())
         if kind == 1:
-            names = read_function_names([Section(0, custom.payload, "name")])
-            names.update(extra)
             body = vector([uleb(i) + name_bytes(n) for i, n in sorted(names.items())])
         parts.append(bytes([kind]) + uleb(len(body)) + body)
     custom.payload = header + b"".join(parts)
-
-
-def f32_bits(value):
-    return struct.unpack("<I", struct.pack("<f", value))[0]
 
 
 # Relocatable objects (LLVM's wasm object format).
@@ -423,6 +413,24 @@ def read_symbols(payload, imports):
                 symbols.append(symbol)
         reader.pos = end
     return symbols
+
+
+def read_segment_info(payload):
+    """(log2 alignment, flags) of each data segment, from a `linking` section."""
+    reader = Reader(payload)
+    reader.name()
+    reader.uleb()
+    info = []
+    while not reader.done():
+        kind = reader.byte()
+        size = reader.uleb()
+        end = reader.pos + size
+        if kind == 5:
+            for _ in range(reader.uleb()):
+                reader.name()
+                info.append((reader.uleb(), reader.uleb()))
+        reader.pos = end
+    return info
 
 
 def read_relocations(payload):

@@ -85,11 +85,18 @@ function check({ exports, memory }, report) {
   };
 
   let cursor = SCRATCH;
+  // Each allocation is followed by 64 guard bytes: a kernel that writes past its output
+  // is caught by `guarded`.
+  const GUARD = 0xa5;
   const alloc = (size) => {
     const at = cursor;
-    cursor += BigInt((size + 63) & ~63);
+    const end = Number(at) + size;
+    u8().fill(GUARD, end, end + 64);
+    cursor += BigInt(((size + 63) & ~63) + 64);
     return at;
   };
+  const guarded = (at, size) => u8().subarray(Number(at) + size, Number(at) + size + 64).every((b) => b === GUARD);
+  let overruns = 0;
   const results = { seed: SEED, quantize: {}, dot: {} };
 
   // Quantizing activations: same scales, same integers, except where x/d lies exactly halfway
@@ -112,31 +119,40 @@ function check({ exports, memory }, report) {
       const b = alloc(blocks * info.bytes);
       exports[`shipped_quantize_row_${type}`](x, a, BigInt(k));
       exports[`kernel_quantize_row_${type}`](x, b, BigInt(k));
+      if (!guarded(a, blocks * info.bytes) || !guarded(b, blocks * info.bytes)) overruns++;
       for (let block = 0; block < blocks; block++) {
         const pa = Number(a) + block * info.bytes;
         const pb = Number(b) + block * info.bytes;
-        const qs = type === "q8_K" ? 4 : type === "q8_1" ? 4 : 2;
-        let d;
+        const quants = type === "q8_0" ? 2 : 4; // after d (and s, or a float d)
         if (type === "q8_K") {
-          d = view().getFloat32(pa, true);
           if (view().getUint32(pa, true) !== view().getUint32(pb, true)) scaleDiffers++;
-        } else {
-          d = halfToFloat(view().getUint16(pa, true));
-          if (view().getUint16(pa, true) !== view().getUint16(pb, true)) scaleDiffers++;
+        } else if (view().getUint16(pa, true) !== view().getUint16(pb, true)) {
+          scaleDiffers++;
         }
         let anyDiffers = false;
         for (let j = 0; j < info.per; j++) {
           values++;
-          const qa = view().getInt8(pa + qs + j);
-          const qb = view().getInt8(pb + qs + j);
+          const qa = view().getInt8(pa + quants + j);
+          const qb = view().getInt8(pb + quants + j);
           if (qa === qb) continue;
           differing++;
           anyDiffers = true;
-          // Where the two may round apart: x·(1/d) exactly halfway between two integers.
-          const xv = view().getFloat32(Number(x) + 4 * (block * info.per + j), true);
-          const id = type === "q8_K" ? Math.fround(1 / d) : d ? Math.fround(1 / Math.fround(d)) : 0;
-          const scaled = Math.abs(Math.fround(xv * id));
-          const halfway = Math.abs(scaled - Math.trunc(scaled) - 0.5) < 1e-3;
+          // Where the two may round apart: the scaled value exactly halfway between two
+          // integers, computed as the kernels do (float32 throughout).
+          const at = Number(x) + 4 * block * info.per;
+          const xs = Array.from({ length: info.per }, (_, i) => view().getFloat32(at + 4 * i, true));
+          let scaled;
+          if (type === "q8_K") {
+            // ggml's reference: the value of largest magnitude, with its sign, gives -127/max.
+            let max = 0;
+            for (const v of xs) if (Math.abs(v) > Math.abs(max)) max = v;
+            scaled = Math.fround(Math.fround(-127 / max) * xs[j]);
+          } else {
+            const amax = Math.max(...xs.map(Math.abs));
+            const dd = Math.fround(amax / 127);
+            scaled = Math.fround(xs[j] * (dd ? Math.fround(1 / dd) : 0));
+          }
+          const halfway = Math.abs(scaled - Math.trunc(scaled)) === 0.5;
           if (Math.abs(qa - qb) > 1 || !halfway) offTie++;
         }
         if (type === "q8_1" && !anyDiffers && view().getUint16(pa + 2, true) !== view().getUint16(pb + 2, true))
@@ -149,7 +165,8 @@ function check({ exports, memory }, report) {
         }
       }
     }
-    results.quantize[type] = { rows, values, differing, off_tie: offTie, scale_differs: scaleDiffers, sum_differs: sumDiffers };
+    results.quantize[type] = { rows, values, differing, off_tie: offTie, scale_differs: scaleDiffers, sum_differs: sumDiffers, overruns };
+    overruns = 0;
   }
 
   // Dot products: random weight blocks (random bits, finite random scales) against activations
@@ -173,9 +190,12 @@ function check({ exports, memory }, report) {
         for (let i = 0; i < n; i++) view().setFloat32(Number(floats) + 4 * i, normal(), true);
         const y = alloc((n / act.per) * act.bytes);
         exports[`shipped_quantize_row_${info.dot}`](floats, y, BigInt(n));
-        const out = alloc(16);
+        const out = alloc(4);
         const dot = (fn, xs, ys, count) => {
+          // NaN first: a kernel that writes nothing fails instead of leaving the last result.
+          view().setFloat32(Number(out), NaN, true);
           exports[fn](count, out, 0n, xs, 0n, ys, 0n, 1);
+          if (!guarded(out, 4)) overruns++;
           return view().getFloat32(Number(out), true);
         };
         const shipped = dot(`shipped_${name}`, x, y, n);
@@ -202,11 +222,13 @@ function check({ exports, memory }, report) {
         // term. A K-quant block's result is itself a float sum of up to 16 partial sums (the
         // SIMD kernels convert per-lane or per-group integer sums), the others' one.
         const terms = nb * (info.per === 256 ? 16 : 1);
-        if (!(ratio <= 4 * (terms + 4)) || Number.isNaN(kernel)) failures++;
-        cursor = SCRATCH + (32n << 20n) > cursor ? cursor : SCRATCH; // reuse the scratch space
+        if (!(ratio <= 4 * (terms + 4)) || Number.isNaN(kernel) || Number.isNaN(shipped)) failures++;
+        // Each trial's blocks are its own; past 32 MB the space is used again.
+        if (cursor > SCRATCH + (32n << 20n)) cursor = SCRATCH;
       }
     }
-    results.dot[name] = { trials, nonzero, failures, worst_in_eps_of_magnitude: Number(worst.toFixed(3)) };
+    results.dot[name] = { trials, nonzero, failures, overruns, worst_in_eps_of_magnitude: Number(worst.toFixed(3)) };
+    overruns = 0;
   }
   return results;
 }

@@ -1,68 +1,23 @@
-//! The page's model runtime with ggml's wasm SIMD kernels (scripts/lib/build_runtime.sh): each
+//! The page's model runtime with ggml's wasm SIMD kernels (scripts/lib/build_runtime.py): each
 //! kernel put in is checked against the generic kernel wllama shipped, in headless Chromium,
 //! on random blocks of every type it handles. The build script's harness is the runtime as
 //! shipped in dist/, with the shipped kernels kept beside the new ones and both exported
 //! (scripts/lib/splice_kernels.py); tests/kernels/check.js feeds both the same blocks.
 //!
-//! `REACT_ARENA_RUNTIME` names the build script's output folder (default: target/runtime).
+//! `REACT_ARENA_RUNTIME` names the build script's output folder (default: target/runtime;
+//! tests/support/kernels.rs serves it).
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support;
 
-use std::path::PathBuf;
-use std::time::Duration;
-
 use serde_json::Value;
-use support::browser::{browser_test, serve_dir};
-
-fn runtime_dir() -> PathBuf {
-    let dir = std::env::var("REACT_ARENA_RUNTIME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/runtime"));
-    assert!(
-        dir.join("harness.wasm").is_file(),
-        "no kernel harness in {}: run scripts/lib/build_runtime.sh (scripts/test does)",
-        dir.display()
-    );
-    dir
-}
-
-/// The check page, the harness and the splice's report, in one folder to serve.
-fn check_site() -> PathBuf {
-    let site = std::env::temp_dir().join(format!("react-arena-kernels-{}", std::process::id()));
-    std::fs::create_dir_all(&site).unwrap();
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/kernels");
-    for file in ["check.html", "check.js"] {
-        std::fs::copy(here.join(file), site.join(file)).unwrap();
-    }
-    let runtime = runtime_dir();
-    for file in ["harness.wasm", "report.json"] {
-        std::fs::copy(runtime.join(file), site.join(file)).unwrap();
-    }
-    site
-}
+use support::browser::browser_test;
+use support::kernels::run_check_page;
 
 #[test]
 fn every_simd_kernel_gives_what_the_shipped_kernel_gives() {
     browser_test(|rig| async move {
-        let site = serve_dir(check_site()).await;
-        rig.client
-            .goto(&format!("http://{site}/check.html"))
-            .await
-            .unwrap();
-        rig.wait_for(
-            "the kernel check to finish",
-            Duration::from_secs(240),
-            "return document.body.dataset.done === '1'",
-        )
-        .await;
-        let check = rig.js("return window.kernelCheck").await;
-        assert_eq!(
-            check["ok"], true,
-            "the check did not run: {}",
-            check["error"]
-        );
-        let results = &check["results"];
+        let results = &run_check_page(&rig, "").await;
         eprintln!("{results}");
 
         // Activations: the same scales; integers equal except where x/d is exactly halfway

@@ -9,6 +9,7 @@ pub mod first_load;
 pub mod fixtures;
 pub mod http_model;
 pub mod https_endpoint;
+pub mod kernels;
 pub mod layout;
 pub mod llama;
 pub mod mcp;

@@ -9,7 +9,9 @@ Inputs, all from registry packages, all pinned:
 - the compiler: zig's clang (PyPI `ziglang`, the version ensure.sh installs).
 
 Steps: copy `ggml-cpu/arch/wasm/quants.c`, fix its rounding (below), compile it for wasm64
-into a relocatable object, and link that object into the runtime (splice_kernels.py).
+into a relocatable object with scripts/lib/kernels.c (which includes it and puts a faster
+Q5_0 dot product in place of ggml's), and link that object into the runtime
+(splice_kernels.py).
 
 The rounding fix: the SIMD `quantize_row_q8_0` and `quantize_row_q8_1` convert x/d to an
 integer with `wasm_i32x4_trunc_sat_f32x4` alone, which truncates; ggml's reference (and every
@@ -95,7 +97,7 @@ def main():
         "zig": zig_version,
         "scripts": {
             name: sha256(os.path.join(HERE, name))
-            for name in ("build_runtime.py", "splice_kernels.py", "wasm_binary.py", "runtime.sha256")
+            for name in ("build_runtime.py", "kernels.c", "splice_kernels.py", "wasm_binary.py", "runtime.sha256")
         },
     }
     stamp = os.path.join(OUT, "inputs.json")
@@ -120,11 +122,12 @@ def main():
     includes = []
     for path in zig_include(zig_python):
         includes += ["-isystem", path]
-    for path in (os.path.join(ggml, "include"), os.path.join(ggml, "src"), cpu):
+    # OUT first: kernels.c includes the patched quants.c written there.
+    for path in (OUT, os.path.join(ggml, "include"), os.path.join(ggml, "src"), cpu):
         includes += ["-I", path]
     kernels = os.path.join(OUT, "kernels.o")
     subprocess.run(
-        [zig_python, "-m", "ziglang", "cc", *CFLAGS, *includes, patched, "-o", kernels],
+        [zig_python, "-m", "ziglang", "cc", *CFLAGS, *includes, os.path.join(HERE, "kernels.c"), "-o", kernels],
         check=True,
     )
     subprocess.run(

@@ -411,6 +411,7 @@ fn raw_html_from_the_model_is_shown_as_text() {
             p.answer.contains("<img src=x"),
             "raw HTML is shown as text: {p:#?}"
         );
+        rig.wait_for_answers_drawn().await;
         let live = rig
             .js("const a = document.querySelector('.answer');\
                  return [a.querySelectorAll('img,script').length, a.querySelectorAll('a[href^=javascript]').length, document.title]")

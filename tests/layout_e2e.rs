@@ -329,6 +329,7 @@ fn answers_that_are_only_a_marker_are_shown_as_text() {
             rig.ask("Answer in one mark.", "think").await;
             let panels = rig.wait_until_settled(SETTLE).await;
             assert_eq!(panels[0].status, "done", "{panels:#?}");
+            rig.wait_for_answers_drawn().await;
             let shown = rig
                 .js("const a = document.querySelector('section.panel .answer .md'); return { text: a.innerText.trim(), lists: a.querySelectorAll('ol, ul, li, h1, h2, h3, h4, h5, h6').length };")
                 .await;

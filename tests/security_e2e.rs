@@ -126,6 +126,7 @@ fn a_model_link_into_the_app_is_not_clickable() {
         for label in ["relative", "absolute", "protocol-relative"] {
             assert!(p.answer.contains(label), "{p:#?}");
         }
+        rig.wait_for_answers_drawn().await;
         let links = rig
             .js("return Array.from(document.querySelectorAll('.answer a')).map(a => a.href)")
             .await;

@@ -679,6 +679,18 @@ impl Rig {
         self.panels().await
     }
 
+    /// Waits until every answer is drawn as Markdown: until the parser's chunk has arrived an
+    /// answer is shown as plain text (`.md.plain`), where no link or markup can be checked.
+    pub async fn wait_for_answers_drawn(&self) {
+        self.wait_for(
+            "the answers drawn as Markdown",
+            Duration::from_secs(30),
+            "const mds = Array.from(document.querySelectorAll('section.panel .answer .md'));\
+             return mds.length > 0 && mds.every(md => !md.classList.contains('plain') && md.childNodes.length > 0);",
+        )
+        .await;
+    }
+
     /// Opens the Embed dialog and returns the address that carries the shown run (`#run=`).
     pub async fn embed_address(&self) -> String {
         self.click("#embed-open").await;

@@ -63,5 +63,22 @@ fn every_simd_kernel_gives_what_the_shipped_kernel_gives() {
             assert_eq!(dot["failures"], 0, "{name}: {dot}");
             assert_eq!(dot["overruns"], 0, "{name}: wrote past its output: {dot}");
         }
+        // The Q5_0, Q6_K and Q4_K kernels also take two rows against two columns (reading a
+        // prompt), and the runtime's type table asks them to: the four results equal the
+        // shipped kernel's.
+        for name in [
+            "ggml_vec_dot_q5_0_q8_0",
+            "ggml_vec_dot_q6_K_q8_K",
+            "ggml_vec_dot_q4_K_q8_K",
+        ] {
+            let two = &results["two_by_two"][name];
+            assert_eq!(two["trials"], 100, "{name}: {two}");
+            assert_eq!(two["failures"], 0, "{name}: {two}");
+            assert_eq!(two["overruns"], 0, "{name}: wrote past its output: {two}");
+            assert_eq!(
+                two["untouched"], true,
+                "{name}: wrote outside its four results: {two}"
+            );
+        }
     });
 }

@@ -43,7 +43,7 @@ ROUNDING = "const v128_t vi = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(v));
 
 # As ggml's own release builds: optimised, asserts off, SIMD on. `__wasi_api_h` keeps the WASI
 # system-call header (written for wasm32) out: the kernels make no system call.
-CFLAGS = ["-target", "wasm64-wasi", "-c", "-O3", "-g0", "-DNDEBUG", "-msimd128", "-D__wasi_api_h"]
+CFLAGS = ["-target", "wasm64-wasi", "-c", "-O3", "-g0", "-DNDEBUG", "-msimd128", "-mrelaxed-simd", "-D__wasi_api_h"]
 
 
 def sha256(path):
@@ -108,6 +108,9 @@ def main():
             return
 
     os.makedirs(OUT, exist_ok=True)
+    # A build that fails part-way leaves outputs of other inputs: no stamp may vouch for them.
+    if os.path.exists(stamp):
+        os.remove(stamp)
     source = open(quants, encoding="utf-8").read()
     if source.count(TRUNCATING) != 2:
         sys.exit("build_runtime: quants.c no longer has the two truncating conversions the fix is for")

@@ -13,7 +13,9 @@ packages). This script is the linker for that one object:
   in a data segment and is rewritten here;
 - references are resolved through the object's relocations: `__stack_pointer` becomes the
   runtime's stack pointer, `ggml_table_f32_f16` (the fp16 lookup table, filled by
-  `ggml_cpu_init`) the runtime's table, found where its own kernels read it.
+  `ggml_cpu_init`) the runtime's table, found where its own kernels read it;
+- a kernel that also takes two rows against two columns (TWO_BY_TWO) gets `nrows` 2 in its
+  type's entry of ggml's CPU type table, found by its function pointers (table slots).
 
 With --harness, a second file is written for the kernel-equivalence test: the same runtime,
 plus the shipped bodies appended as `shipped_<name>`, and both versions exported.
@@ -37,6 +39,7 @@ from wasm_binary import (
     SECTION_CUSTOM,
     SECTION_DATA,
     SECTION_DATACOUNT,
+    SECTION_ELEMENT,
     SECTION_EXPORT,
     SECTION_FUNCTION,
     SECTION_GLOBAL,
@@ -55,6 +58,7 @@ from wasm_binary import (
     padded_sleb,
     padded_uleb,
     read_code,
+    read_const_expr,
     read_data,
     read_exports,
     read_function_names,
@@ -90,6 +94,12 @@ KERNELS = [
     "ggml_vec_dot_q5_K_q8_K",
     "ggml_vec_dot_q6_K_q8_K",
 ]
+
+# Kernels of the object that also take two rows against two columns (`nrc == 2`), and the
+# quantizer that is the same type's `from_float`: ggml's matrix product asks for that only of a
+# type whose `nrows` is 2 in its CPU type table (`type_traits_cpu`), which the splice sets.
+TWO_BY_TWO = {"ggml_vec_dot_q5_0_q8_0": "quantize_row_q5_0", "ggml_vec_dot_q6_K_q8_K": "quantize_row_q6_K",
+              "ggml_vec_dot_q4_K_q8_K": "quantize_row_q4_K"}
 
 FP16_TABLE = "ggml_table_f32_f16"
 FP16_TABLE_BYTES = 4 << 16
@@ -209,6 +219,41 @@ class Runtime:
         in_code = self.payload(SECTION_CODE).count(constant)
         if in_code != self.body("__wasm_call_ctors").count(constant) or in_code > 1:
             fail(f"the heap's start {heap_start} is a constant in code other than the stack's setup")
+
+    def table_slots(self):
+        """Function index -> its slot in the function table (the one active element segment
+        the linker writes; a function pointer in memory is its slot)."""
+        reader = Reader(self.payload(SECTION_ELEMENT))
+        if reader.uleb() != 1 or reader.uleb() != 0:
+            fail("the function table is not one active element segment of function indices")
+        first = const_i64(read_const_expr(reader))
+        slots = {}
+        for position in range(reader.uleb()):
+            slots.setdefault(reader.uleb(), first + position)
+        return slots
+
+    def type_traits_rows(self, vec_dot, from_float):
+        """(segment, offset) of `nrows` in the CPU type table's entry whose `vec_dot` and
+        `from_float` are these functions. The entry (wasm64): from_float and vec_dot as 8-byte
+        table slots, vec_dot_type as 4 bytes and 4 of padding, nrows as 8."""
+        slots = self.table_slots()
+        entry = struct.pack("<QQ", slots[self.function(from_float)], slots[self.function(vec_dot)])
+        found = []
+        for index, (_, _, _, contents) in enumerate(self.segments):
+            at = contents.find(entry)
+            while at >= 0:
+                found.append((index, at))
+                at = contents.find(entry, at + 1)
+        if len(found) != 1:
+            fail(f"the type table entry of {vec_dot} is at {found}, not in one place")
+        segment, at = found[0]
+        contents = self.segments[segment][3]
+        if len(contents) < at + 32:
+            fail(f"the type table entry of {vec_dot} is cut off")
+        vec_dot_type, padding, rows = struct.unpack_from("<IIq", contents, at + 16)
+        if vec_dot_type >= 64 or padding != 0 or rows != 1:
+            fail(f"the entry of {vec_dot} reads vec_dot_type {vec_dot_type}, nrows {rows}: unknown layout")
+        return segment, at + 24
 
     def memory_minimum(self):
         for _, _, kind, desc in self.imports:
@@ -392,6 +437,15 @@ def splice(runtime_bytes, kernel_bytes, harness=False):
     segments = list(runtime.segments)
     flags, memory, offset, _ = segments[pointer_segment]
     segments[pointer_segment] = (flags, memory, offset, bytes(pointer_bytes))
+    # Types whose kernel takes two rows against two columns say so to the matrix product.
+    report["two_by_two"] = []
+    for vec_dot, from_float in TWO_BY_TWO.items():
+        segment, at = runtime.type_traits_rows(vec_dot, from_float)
+        flags, memory, offset, contents = segments[segment]
+        contents = bytearray(contents)
+        struct.pack_into("<q", contents, at, 2)
+        segments[segment] = (flags, memory, offset, bytes(contents))
+        report["two_by_two"].append(vec_dot)
     # The tables are constant: an active segment writes the same bytes at each thread's start.
     for address, (_flags, _memory, _offset, contents) in zip(data_addresses, kernels.segments):
         segments.append((0, 0, b"\x42" + sleb(address) + b"\x0b", contents))

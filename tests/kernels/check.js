@@ -230,6 +230,70 @@ function check({ exports, memory }, report) {
     results.dot[name] = { trials, nonzero, failures, overruns, worst_in_eps_of_magnitude: Number(worst.toFixed(3)) };
     overruns = 0;
   }
+
+  // Two rows against two columns (`nrc` 2, as ggml's matrix product calls a kernel whose type
+  // has `nrows` 2): rows `bx` bytes apart and columns `by` apart, both with a gap after the
+  // row so a kernel that ignores the stride reads the wrong blocks; results at s[0], s[1],
+  // s[bs], s[bs + 1] with bs 16 as ggml passes, and every other slot of the 32 left alone.
+  results.two_by_two = {};
+  for (const name of report.two_by_two) {
+    const [, type, dotType] = name.match(/^ggml_vec_dot_(\w+?)_(q8_\w+)$/);
+    const info = WEIGHTS[type];
+    const act = ACTIVATIONS[dotType];
+    const SENTINEL = 1234.5;
+    let trials = 0;
+    let worst = 0;
+    let failures = 0;
+    let untouched = true;
+    for (const nb of [1, 2, 3, 8, 16]) {
+      for (let trial = 0; trial < 20; trial++) {
+        trials++;
+        const n = nb * info.per;
+        const bx = nb * info.bytes + 64;
+        const by = (n / act.per) * act.bytes + 96;
+        const x = alloc(2 * bx);
+        for (let i = 0; i < 2 * bx; i++) u8()[Number(x) + i] = Math.floor(random() * 256);
+        for (const row of [0, 1])
+          for (let block = 0; block < nb; block++)
+            for (const h of info.halves) view().setUint16(Number(x) + row * bx + block * info.bytes + h, randomHalf(), true);
+        const y = alloc(2 * by);
+        for (const col of [0, 1]) {
+          const floats = alloc(4 * n);
+          for (let i = 0; i < n; i++) view().setFloat32(Number(floats) + 4 * i, normal(), true);
+          exports[`shipped_quantize_row_${dotType}`](floats, y + BigInt(col * by), BigInt(n));
+        }
+        const out = alloc(4 * 32);
+        for (let i = 0; i < 32; i++) view().setFloat32(Number(out) + 4 * i, SENTINEL, true);
+        exports[`kernel_${name}`](n, out, 16n, x, BigInt(bx), y, BigInt(by), 2);
+        if (!guarded(out, 4 * 32)) overruns++;
+        for (let i = 0; i < 32; i++)
+          if (![0, 1, 16, 17].includes(i) && view().getFloat32(Number(out) + 4 * i, true) !== SENTINEL) untouched = false;
+        const single = alloc(4);
+        const one = alloc(info.bytes);
+        for (const [slot, row, col] of [[0, 0, 0], [1, 1, 0], [16, 0, 1], [17, 1, 1]]) {
+          const xs = x + BigInt(row * bx);
+          const ys = y + BigInt(col * by);
+          exports[`shipped_${name}`](n, single, 0n, xs, 0n, ys, 0n, 1);
+          const shipped = view().getFloat32(Number(single), true);
+          const kernel = view().getFloat32(Number(out) + 4 * slot, true);
+          // The rounding's scale, as above: each block's result taken alone.
+          let magnitude = 0;
+          for (let block = 0; block < nb; block++) {
+            u8().copyWithin(Number(one), Number(xs) + block * info.bytes, Number(xs) + (block + 1) * info.bytes);
+            exports[`shipped_${name}`](info.per, single, 0n, one, 0n, ys + BigInt((block * info.per / act.per) * act.bytes), 0n, 1);
+            magnitude += Math.abs(view().getFloat32(Number(single), true));
+          }
+          const ratio = magnitude > 0 ? Math.abs(kernel - shipped) / (EPS * magnitude) : kernel === shipped ? 0 : Infinity;
+          worst = Math.max(worst, ratio);
+          const terms = nb * (info.per === 256 ? 16 : 1);
+          if (!(ratio <= 4 * (terms + 4)) || Number.isNaN(kernel) || Number.isNaN(shipped)) failures++;
+        }
+        if (cursor > SCRATCH + (32n << 20n)) cursor = SCRATCH;
+      }
+    }
+    results.two_by_two[name] = { trials, failures, overruns, untouched, worst_in_eps_of_magnitude: Number(worst.toFixed(3)) };
+    overruns = 0;
+  }
   return results;
 }
 
@@ -274,6 +338,23 @@ function bench({ exports, memory }, report) {
       shipped_ms: best(matvec(exports[`shipped_${name}`])),
       simd_ms: best(matvec(exports[`kernel_${name}`])),
     };
+    if (report.two_by_two.includes(name)) {
+      // Reading a prompt: two columns. Row by row, a call per row and column, against the
+      // kernel taking two rows and two columns a call; time per 4096² as above (half of it).
+      const y2 = result + 256n; // past s[bs + 1]
+      exports[`shipped_quantize_row_${info.dot}`](floats, y2, 4096n);
+      const columnBytes = Number(y2 - y);
+      const pairs = () => {
+        for (let row = 0; row < 4096; row += 2)
+          exports[`kernel_${name}`](4096, result, 16n, x + BigInt(row * rowBytes), BigInt(rowBytes), y, BigInt(columnBytes), 2);
+      };
+      const singles = () => {
+        for (let col = 0; col < 2; col++)
+          for (let row = 0; row < 4096; row++)
+            exports[`kernel_${name}`](4096, result, 0n, x + BigInt(row * rowBytes), 0n, y + BigInt(col * columnBytes), 0n, 1);
+      };
+      out[type].simd_two_columns_ms = { one_by_one: best(singles) / 2, two_by_two: best(pairs) / 2 };
+    }
   }
   return out;
 }

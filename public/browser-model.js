@@ -296,11 +296,24 @@ async function keptBytes(url) {
   return response ? (await response.blob()).size : 0;
 }
 
-// Tokens read per pass. Stop is heard only between passes: on the CPU, passes of 64 keep it
-// within a second (scripts/bench, Qwen on 2 threads with the SIMD kernels: Stop → idle 0.37 s
-// and 31.8 prompt tokens/s, against 0.49 s and 23.0 at 16, 0.41 s and 23.6 at 32, and 5 s at
-// 256, which reads no faster); a GPU wants large passes.
-const CPU_BATCH = 64;
+// Tokens read per pass. Stop is heard only between passes: on the CPU, 16 per thread keeps a
+// pass near half a second whatever the thread count (scripts/bench, Qwen on 2 threads with the
+// SIMD kernels: 58.6 prompt tokens/s and Stop → idle 0.10 s at 32, against 57.5 and 0.11 s at
+// 16, 51.4 and 0.78 s at 64, 56.7 and 2.6 s at 256; one thread reads at half the speed); a GPU
+// wants large passes.
+const CPU_BATCH_PER_THREAD = 16;
+const CPU_BATCH_MAX = 64;
+
+// How the CPU keeps the attention's keys and values, and computes attention. In this runtime
+// 16-bit floats are converted one at a time, so keys and values kept as 32-bit floats and
+// attention without the fused "flash" kernel are faster (scripts/bench, the All run on Qwen,
+// 2 threads: 40.5 s, against 46.4 s with 16-bit keys and 45.0 s with both as llama.cpp
+// chooses). Twice the memory: up to this context; past it, 16-bit keys and values.
+const CPU_F32_CACHE_MAX_CONTEXT = 8192;
+function cpuAttention(context) {
+  const cache = context <= CPU_F32_CACHE_MAX_CONTEXT ? "f32" : "f16";
+  return { cache_type_k: cache, cache_type_v: cache, flash_attn: false };
+}
 const GPU_BATCH = 512;
 // Slots: llama.cpp gives a prompt the slot whose cache shares the longest start with it, so
 // each panel of an All run (three) and Evaluate's one keeps its conversation cached between
@@ -586,7 +599,9 @@ async function loadInto(job, dir, url, context, expect) {
   // (arena-core's browser_model::has_simd_kernels reads the same).
   const runsOn = { webgpu, threads, limit, simd: dir.endsWith("-simd") };
   // The bench tries other CPU batches here; the page never sets it.
-  const batch = runsOn.webgpu ? GPU_BATCH : api.cpuBatch || CPU_BATCH;
+  const batch = runsOn.webgpu
+    ? GPU_BATCH
+    : api.cpuBatch || Math.min(CPU_BATCH_MAX, CPU_BATCH_PER_THREAD * runsOn.threads);
   try {
     await wllama.loadModel([blob], {
       n_ctx: context,
@@ -597,6 +612,7 @@ async function loadInto(job, dir, url, context, expect) {
       // which one ran, and does not wait for a device it would not use.
       n_gpu_layers: runsOn.webgpu ? 99999 : 0,
       n_parallel: SLOTS,
+      ...(runsOn.webgpu ? {} : cpuAttention(context)),
     });
     if (job.reason) throw job.reason;
     // wllama 3.13 can report a file llama.cpp failed to read as loaded, with no vocabulary

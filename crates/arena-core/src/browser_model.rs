@@ -134,8 +134,8 @@ pub const OFFERED: &[Offered] = &[
         },
         note: "follows the text format well for its size; the default",
         measured: Measured {
-            generation_per_s: 15.2,
-            prompt_per_s: 31.8,
+            generation_per_s: 24.2,
+            prompt_per_s: 60.2,
             threads: 2,
         },
     },
@@ -148,8 +148,8 @@ pub const OFFERED: &[Offered] = &[
         },
         note: "small and quick; often misses the tool format",
         measured: Measured {
-            generation_per_s: 30.4,
-            prompt_per_s: 110.9,
+            generation_per_s: 52.9,
+            prompt_per_s: 113.7,
             threads: 2,
         },
     },

@@ -1401,8 +1401,16 @@ fn mcp_secrets_last_only_as_long_as_their_servers_and_forget_clears_every_secret
 }
 
 /// The names the prompt of the latest chat request containing `question` gives the tools.
-fn prompt_of(rig: &Rig, question: &str) -> String {
-    let requests = rig.mock.chat_requests_containing(question);
+/// Waits for the request: a run that has started may not have sent it yet.
+async fn prompt_of(rig: &Rig, question: &str) -> String {
+    let asked = Instant::now();
+    let requests = loop {
+        let requests = rig.mock.chat_requests_containing(question);
+        if !requests.is_empty() || asked.elapsed() > Duration::from_secs(30) {
+            break requests;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
     let body: Value = serde_json::from_str(&requests.last().expect("a chat request").body).unwrap();
     body.pointer("/messages/0/content")
         .and_then(Value::as_str)
@@ -1460,7 +1468,7 @@ fn no_server_passes_for_another_and_the_question_names_tools_safely() {
         rig.ask(question, "act").await;
 
         // The prompt names each MCP tool's server.
-        let prompt = prompt_of(&rig, question);
+        let prompt = prompt_of(&rig, question).await;
         for line in [
             "Victim_read_notes",
             "(MCP server \"Victim\") Reads the user's private notes.",

@@ -188,6 +188,13 @@ fn all_modes_run_to_the_end_on_the_model_in_this_browser_and_a_reload_starts_fro
             !turn_lines.is_empty(),
             "no panel said it waited for another mode's call"
         );
+        // That wait is said as such in the figures, never as the model's time or as tools.
+        assert!(
+            panels
+                .iter()
+                .any(|p| p.usage.contains("waiting for the model")),
+            "no panel's figures count its wait for the model: {panels:#?}"
+        );
         // The panels in view, as the closing note shows them.
         rig.js("document.querySelector('#settings').open = false; document.querySelector('#panels').scrollIntoView();")
             .await;
@@ -202,6 +209,14 @@ fn all_modes_run_to_the_end_on_the_model_in_this_browser_and_a_reload_starts_fro
         rig.js(support::browser::CAPTURE_DOWNLOADS).await;
         rig.click("#export-json").await;
         let file: Value = serde_json::from_str(&rig.downloads().await[0].text).unwrap();
+        let waits: usize = file["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| r["turns"][0]["steps"].as_array().unwrap())
+            .map(|s| s["model_waits"].as_array().map_or(0, Vec::len))
+            .sum();
+        assert!(waits > 0, "the run's record kept no wait for the model");
         let mut later_calls = 0;
         for record in file["records"].as_array().unwrap() {
             let steps = record["turns"][0]["steps"].as_array().unwrap();

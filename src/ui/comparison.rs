@@ -1,11 +1,11 @@
 //! After a run of several modes: one table to compare them (answer, steps, tool calls, time,
-//! tokens, cost; the best of each column marked) and a timeline of model and tool time per
-//! mode on a shared axis. Everything here is read off the runs' records.
+//! tokens, cost; the best of each column marked) and a timeline of model, waiting and tool
+//! time per mode on a shared axis. Everything here is read off the runs' records.
 
 use leptos::prelude::*;
 
 use crate::agent::metrics::{
-    best_of, format_ms, format_usd, run_metrics, timeline, RunMetrics, SegmentKind,
+    best_of, format_ms, format_usd, run_metrics, time_split, timeline, RunMetrics, SegmentKind,
 };
 use crate::agent::record::{RunRecord, Status};
 use crate::history::shortened;
@@ -50,6 +50,8 @@ pub fn Comparison(panels: RwSignal<Vec<PanelRun>>) -> impl IntoView {
                 .map(|r| run_metrics(r, r.config.pricing))
                 .collect();
             let best = best_of(&metrics);
+            // The modes took turns on the model in this browser.
+            let waited = metrics.iter().any(|m| m.wait_ms > 0.0);
             let origin = records
                 .iter()
                 .filter_map(|r| r.steps().first().map(|s| s.t_start))
@@ -87,6 +89,7 @@ pub fn Comparison(panels: RwSignal<Vec<PanelRun>>) -> impl IntoView {
                             let w = ((s.to_ms - s.from_ms) / span * TIMELINE_WIDTH).max(1.0);
                             let class = match s.kind {
                                 SegmentKind::Model => "seg-model",
+                                SegmentKind::Wait => "seg-wait",
                                 SegmentKind::Tool => "seg-tool",
                             };
                             view! { <rect class=class x=format!("{x:.1}") y="2" width=format!("{w:.1}") height="12"></rect> }
@@ -103,7 +106,7 @@ pub fn Comparison(panels: RwSignal<Vec<PanelRun>>) -> impl IntoView {
                             {cell(b.cost, m.cost_usd.map(format_usd).unwrap_or_else(|| "–".into()))}
                             <td>
                                 <svg class="timeline" width=TIMELINE_WIDTH height="16" role="img"
-                                    aria-label=format!("{}: model {} and tools {}", mode.label(), format_ms(m.model_ms), format_ms(m.tool_ms))>
+                                    aria-label=format!("{}: {}", mode.label(), time_split(m))>
                                     {segments}
                                 </svg>
                             </td>
@@ -125,7 +128,9 @@ pub fn Comparison(panels: RwSignal<Vec<PanelRun>>) -> impl IntoView {
                                 <th scope="col">"Time"</th>
                                 <th scope="col">"Tokens"</th>
                                 <th scope="col">"Cost"</th>
-                                <th scope="col">"Timeline "<span class="key-model">"model"</span>" "<span class="key-tool">"tools"</span></th>
+                                <th scope="col">"Timeline "<span class="key-model">"model"</span>" "
+                                    {waited.then(|| view! { <span class="key-wait">"waiting for the model"</span>" " })}
+                                    <span class="key-tool">"tools"</span></th>
                             </tr>
                         </thead>
                         <tbody>{rows}</tbody>

@@ -2,7 +2,7 @@
 //! `RunFile` itself; both are built from the records and the run's settings, which hold no
 //! token.
 
-use crate::agent::metrics::{format_ms, format_usd, run_metrics, RunMetrics};
+use crate::agent::metrics::{format_ms, format_usd, run_metrics, time_split, RunMetrics};
 use crate::agent::record::{RunRecord, Status, Step, Turn};
 use crate::browser_model::{Backend, RUNTIME_VERSION};
 use crate::dates::{date, date_time};
@@ -99,12 +99,7 @@ fn figures(m: &RunMetrics) -> String {
         parts.push(format!("first token {}", format_ms(ttft)));
     }
     if let Some(total) = m.total_ms {
-        parts.push(format!(
-            "{} in all (model {}, tools {})",
-            format_ms(total),
-            format_ms(m.model_ms),
-            format_ms(m.tool_ms)
-        ));
+        parts.push(format!("{} in all ({})", format_ms(total), time_split(m)));
     }
     parts.push(tokens(m));
     parts.push(match m.cost_usd {

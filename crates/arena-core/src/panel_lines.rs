@@ -3,7 +3,7 @@
 //! until the vote: Think-only's one-step limit, the prompt tokens that count each mode's own
 //! system prompt, and an endpoint's error naming the model would each name the panel.
 
-use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line, turn_ms};
+use crate::agent::metrics::{format_ms, format_usd, run_metrics, step_line, time_split, turn_ms};
 use crate::agent::record::{RunRecord, Status};
 
 /// The panel's step counter: the latest step of the run's limit ("Step 2 / 5"), with "+ final
@@ -57,12 +57,7 @@ pub fn figures_line(record: &RunRecord) -> String {
     let m = run_metrics(record, record.config.pricing);
     let mut parts = Vec::new();
     if let Some(total) = m.total_ms {
-        parts.push(format!(
-            "{} (model {}, tools {})",
-            format_ms(total),
-            format_ms(m.model_ms),
-            format_ms(m.tool_ms)
-        ));
+        parts.push(format!("{} ({})", format_ms(total), time_split(&m)));
     }
     if let Some(ttft) = m.ttft_ms {
         parts.push(format!("first token {}", format_ms(ttft)));

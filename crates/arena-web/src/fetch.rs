@@ -175,9 +175,16 @@ impl BrowserChatModel {
                 "{problem} Set the model file in Settings."
             )));
         }
+        let asked = js_sys::Date::now();
+        let another_holds_it = browser_model::holder().is_some();
         let _turn = self
             .until_stopped(browser_model::take_turn(local.caller.clone()))
             .await?;
+        // The time another panel's call held the model is this call's wait, not its model time.
+        let waited = js_sys::Date::now() - asked;
+        if another_holds_it && waited > 0.0 {
+            on_delta(ChatDelta::WaitedForModel(waited));
+        }
         // Stop is heard while the model loads too: the glue ends that load (its runtime
         // terminated), so the next call never waits for it.
         self.until_stopped(browser_model::load(&local.url, local.context, &self.signal))

@@ -34,6 +34,11 @@ pub enum AgentEvent {
     /// llama.cpp's figures for the step's call (the model in this browser, or a llama.cpp
     /// server): tokens read and reused, speeds, where it ran.
     Timings(RuntimeTimings),
+    /// The step's call waited this long (ms, ending now) for the model in this browser, which
+    /// was answering another panel: neither the model's time on this call nor tool time.
+    WaitedForModel {
+        ms: f64,
+    },
     /// The reply of this step is complete and was read as…
     Thought(String),
     Action {

@@ -25,12 +25,15 @@ fn message_chars(m: &ChatMessage) -> usize {
 
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct StepMetrics {
-    /// From the request to the first token (content or reasoning).
+    /// From the request to the first token (content or reasoning), less any wait for the
+    /// model in this browser before it.
     pub ttft_ms: Option<f64>,
-    /// From the request to the complete reply.
+    /// From the request to the step's last complete reply, less the waits for the model.
     pub model_ms: Option<f64>,
-    /// From the complete reply to the last tool result.
+    /// From the first tool call to the last tool result.
     pub tool_ms: Option<f64>,
+    /// Waiting for the model in this browser while it answered another panel.
+    pub wait_ms: f64,
     pub tokens_in: u64,
     pub tokens_out: u64,
     /// The endpoint reported no usage for this step: the tokens are an estimate.
@@ -47,6 +50,8 @@ pub struct RunMetrics {
     pub total_ms: Option<f64>,
     pub model_ms: f64,
     pub tool_ms: f64,
+    /// Waiting for the model in this browser while it answered another panel.
+    pub wait_ms: f64,
     pub tokens_in: u64,
     pub tokens_out: u64,
     /// Some step's tokens are estimated.
@@ -78,12 +83,41 @@ fn span(from: f64, to: Option<f64>) -> Option<f64> {
     to.map(|t| (t - from).max(0.0))
 }
 
+/// The step's waits for the model that a file's times allow: finite, in order, not negative.
+pub(crate) fn waits(step: &Step) -> impl Iterator<Item = (f64, f64)> + '_ {
+    step.model_waits
+        .iter()
+        .map(|[from, to]| (*from, *to))
+        .filter(|(from, to)| from.is_finite() && to.is_finite() && to >= from)
+}
+
+/// How much of the step's waits for the model came before `until`.
+fn waited_before(step: &Step, until: f64) -> f64 {
+    waits(step)
+        .map(|(from, to)| (to.min(until) - from).max(0.0))
+        .sum()
+}
+
+/// When the step's tool calls began: the first call's start where the record has it; in a
+/// file written before it did, the reply, when a tool ran.
+fn tools_started(step: &Step) -> Option<f64> {
+    step.t_tools_start.or_else(|| {
+        step.tool_runs
+            .iter()
+            .any(|r| !r.tool.is_empty())
+            .then_some(step.t_reply)
+            .flatten()
+    })
+}
+
 /// One step's figures. `prompt_chars` is the length of the conversation the step sent, for
 /// the estimate when the endpoint reported no usage.
 pub fn step_metrics(step: &Step, prompt_chars: usize) -> StepMetrics {
-    let model_ms = span(step.t_start, step.t_reply);
-    let tool_ms = match (step.t_reply, step.t_tools_done) {
-        (Some(reply), Some(done)) => Some((done - reply).max(0.0)),
+    let replied = step.t_last_reply.or(step.t_reply);
+    let wait_ms = replied.map_or(0.0, |end| waited_before(step, end));
+    let model_ms = span(step.t_start, replied).map(|ms| (ms - wait_ms).max(0.0));
+    let tool_ms = match (tools_started(step), step.t_tools_done) {
+        (Some(start), Some(done)) => Some((done - start).max(0.0)),
         _ => None,
     };
     // A call refused before any reply (an HTTP error) produced nothing to count.
@@ -106,9 +140,12 @@ pub fn step_metrics(step: &Step, prompt_chars: usize) -> StepMetrics {
         }
     };
     StepMetrics {
-        ttft_ms: span(step.t_start, step.t_first_token),
+        ttft_ms: span(step.t_start, step.t_first_token)
+            .zip(step.t_first_token)
+            .map(|(ms, first)| (ms - waited_before(step, first)).max(0.0)),
         model_ms,
         tool_ms,
+        wait_ms,
         tokens_in,
         tokens_out,
         estimated,
@@ -122,6 +159,9 @@ pub fn step_line(step: &Step) -> Option<String> {
     let mut parts = vec![format!("model {}", format_ms(m.model_ms?))];
     if let Some(ttft) = m.ttft_ms {
         parts.push(format!("first token {}", format_ms(ttft)));
+    }
+    if m.wait_ms > 0.0 {
+        parts.push(format!("waiting for the model {}", format_ms(m.wait_ms)));
     }
     if let Some(tools) = m.tool_ms.filter(|_| !step.tool_runs.is_empty()) {
         parts.push(format!("tools {}", format_ms(tools)));
@@ -177,6 +217,7 @@ pub fn run_metrics(record: &RunRecord, pricing: Option<Pricing>) -> RunMetrics {
         m.tool_calls += step.tool_runs.iter().filter(|r| !r.tool.is_empty()).count();
         m.model_ms += s.model_ms.unwrap_or(0.0);
         m.tool_ms += s.tool_ms.unwrap_or(0.0);
+        m.wait_ms += s.wait_ms;
         m.tokens_in += s.tokens_in;
         m.tokens_out += s.tokens_out;
         m.estimated |= s.estimated;
@@ -205,6 +246,21 @@ pub fn run_metrics(record: &RunRecord, pricing: Option<Pricing>) -> RunMetrics {
     m.cost_usd = pricing
         .map(|p| (m.tokens_in as f64 * p.input + m.tokens_out as f64 * p.output) / 1_000_000.0);
     m
+}
+
+/// "model 2.0 s, tools 700 ms", with the wait for the model in this browser between them
+/// when there was one: how a run's time divides.
+pub fn time_split(m: &RunMetrics) -> String {
+    let waiting = if m.wait_ms > 0.0 {
+        format!(", waiting for the model {}", format_ms(m.wait_ms))
+    } else {
+        String::new()
+    };
+    format!(
+        "model {}{waiting}, tools {}",
+        format_ms(m.model_ms),
+        format_ms(m.tool_ms)
+    )
 }
 
 /// Which run is best in each column of the comparison: fewest steps, tool calls, time,
@@ -254,6 +310,8 @@ pub fn best_of(runs: &[RunMetrics]) -> Vec<Best> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SegmentKind {
     Model,
+    /// Waiting for the model in this browser while it answered another panel.
+    Wait,
     Tool,
 }
 
@@ -265,24 +323,37 @@ pub struct Segment {
     pub to_ms: f64,
 }
 
-/// The latest turn's model and tool time, measured from `origin` (the start of the earliest
-/// mode of the run, so the modes' timelines share one axis).
+/// The latest turn's model, waiting and tool time, measured from `origin` (the start of the
+/// earliest mode of the run, so the modes' timelines share one axis).
 pub fn timeline(record: &RunRecord, origin: f64) -> Vec<Segment> {
     let mut out = Vec::new();
-    for step in record.steps() {
-        if let Some(reply) = step.t_reply {
+    let mut push = |kind, from: f64, to: f64| {
+        if to > from {
             out.push(Segment {
-                kind: SegmentKind::Model,
-                from_ms: step.t_start - origin,
-                to_ms: reply - origin,
+                kind,
+                from_ms: from - origin,
+                to_ms: to - origin,
             });
-            if let Some(done) = step.t_tools_done {
-                out.push(Segment {
-                    kind: SegmentKind::Tool,
-                    from_ms: reply - origin,
-                    to_ms: done - origin,
-                });
+        }
+    };
+    for step in record.steps() {
+        let Some(replied) = step.t_last_reply.or(step.t_reply) else {
+            continue;
+        };
+        // The model's time, cut where the calls waited for it.
+        let mut from = step.t_start;
+        for (wait_from, wait_to) in waits(step) {
+            let (wait_from, wait_to) = (wait_from.max(from), wait_to.min(replied));
+            if wait_to <= wait_from {
+                continue;
             }
+            push(SegmentKind::Model, from, wait_from);
+            push(SegmentKind::Wait, wait_from, wait_to);
+            from = wait_to;
+        }
+        push(SegmentKind::Model, from, replied);
+        if let (Some(start), Some(done)) = (tools_started(step), step.t_tools_done) {
+            push(SegmentKind::Tool, start, done);
         }
     }
     out
@@ -400,6 +471,125 @@ mod tests {
             },
         );
         r
+    }
+
+    /// Act-only on the model in this browser, in an All run: the first reply fits no format,
+    /// the call is made again with a reminder, and that call waits 5 s for the model (it is
+    /// answering another panel) before it replies, again in no format. No tool runs.
+    fn a_reminded_step_that_waited(with_wait_event: bool) -> RunRecord {
+        let mut r = RunRecord::default();
+        let mut at = |t: f64, e: AgentEvent| r.apply(t, &e);
+        at(
+            0.0,
+            AgentEvent::TurnStarted {
+                question: "q".into(),
+            },
+        );
+        at(
+            0.0,
+            AgentEvent::StepStarted {
+                step: 1,
+                forced: false,
+            },
+        );
+        at(300.0, AgentEvent::Token("I think".into()));
+        at(
+            1000.0,
+            AgentEvent::Appended(ChatMessage::assistant("I think")),
+        );
+        at(
+            1000.0,
+            AgentEvent::Notice(
+                "No action. Asked the model once more, with a format reminder.".into(),
+            ),
+        );
+        at(
+            1000.0,
+            AgentEvent::Appended(ChatMessage::user("Reply in the format.")),
+        );
+        if with_wait_event {
+            at(6000.0, AgentEvent::WaitedForModel { ms: 5000.0 });
+        }
+        at(6400.0, AgentEvent::Token("Still thinking".into()));
+        at(
+            7000.0,
+            AgentEvent::Appended(ChatMessage::assistant("Still thinking")),
+        );
+        at(
+            7000.0,
+            AgentEvent::Observation {
+                text: "Error: no action.".into(),
+                is_error: true,
+                failure: None,
+            },
+        );
+        r
+    }
+
+    #[test]
+    fn a_call_made_again_is_model_time_and_its_wait_for_the_model_is_its_own() {
+        // A call made again after the reply (here, with a format reminder) was counted as
+        // tool time, with no tool run: "tools 6.0 s" and 0 tool calls.
+        let old = run_metrics(&a_reminded_step_that_waited(false), None);
+        assert_eq!(old.tool_calls, 0);
+        assert_eq!(old.tool_ms, 0.0, "no tool ran: {old:?}");
+        assert_eq!(old.model_ms, 7000.0);
+        // Its wait for the model in this browser is said as such, not as the model's time.
+        let m = run_metrics(&a_reminded_step_that_waited(true), None);
+        assert_eq!(m.tool_ms, 0.0);
+        assert_eq!(m.wait_ms, 5000.0);
+        assert_eq!(m.model_ms, 2000.0);
+        assert_eq!(m.total_ms, Some(7000.0));
+        assert_eq!(
+            time_split(&m),
+            "model 2.0 s, waiting for the model 5.0 s, tools 0 ms"
+        );
+        let kinds: Vec<_> = timeline(&a_reminded_step_that_waited(true), 0.0)
+            .iter()
+            .map(|s| (s.kind, s.from_ms, s.to_ms))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (SegmentKind::Model, 0.0, 1000.0),
+                (SegmentKind::Wait, 1000.0, 6000.0),
+                (SegmentKind::Model, 6000.0, 7000.0),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_run_file_from_before_the_waits_reads_with_its_tool_time() {
+        // Written before steps kept their last reply, tool start and waits: a step that ran
+        // a tool counts from its reply, as it did; a step that ran none has no tool time.
+        let mut step = two_steps(true).turns[0].steps[0].clone();
+        let mut json = serde_json::to_value(&step).unwrap();
+        for field in ["t_last_reply", "t_tools_start", "model_waits"] {
+            json.as_object_mut().unwrap().remove(field);
+        }
+        step = serde_json::from_value(json).unwrap();
+        assert_eq!((step.t_last_reply, step.t_tools_start), (None, None));
+        let m = step_metrics(&step, 0);
+        assert_eq!(
+            (m.model_ms, m.tool_ms, m.wait_ms),
+            (Some(800.0), Some(700.0), 0.0)
+        );
+        step.tool_runs[0].tool.clear();
+        assert_eq!(step_metrics(&step, 0).tool_ms, None);
+    }
+
+    #[test]
+    fn waits_a_file_cannot_make_absurd() {
+        let mut r = a_reminded_step_that_waited(true);
+        let step = &mut r.turns[0].steps[0];
+        step.model_waits.push([f64::NAN, 1.0]);
+        step.model_waits.push([3000.0, 2000.0]);
+        step.model_waits.push([f64::NEG_INFINITY, f64::INFINITY]);
+        let m = run_metrics(&r, None);
+        assert_eq!((m.wait_ms, m.model_ms), (5000.0, 2000.0));
+        assert!(timeline(&r, 0.0)
+            .iter()
+            .all(|s| s.from_ms.is_finite() && s.to_ms.is_finite()));
     }
 
     #[test]

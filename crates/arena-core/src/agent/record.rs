@@ -271,11 +271,16 @@ impl RunRecord {
             }
             // A retried call's figures replace the failed one's: they say how the reply came.
             AgentEvent::Timings(t) => self.step().timings = Some(t.clone()),
+            AgentEvent::WaitedForModel { ms } => {
+                let step = self.step();
+                step.model_waits.push([at - ms.max(0.0), at]);
+            }
             AgentEvent::Appended(message) => {
                 let step = self.step();
                 // The reply is the model's message: a forced step appends its request first.
                 if message.role == Role::Assistant {
                     step.t_reply.get_or_insert(at);
+                    step.t_last_reply = Some(at);
                 }
                 step.messages.push(message.clone());
             }
@@ -294,6 +299,7 @@ impl RunRecord {
                     .find(|s| normalise_tool_name(&s.tool) == wanted)
                     .cloned();
                 let step = self.step();
+                step.t_tools_start.get_or_insert(at);
                 step.tool_runs.push(ToolRun {
                     tool: tool.clone(),
                     input: input.clone(),

@@ -8,7 +8,9 @@
 //! tool calls, and the turn's outcome at its end.
 
 use super::events::AgentEvent;
+use super::metrics::waits;
 use super::record::{RunRecord, Step, ToolRun, Turn, COMPACTED_NOTICE};
+use crate::llm::Role;
 
 /// Longest piece of streamed text in a replay, in characters.
 const PIECE_CHARS: usize = 12;
@@ -116,10 +118,15 @@ fn turn_events(index: usize, turn: &Turn, out: &mut Vec<(f64, AgentEvent)>) {
 
 /// The latest time the record knows of in a step.
 fn step_end(step: &Step) -> f64 {
-    [step.t_first_token, step.t_reply, step.t_tools_done]
-        .into_iter()
-        .flatten()
-        .fold(step.t_start, f64::max)
+    [
+        step.t_first_token,
+        step.t_reply,
+        step.t_last_reply,
+        step.t_tools_done,
+    ]
+    .into_iter()
+    .flatten()
+    .fold(step.t_start, f64::max)
 }
 
 fn step_events(turn: usize, index: usize, step: &Step, out: &mut Vec<(f64, AgentEvent)>) {
@@ -149,6 +156,9 @@ fn step_events(turn: usize, index: usize, step: &Step, out: &mut Vec<(f64, Agent
         };
         out.push((start, event));
     }
+    for (from, to) in waits(step) {
+        out.push((to, AgentEvent::WaitedForModel { ms: to - from }));
+    }
     if let Some(first) = step.t_first_token {
         let until = step.t_reply.filter(|&r| r >= first).unwrap_or(first);
         stream(first, until, step, out);
@@ -157,15 +167,26 @@ fn step_events(turn: usize, index: usize, step: &Step, out: &mut Vec<(f64, Agent
     if let Some(usage) = step.usage {
         out.push((replied, AgentEvent::Usage(usage)));
     }
-    for message in &step.messages {
-        out.push((replied, AgentEvent::Appended(message.clone())));
+    // The last reply (of a call made again) and what came after it, at its own time.
+    let last_reply = step
+        .messages
+        .iter()
+        .rposition(|m| m.role == Role::Assistant)
+        .filter(|&i| i > 0 && step.t_last_reply.is_some_and(|t| t > replied));
+    for (i, message) in step.messages.iter().enumerate() {
+        let at = match (last_reply, step.t_last_reply) {
+            (Some(last), Some(t)) if i >= last => t,
+            _ => replied,
+        };
+        out.push((at, AgentEvent::Appended(message.clone())));
     }
     if let Some(thought) = &step.thought {
         out.push((replied, AgentEvent::Thought(thought.clone())));
     }
+    let acted = step.t_tools_start.unwrap_or(replied);
     for run in step.tool_runs.iter().filter(|r| is_action(r)) {
         out.push((
-            replied,
+            acted,
             AgentEvent::Action {
                 tool: run.tool.clone(),
                 input: run.input.clone(),
@@ -544,6 +565,76 @@ mod tests {
                 },
             ),
         ]
+    }
+
+    #[test]
+    fn waits_for_the_model_and_a_call_made_again_replay_at_their_times() {
+        // A call that waited for the model in this browser, fit no format, was made again
+        // (after another wait), then ran a tool.
+        let events = vec![
+            (
+                1000.0,
+                AgentEvent::TurnStarted {
+                    question: "q".into(),
+                },
+            ),
+            (
+                1000.0,
+                AgentEvent::StepStarted {
+                    step: 1,
+                    forced: false,
+                },
+            ),
+            (4000.0, AgentEvent::WaitedForModel { ms: 3000.0 }),
+            (4200.0, AgentEvent::Token("hmm".into())),
+            (4500.0, AgentEvent::Appended(ChatMessage::assistant("hmm"))),
+            (4500.0, AgentEvent::Notice("No action. Asked again.".into())),
+            (
+                4500.0,
+                AgentEvent::Appended(ChatMessage::user("Use the format.")),
+            ),
+            (9000.0, AgentEvent::WaitedForModel { ms: 4000.0 }),
+            (9300.0, AgentEvent::Token("Action: calculator".into())),
+            (
+                9600.0,
+                AgentEvent::Appended(ChatMessage::assistant(
+                    "Action: calculator\nAction Input: 1+1",
+                )),
+            ),
+            (
+                9600.0,
+                AgentEvent::Action {
+                    tool: "calculator".into(),
+                    input: "1+1".into(),
+                },
+            ),
+            (
+                9700.0,
+                AgentEvent::Observation {
+                    text: "2".into(),
+                    is_error: false,
+                    failure: None,
+                },
+            ),
+            (
+                9700.0,
+                AgentEvent::Appended(ChatMessage::user("Observation: 2")),
+            ),
+        ];
+        let original = record_of(&events);
+        let step = &original.turns[0].steps[0];
+        assert_eq!(step.model_waits, vec![[1000.0, 4000.0], [5000.0, 9000.0]]);
+        assert_eq!(
+            (step.t_reply, step.t_last_reply, step.t_tools_start),
+            (Some(4500.0), Some(9600.0), Some(9600.0))
+        );
+        let replayed = Replay::of(&original).fold();
+        assert_eq!(replayed, original);
+        let m = crate::agent::metrics::run_metrics(&replayed, None);
+        assert_eq!(
+            (m.model_ms, m.wait_ms, m.tool_ms),
+            (8600.0 - 7000.0, 7000.0, 100.0)
+        );
     }
 
     #[test]

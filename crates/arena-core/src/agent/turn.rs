@@ -98,6 +98,17 @@ pub struct Step {
     pub t_reply: Option<f64>,
     /// When the step's tool calls were done.
     pub t_tools_done: Option<f64>,
+    /// When the step's last reply was complete: a call made again (after a format reminder)
+    /// replies after `t_reply`, and its time is the model's, not the tools'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_last_reply: Option<f64>,
+    /// When the step's first tool call began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_tools_start: Option<f64>,
+    /// When the step's calls waited for the model in this browser while it answered another
+    /// panel: [from, to], epoch ms.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub model_waits: Vec<[f64; 2]>,
     pub reasoning: String,
     /// The reply as it streams; once read, its parts are in `thought` and `tool_runs`.
     pub live: String,

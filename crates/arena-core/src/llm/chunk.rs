@@ -40,6 +40,9 @@ pub enum ChatDelta {
     Timings(RuntimeTimings),
     /// The stream ended having skipped this many lines that were not valid JSON.
     Skipped(u32),
+    /// The call waited this long (ms) for the model in this browser, which was answering
+    /// another caller, before it was sent.
+    WaitedForModel(f64),
 }
 
 /// What a payload meant.

@@ -161,6 +161,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
                     ChatDelta::ToolCall(d) => assembler.push(&d),
                     ChatDelta::Usage(u) => emit(AgentEvent::Usage(u)),
                     ChatDelta::Timings(t) => emit(AgentEvent::Timings(t)),
+                    ChatDelta::WaitedForModel(ms) => emit(AgentEvent::WaitedForModel { ms }),
                     ChatDelta::Skipped(n) => emit(AgentEvent::Warning(format!(
                         "Skipped {n} stream line(s) that were not valid JSON."
                     ))),

@@ -327,14 +327,14 @@ pub struct Segment {
 /// earliest mode of the run, so the modes' timelines share one axis).
 pub fn timeline(record: &RunRecord, origin: f64) -> Vec<Segment> {
     let mut out = Vec::new();
+    // A stretch of no length is still drawn (an instant tool call ran): the view gives it a
+    // pixel.
     let mut push = |kind, from: f64, to: f64| {
-        if to > from {
-            out.push(Segment {
-                kind,
-                from_ms: from - origin,
-                to_ms: to - origin,
-            });
-        }
+        out.push(Segment {
+            kind,
+            from_ms: from - origin,
+            to_ms: to.max(from) - origin,
+        });
     };
     for step in record.steps() {
         let Some(replied) = step.t_last_reply.or(step.t_reply) else {
@@ -342,16 +342,22 @@ pub fn timeline(record: &RunRecord, origin: f64) -> Vec<Segment> {
         };
         // The model's time, cut where the calls waited for it.
         let mut from = step.t_start;
+        let mut waited = false;
         for (wait_from, wait_to) in waits(step) {
             let (wait_from, wait_to) = (wait_from.max(from), wait_to.min(replied));
             if wait_to <= wait_from {
                 continue;
             }
-            push(SegmentKind::Model, from, wait_from);
+            if wait_from > from {
+                push(SegmentKind::Model, from, wait_from);
+            }
             push(SegmentKind::Wait, wait_from, wait_to);
             from = wait_to;
+            waited = true;
         }
-        push(SegmentKind::Model, from, replied);
+        if !waited || replied > from {
+            push(SegmentKind::Model, from, replied);
+        }
         if let (Some(start), Some(done)) = (tools_started(step), step.t_tools_done) {
             push(SegmentKind::Tool, start, done);
         }
@@ -576,6 +582,18 @@ mod tests {
         );
         step.tool_runs[0].tool.clear();
         assert_eq!(step_metrics(&step, 0).tool_ms, None);
+    }
+
+    #[test]
+    fn an_instant_tool_call_still_has_its_bar() {
+        let mut r = two_steps(true);
+        let step = &mut r.turns[0].steps[0];
+        step.t_tools_done = step.t_tools_start;
+        let kinds: Vec<_> = timeline(&r, 0.0).iter().map(|s| s.kind).collect();
+        assert_eq!(
+            kinds,
+            [SegmentKind::Model, SegmentKind::Tool, SegmentKind::Model]
+        );
     }
 
     #[test]

@@ -10,8 +10,9 @@
 //   one vector (ggml unpacks Q6_K with scalar code and reduces Q4_K's sums to scalars).
 // - Two rows against two columns (reading a prompt): the splice sets these types' `nrows` to
 //   2 in ggml's CPU type table, so its matrix product asks for this whenever both sides are
-//   even. Each weight block is unpacked once for both columns, each activation block widened
-//   once for both rows, and the four results are scaled and added as one vector.
+//   even. Each weight block is unpacked once for both columns, each activation block read
+//   (Q6_K, Q4_K: widened) once for both rows, and the four results are scaled and added as
+//   one vector. Q5_0's uses the relaxed dot product on the weights as stored (0..31).
 // The integer sums are exact; only the order of the float sums changes.
 
 // ggml's own Q5_0, Q6_K and Q4_K kernels become unused static functions: this file's take

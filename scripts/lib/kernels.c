@@ -87,6 +87,15 @@ static inline float scale_of(ggml_half x, ggml_half y) {
     return GGML_CPU_FP16_TO_FP32(x) * GGML_CPU_FP16_TO_FP32(y);
 }
 
+// Lanes [x0·y0, x1·y0, x0·y1, x1·y1] where ggml's matrix product reads them: s[0], s[1],
+// s[bs], s[bs + 1].
+static inline void store_two_by_two(float * s, size_t bs, v128_t acc) {
+    s[0] = wasm_f32x4_extract_lane(acc, 0);
+    s[1] = wasm_f32x4_extract_lane(acc, 1);
+    s[bs] = wasm_f32x4_extract_lane(acc, 2);
+    s[bs + 1] = wasm_f32x4_extract_lane(acc, 3);
+}
+
 static inline float sum_of_lanes(v128_t v) {
     return wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1) +
            wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3);
@@ -138,10 +147,7 @@ static void q5_0_two_by_two(int nb, float * s, size_t bs, const block_q5_0 * x0,
                                               scale_of(x0[i].d, y1[i].d), scale_of(x1[i].d, y1[i].d));
         acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(sums), scales));
     }
-    s[0] = wasm_f32x4_extract_lane(acc, 0);
-    s[1] = wasm_f32x4_extract_lane(acc, 1);
-    s[bs] = wasm_f32x4_extract_lane(acc, 2);
-    s[bs + 1] = wasm_f32x4_extract_lane(acc, 3);
+    store_two_by_two(s, bs, acc);
 }
 
 void ggml_vec_dot_q5_0_q8_0(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, size_t bx, const void * GGML_RESTRICT vy, size_t by, int nrc) {
@@ -278,10 +284,7 @@ static void q6_K_two_by_two(int nb, float * s, size_t bs, const block_q6_K * x0,
         const v128_t exact = sum_lanes_of_four(sums[0], sums[1], sums[2], sums[3]);
         acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(exact), scales));
     }
-    s[0] = wasm_f32x4_extract_lane(acc, 0);
-    s[1] = wasm_f32x4_extract_lane(acc, 1);
-    s[bs] = wasm_f32x4_extract_lane(acc, 2);
-    s[bs + 1] = wasm_f32x4_extract_lane(acc, 3);
+    store_two_by_two(s, bs, acc);
 }
 
 void ggml_vec_dot_q6_K_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, size_t bx, const void * GGML_RESTRICT vy, size_t by, int nrc) {
@@ -393,10 +396,7 @@ static void q4_K_two_by_two(int nb, float * s, size_t bs, const block_q4_K * x0,
         acc = wasm_f32x4_add(acc, wasm_f32x4_sub(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(exact), ds),
                                                  wasm_f32x4_mul(wasm_f32x4_convert_i32x4(min_exact), ms)));
     }
-    s[0] = wasm_f32x4_extract_lane(acc, 0);
-    s[1] = wasm_f32x4_extract_lane(acc, 1);
-    s[bs] = wasm_f32x4_extract_lane(acc, 2);
-    s[bs + 1] = wasm_f32x4_extract_lane(acc, 3);
+    store_two_by_two(s, bs, acc);
 }
 
 void ggml_vec_dot_q4_K_q8_K(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT vx, size_t bx, const void * GGML_RESTRICT vy, size_t by, int nrc) {

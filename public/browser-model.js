@@ -319,30 +319,71 @@ const GPU_BATCH = 512;
 // each panel of an All run (three) and Evaluate's one keeps its conversation cached between
 // calls. wllama's default too; said here because the cache depends on it.
 const SLOTS = 4;
-// More threads than this gain nothing on memory-bound generation and cost a worker each.
-const MAX_THREADS = 8;
+// More threads than this are not asked for. Generation is bound by memory, yet on a 16-core
+// machine (issue 49: one H200 host, SmolLM2) 16 threads wrote 48.5 tokens/s against 36.3 with
+// 8; no machine with more cores has been measured, and each thread is a worker.
+const MAX_THREADS = 16;
 const ISOLATION_WORKER = "isolation-worker.js";
 // The answer's header that says where the model ran (crates/arena-web/src/fetch.rs reads it).
 const RUNS_ON_HEADER = "x-react-arena-runs-on";
 
-// The WebGPU adapter the runtime would use ("" for none): it needs 16-bit floats in shaders.
+// The browser's WebGPU adapter: { name, f16 }, or { name: "", fallback } where there is none.
+// The runtime's WebGPU backend (ggml-webgpu) opens a device only on an adapter with 16-bit
+// floats in shaders (`shader-f16`); without them it runs on the CPU whatever it is asked.
 // Asked once per page, and given up on after 2 s: an adapter request that never answers must
 // not hold up Settings or a load.
 let adapter = null;
 function gpuAdapter() {
+  const none = (fallback) => ({ name: "", f16: false, fallback });
   adapter =
     adapter ||
     Promise.race([
       (async () => {
-        const found = navigator.gpu && (await navigator.gpu.requestAdapter());
-        if (!found || !found.features.has("shader-f16")) return "";
+        if (!navigator.gpu) return none("no-webgpu");
+        const found = await navigator.gpu.requestAdapter();
+        if (!found) return none("no-adapter");
         const info = found.info || {};
         const name = [info.vendor, info.architecture, info.description].filter(Boolean).join(" ");
-        return (name || "an adapter").slice(0, 80);
-      })().catch(() => ""),
-      new Promise((resolve) => setTimeout(() => resolve(""), 2000)),
+        return { name: (name || "an adapter").slice(0, 80), f16: found.features.has("shader-f16"), fallback: null };
+      })().catch(() => none("no-adapter")),
+      new Promise((resolve) => setTimeout(() => resolve(none("no-adapter")), 2000)),
     ]);
   return adapter;
+}
+
+// What the runtime's load log says about where the weights went, from llama.cpp's own lines
+// (src/llama-model.cpp, `load_tensors`): "offloaded 25/25 layers to GPU" and, per buffer,
+// "WebGPU model buffer size =   92.10 MiB". { gpuLayers, layers, gpuMiB, cpuMiB }.
+function readLoadLog(lines) {
+  const report = { gpuLayers: 0, layers: 0, gpuMiB: 0, cpuMiB: 0 };
+  for (const line of lines) {
+    const offloaded = /offloaded (\d+)\/(\d+) layers to GPU/.exec(line);
+    if (offloaded) {
+      report.gpuLayers = Number(offloaded[1]);
+      report.layers = Number(offloaded[2]);
+    }
+    const buffer = /load_tensors:\s+(\S+) model buffer size =\s*([\d.]+) MiB/.exec(line);
+    if (buffer) {
+      const mib = Number(buffer[2]);
+      if (/^WebGPU/.test(buffer[1])) report.gpuMiB += mib;
+      else report.cpuMiB += mib;
+    }
+  }
+  return report;
+}
+
+// The load log's lines kept for readLoadLog: only llama.cpp's placement lines, bounded, never
+// printed (the page keeps the console quiet).
+const LOAD_LOG_LINES = 64;
+function loadLog() {
+  const log = { lines: [], open: true };
+  const keep = (...words) => {
+    if (!log.open || log.lines.length >= LOAD_LOG_LINES) return;
+    const line = words.join(" ").slice(0, 300);
+    if (/load_tensors|ggml_webgpu/.test(line)) log.lines.push(line);
+  };
+  log.logger = { debug: keep, log: keep, warn: keep, error: keep };
+  return log;
 }
 
 const workerUrl = () => new URL(ISOLATION_WORKER, document.baseURI).href;
@@ -363,14 +404,19 @@ async function isolationWorker() {
 
 const cores = () => Math.max(1, Math.min(MAX_THREADS, navigator.hardwareConcurrency || 1));
 
-// Where a model loaded now would run: { webgpu, threads, limit, cores }, `limit` saying why
-// one thread where the page knows (arena-core's llm::timings::ThreadLimit).
+// Where a model loaded now would run: { webgpu, adapter, gpu_fallback, threads, limit, cores }
+// (arena-core's llm::timings::RunsOn). `webgpu` stays "" until the runtime itself reports
+// layers on the GPU; `adapter` is the browser's adapter and `gpu_fallback` why it will not be
+// used (none: the runtime is asked to use it when a model loads); `limit` says why one thread
+// where the page knows (ThreadLimit).
 async function place() {
   const n = cores();
-  const webgpu = await gpuAdapter();
+  const gpu = await gpuAdapter();
+  const fallback = gpu.fallback || (gpu.f16 ? null : "no-f16");
+  const where = { webgpu: "", adapter: gpu.name, gpu_fallback: fallback, cores: n };
   let limit = null;
   if (n === 1) limit = "one-core";
-  else if (globalThis.crossOriginIsolated) return { webgpu, threads: n, limit, cores: n };
+  else if (globalThis.crossOriginIsolated) return { ...where, threads: n, limit };
   else if (window.top !== window) limit = "embedded";
   else {
     const controller = navigator.serviceWorker && navigator.serviceWorker.controller;
@@ -378,7 +424,7 @@ async function place() {
     const loadedThroughIt = controller && controller.scriptURL === workerUrl();
     limit = !loadedThroughIt && (await isolationWorker()) ? "reload" : "not-isolated";
   }
-  return { webgpu, threads: 1, limit, cores: n };
+  return { ...where, threads: 1, limit };
 }
 
 // Registers the isolation worker (a top-level page with more than one core only: a page in
@@ -392,7 +438,9 @@ async function isolate() {
       // Refused (a private window, a browser setting): one thread, said by `place`.
     }
   }
-  return place();
+  const here = await place();
+  // Once a model is loaded, where its runtime said it runs.
+  return current ? { ...here, ...current.runsOn, loaded: true } : here;
 }
 
 const runtimes = new Map();
@@ -451,8 +499,6 @@ function loadFailure(e) {
   }
   return failure("other", words);
 }
-
-const quiet = { debug() {}, log() {}, warn() {}, error() {} };
 
 function stopped() {
   return new DOMException("Stopped", "AbortError");
@@ -587,52 +633,76 @@ async function loadInto(job, dir, url, context, expect) {
     await old.wllama.exit().catch(() => {});
   }
   const { Wllama } = alive(await importRuntime(dir));
-  const wllama = new Wllama(
-    { default: new URL(dir + "/wllama.wasm", document.baseURI).href },
-    { suppressNativeLog: true, logger: quiet, allowOffline: true }
-  );
-  // Never the runtime's fallback build from a CDN: the page loads only what it ships.
-  wllama.setCompat(null);
-  job.wllama = wllama;
-  const { webgpu, threads, limit } = alive(await place());
+  const here = alive(await place());
+  const { threads, limit, adapter: gpuName } = here;
   // The folders the build makes carry ggml's wasm SIMD kernels and are named so
   // (arena-core's browser_model::has_simd_kernels reads the same).
-  const runsOn = { webgpu, threads, limit, simd: dir.endsWith("-simd") };
-  // The bench tries other CPU batches here; the page never sets it.
-  const batch = runsOn.webgpu
-    ? GPU_BATCH
-    : api.cpuBatch || Math.min(CPU_BATCH_MAX, CPU_BATCH_PER_THREAD * runsOn.threads);
-  try {
-    await wllama.loadModel([blob], {
-      n_ctx: context,
-      n_batch: batch,
-      n_ubatch: batch,
-      n_threads: runsOn.threads,
-      // The CPU unless a WebGPU adapter the runtime can use is there: then the page knows
-      // which one ran, and does not wait for a device it would not use.
-      n_gpu_layers: runsOn.webgpu ? 99999 : 0,
-      n_parallel: SLOTS,
-      ...(runsOn.webgpu ? {} : cpuAttention(context)),
-    });
-    if (job.reason) throw job.reason;
-    // wllama 3.13 can report a file llama.cpp failed to read as loaded, with no vocabulary
-    // and no layers.
-    const { hparams } = wllama.getModelMetadata();
-    if (!hparams.nVocab || !hparams.nLayer) {
-      throw Object.assign(new Error("llama.cpp found no vocabulary or layers in the file"), { fileIsBad: true });
+  const simd = dir.endsWith("-simd");
+  // The runtime is asked for the GPU only where it can open one (the bench and the tests may
+  // ask anyway, to see what the runtime does without 16-bit floats).
+  const askGpu = Boolean(gpuName && (!here.gpu_fallback || (api.gpuWithoutF16 && here.gpu_fallback === "no-f16")));
+  const start = async (gpu) => {
+    const log = loadLog();
+    const wllama = new Wllama(
+      { default: new URL(dir + "/wllama.wasm", document.baseURI).href },
+      // The runtime's own log is read (never printed) for where it put the layers.
+      { suppressNativeLog: false, logger: log.logger, allowOffline: true }
+    );
+    // Never the runtime's fallback build from a CDN: the page loads only what it ships.
+    wllama.setCompat(null);
+    job.wllama = wllama;
+    // The bench tries other CPU batches here; the page never sets it.
+    const batch = gpu ? GPU_BATCH : api.cpuBatch || Math.min(CPU_BATCH_MAX, CPU_BATCH_PER_THREAD * threads);
+    try {
+      await wllama.loadModel([blob], {
+        n_ctx: context,
+        n_batch: batch,
+        n_ubatch: batch,
+        n_threads: threads,
+        // 0 also keeps wllama from offering its worker a WebGPU adapter at all.
+        n_gpu_layers: gpu ? 99999 : 0,
+        n_parallel: SLOTS,
+        ...(gpu ? {} : cpuAttention(context)),
+      });
+      if (job.reason) throw job.reason;
+      // wllama 3.13 can report a file llama.cpp failed to read as loaded, with no vocabulary
+      // and no layers.
+      const { hparams } = wllama.getModelMetadata();
+      if (!hparams.nVocab || !hparams.nLayer) {
+        throw Object.assign(new Error("llama.cpp found no vocabulary or layers in the file"), { fileIsBad: true });
+      }
+    } catch (e) {
+      await wllama.exit().catch(() => {});
+      if (job.reason) throw job.reason;
+      const reason = loadFailure(e);
+      // A file the runtime cannot read is not kept as if it were a model.
+      if (reason.kind === "corrupt") await cache.delete(url).catch(() => {});
+      throw reason;
     }
-  } catch (e) {
+    // Nothing more is kept once loaded.
+    log.open = false;
+    const report = readLoadLog(log.lines);
+    attempts.push({ gpu, report });
+    return { wllama, report };
+  };
+  // What each load asked of the runtime and what the runtime reported (the tests read it).
+  const attempts = [];
+  let { wllama, report } = await start(askGpu);
+  const runsOn = { webgpu: "", adapter: gpuName, gpu_fallback: here.gpu_fallback, threads, limit, simd };
+  if (report.gpuLayers > 0 && report.gpuMiB > 0) {
+    Object.assign(runsOn, { webgpu: gpuName, gpu_layers: report.gpuLayers, layers: report.layers, gpu_fallback: null });
+  } else if (askGpu) {
+    // Asked for the GPU, the runtime put nothing on it: loaded again with the CPU's settings
+    // (its batch and attention), and said so.
     await wllama.exit().catch(() => {});
-    if (job.reason) throw job.reason;
-    const reason = loadFailure(e);
-    // A file the runtime cannot read is not kept as if it were a model.
-    if (reason.kind === "corrupt") await cache.delete(url).catch(() => {});
-    throw reason;
+    alive();
+    ({ wllama, report } = await start(false));
+    runsOn.gpu_fallback = here.gpu_fallback || "not-offloaded";
   }
   // What the runtime really runs on: it falls back to one thread where it cannot share memory.
   const ran = wllama.getNumThreads();
   if (ran < runsOn.threads) Object.assign(runsOn, { threads: ran, limit: runsOn.limit || "not-isolated" });
-  current = { dir, url, context, wllama, runsOn };
+  current = { dir, url, context, wllama, runsOn, attempts };
 }
 
 // Answers an OpenAI chat-completions body as an endpoint would: a Response whose body is the
@@ -774,11 +844,13 @@ const api = {
   chat,
   place,
   isolate,
+  readLoadLog,
   state: () => ({
     ...state,
     loaded: current ? current.url : "",
     loading: loading ? loading.url : "",
     runsOn: current ? current.runsOn : null,
+    attempts: current ? current.attempts : [],
   }),
 };
 globalThis.reactArenaBrowserModel = api;

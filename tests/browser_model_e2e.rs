@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use react_arena::browser_model::OFFERED;
 use serde_json::{json, Value};
-use support::browser::{browser_test, Rig};
+use support::browser::{browser_test, browser_test_with_flags, Rig};
 use support::fixtures::FixtureServer;
 use support::mock::Reply;
 use support::model_files::{
@@ -804,7 +804,7 @@ fn the_page_isolates_itself_after_one_reload_and_everything_still_works() {
         let before = rig.isolate().await;
         assert_eq!(
             before,
-            "Runs on: CPU, 1 thread, wasm SIMD (one thread until the page is reloaded once: then it can share memory between threads)"
+            "Runs on: CPU, 1 thread, wasm SIMD (one thread until the page is reloaded once: then it can share memory between threads) · no WebGPU adapter offered"
         );
         let threads = threads_here(&rig).await;
         assert!(
@@ -819,7 +819,10 @@ fn the_page_isolates_itself_after_one_reload_and_everything_still_works() {
         )
         .await;
         let place = text_of(&rig, "#browser-model-place").await;
-        let expected = format!("Runs on: CPU, {threads} threads, wasm SIMD");
+        // This browser offers no WebGPU adapter (the rig's Chromium runs with --disable-gpu):
+        // the fallback is said with its reason.
+        let expected =
+            format!("Runs on: CPU, {threads} threads, wasm SIMD · no WebGPU adapter offered");
         assert_eq!(place, expected);
         assert_eq!(
             rig.js("return !!document.querySelector('#browser-model-reload')")
@@ -923,7 +926,10 @@ fn the_page_isolates_itself_after_one_reload_and_everything_still_works() {
             .unwrap();
         assert_eq!(
             framed,
-            json!([false, { "webgpu": "", "threads": 1, "limit": "embedded", "cores": threads }]),
+            json!([false, {
+                "webgpu": "", "adapter": "", "gpu_fallback": "no-adapter",
+                "threads": 1, "limit": "embedded", "cores": threads
+            }]),
         );
         // And it still runs there (its storage is the host site's partition: the file is
         // fetched again), on one thread, as the runtime's figures say.
@@ -952,7 +958,10 @@ fn the_page_isolates_itself_after_one_reload_and_everything_still_works() {
             .unwrap();
         assert_eq!(
             ran,
-            json!({ "webgpu": "", "threads": 1, "limit": "embedded", "simd": true })
+            json!({
+                "webgpu": "", "adapter": "", "gpu_fallback": "no-adapter",
+                "threads": 1, "limit": "embedded", "simd": true
+            })
         );
     });
 }
@@ -1192,5 +1201,132 @@ fn the_simd_kernels_change_greedy_answers_only_at_near_ties() {
                 "{name}: top-1 log probabilities moved by {mean} on average"
             );
         }
+    });
+}
+
+/// How llama.cpp's `load_tensors` reports where the weights went (src/llama-model.cpp's
+/// `LLAMA_LOG_INFO` format strings, "%s: offloaded %d/%d layers to GPU" and "%s: %12s model
+/// buffer size = %8.2f MiB"), as a model fully on a WebGPU device would log it.
+const ON_GPU_LOG: &str = r#"[
+    "load_tensors: offloading output layer to GPU",
+    "load_tensors: offloading 30 repeating layers to GPU",
+    "load_tensors: offloaded 31/31 layers to GPU",
+    "load_tensors:   CPU_Mapped model buffer size =    28.12 MiB",
+    "load_tensors:       WebGPU model buffer size =    92.10 MiB"
+]"#;
+
+/// Headless Chromium offers its software WebGPU adapter, SwiftShader, when asked with
+/// `--enable-unsafe-webgpu`. It has no 16-bit floats in shaders, and the runtime's WebGPU
+/// backend (ggml-webgpu) opens a device only with them. The page says so, runs on the CPU, and
+/// says WebGPU only from the runtime's own load log: asked for the GPU anyway, the runtime
+/// puts every layer on the CPU, and the page says that, from the runtime's report.
+#[test]
+fn a_gpu_without_16_bit_floats_is_said_and_only_the_runtime_s_report_says_where_it_ran() {
+    browser_test_with_flags(&["--enable-unsafe-webgpu"], |rig| async move {
+        let (files, _) = start_model_files().await;
+        let model_url = format!("{files}/{MODEL_FILE}");
+        rig.open_app_with(local_settings(&model_url, 8), "", false)
+            .await;
+        // The browser offers the adapter, without 16-bit floats.
+        let offered = rig
+            .js("return navigator.gpu.requestAdapter().then(a => a && [a.info.vendor, a.info.architecture, a.features.has('shader-f16')])")
+            .await;
+        assert_eq!(offered, json!(["google", "swiftshader", false]));
+        open_model_settings(&rig).await;
+        rig.wait_for(
+            "where the model would run",
+            Duration::from_secs(20),
+            "return !!document.querySelector('#browser-model-place')",
+        )
+        .await;
+        let before = text_of(&rig, "#browser-model-place").await;
+        assert!(
+            before.contains("this GPU (google swiftshader) offers no 16-bit floats: CPU"),
+            "{before}"
+        );
+        assert!(!before.contains("WebGPU:"), "{before}");
+        download(&rig).await;
+
+        rig.ask("What is 6 times 7?", "think").await;
+        let panels = rig.wait_until_settled(Duration::from_secs(300)).await;
+        assert_eq!(panels[0].status, "done", "{panels:#?}");
+        let figures = &panels[0].usage;
+        assert!(
+            figures.contains("CPU, ") && figures.contains("offers no 16-bit floats: CPU"),
+            "{figures}"
+        );
+        assert!(!figures.contains("WebGPU:"), "{figures}");
+        // The page asked the runtime for the CPU only, and the runtime's log put the weights
+        // there.
+        let state = rig.js("return reactArenaBrowserModel.state()").await;
+        let attempts = state["attempts"].as_array().unwrap().clone();
+        assert_eq!(attempts.len(), 1, "{state}");
+        assert_eq!(attempts[0]["gpu"], json!(false), "{state}");
+        assert_eq!(attempts[0]["report"]["gpuLayers"], json!(0));
+        assert!(
+            attempts[0]["report"]["cpuMiB"].as_f64().unwrap() > 50.0,
+            "{state}"
+        );
+        // Settings, opened again, say where the loaded model runs: the same.
+        rig.js("document.querySelector('#settings').open = false")
+            .await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        open_model_settings(&rig).await;
+        rig.wait_for(
+            "where the loaded model runs",
+            Duration::from_secs(20),
+            "const p = document.querySelector('#browser-model-place'); return !!p && p.innerText.includes('16-bit')",
+        )
+        .await;
+
+        // Asked for every layer on that GPU all the same (a switch only the bench and this
+        // test set), the runtime puts them on the CPU and says so in its log; the page reads
+        // that, loads again with the CPU's settings and says why.
+        let pin = json!({ "bytes": smollm2().pin.bytes, "sha256": smollm2().pin.sha256 });
+        let body =
+            json!({ "messages": [{ "role": "user", "content": "Say hi." }], "max_tokens": 4 });
+        let forced = rig
+            .client
+            .execute_async(
+                &format!(
+                    "const done = arguments[arguments.length - 1];
+                     (async () => {{
+                       const api = reactArenaBrowserModel; const signal = new AbortController().signal;
+                       api.gpuWithoutF16 = true;
+                       await api.load({dir:?}, {model_url:?}, 768, {pin}, 600000, signal);
+                       const answer = await api.chat({body:?}, signal);
+                       await answer.text();
+                       return [JSON.parse(answer.headers.get('x-react-arena-runs-on')), api.state().attempts];
+                     }})().then(done, e => done(String(e)));",
+                    dir = react_arena::browser_model::RUNTIME_DIR,
+                    body = body.to_string(),
+                ),
+                vec![],
+            )
+            .await
+            .unwrap();
+        let [runs_on, attempts] = [&forced[0], &forced[1]];
+        assert_eq!(runs_on["webgpu"], json!(""), "{forced}");
+        assert_eq!(runs_on["adapter"], json!("google swiftshader"), "{forced}");
+        assert_eq!(runs_on["gpu_fallback"], json!("no-f16"), "{forced}");
+        assert_eq!(attempts[0]["gpu"], json!(true), "{forced}");
+        assert_eq!(attempts[0]["report"]["gpuLayers"], json!(0), "{forced}");
+        assert_eq!(attempts[0]["report"]["gpuMiB"], json!(0), "{forced}");
+        assert!(
+            attempts[0]["report"]["cpuMiB"].as_f64().unwrap() > 50.0,
+            "{forced}"
+        );
+        assert_eq!(attempts[1]["gpu"], json!(false), "{forced}");
+
+        // And a log that reports layers on a WebGPU device reads as such.
+        let read = rig
+            .js(&format!(
+                "return reactArenaBrowserModel.readLoadLog({ON_GPU_LOG})"
+            ))
+            .await;
+        assert_eq!(
+            read,
+            json!({ "gpuLayers": 31, "layers": 31, "gpuMiB": 92.1, "cpuMiB": 28.12 })
+        );
     });
 }

@@ -32,3 +32,17 @@ impl FieldError {
         expect_context::<Self>().0
     }
 }
+
+/// Whether Settings are open: what they show of the world outside (where the model in this
+/// browser runs) is read again each time they open.
+#[derive(Clone, Copy)]
+pub struct SettingsOpen(pub RwSignal<bool>);
+
+impl SettingsOpen {
+    /// Outside the settings panel (a part drawn alone): never opened.
+    pub fn get() -> RwSignal<bool> {
+        use_context::<Self>()
+            .map(|s| s.0)
+            .unwrap_or_else(|| RwSignal::new(false))
+    }
+}

@@ -141,6 +141,16 @@ where
     F: FnOnce(Rig) -> Fut,
     Fut: Future<Output = ()>,
 {
+    browser_test_with_flags(&[], test)
+}
+
+/// [`browser_test`] with Chromium started with `flags` as well (`--enable-unsafe-webgpu`
+/// offers the page its software WebGPU adapter, SwiftShader).
+pub fn browser_test_with_flags<F, Fut>(flags: &[&str], test: F)
+where
+    F: FnOnce(Rig) -> Fut,
+    Fut: Future<Output = ()>,
+{
     let _turn = ONE_BROWSER_AT_A_TIME
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -153,7 +163,7 @@ where
     runtime.block_on(async move {
         let mock = MockEndpoint::start().await;
         let app = serve_dir(dist_dir()).await;
-        let (mut driver, client, profile) = start_browser().await;
+        let (mut driver, client, profile) = start_browser(flags).await;
         let rig = Rig {
             mock,
             app_url: format!("http://{app}/"),
@@ -172,7 +182,7 @@ where
     });
 }
 
-async fn start_browser() -> (Child, Client, PathBuf) {
+async fn start_browser(flags: &[&str]) -> (Child, Client, PathBuf) {
     let port = free_port();
     let driver = Command::new(chromedriver())
         .arg(format!("--port={port}"))
@@ -194,22 +204,29 @@ async fn start_browser() -> (Child, Client, PathBuf) {
     }
     let profile = fresh_profile_dir();
     let mut caps = serde_json::Map::new();
+    let mut args = json!([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1400,900",
+        "--enable-precise-memory-info",
+        // The https test endpoint has a self-signed certificate.
+        "--ignore-certificate-errors",
+        // A GitHub Pages host served from this machine (the shared-origin note).
+        "--host-resolver-rules=MAP owner.github.io 127.0.0.1",
+        format!("--user-data-dir={}", profile.display()),
+    ]);
+    args.as_array_mut()
+        .unwrap()
+        .extend(flags.iter().map(|f| json!(f)));
     caps.insert(
         "goog:chromeOptions".into(),
-        json!({
-            "binary": chromium(),
-            "args": [
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync",
-                "--window-size=1400,900", "--enable-precise-memory-info",
-                // The https test endpoint has a self-signed certificate.
-                "--ignore-certificate-errors",
-                // A GitHub Pages host served from this machine (the shared-origin note).
-                "--host-resolver-rules=MAP owner.github.io 127.0.0.1",
-                format!("--user-data-dir={}", profile.display()),
-            ]
-        }),
+        json!({ "binary": chromium(), "args": args }),
     );
     let connector = hyper_util::client::legacy::connect::HttpConnector::new();
     let client = ClientBuilder::new(connector)

@@ -11,7 +11,7 @@ use crate::browser_model::{
     downloaded_text, format_bytes, offered, progress_text, url_problem, OFFERED,
 };
 use crate::llm::ThreadLimit;
-use crate::ui::app_context::AppContext;
+use crate::ui::app_context::{AppContext, SettingsOpen};
 use crate::web::browser_model;
 
 /// Where a download is.
@@ -44,14 +44,22 @@ pub fn BrowserModel() -> impl IntoView {
             }
         })
     });
-    // The glue (not the runtime) is loaded to look at the browser's features and its cache.
-    let support = LocalResource::new(|| async {
-        match browser_model::missing_features().await {
-            Ok(missing) if !missing.is_empty() => Err(crate::browser_model::Failure::Unsupported
-                .message(&format!("missing: {}", missing.join(", ")))),
-            // Where a model would run here, and the threads a reload would give it.
-            Ok(_) => Ok(browser_model::isolate().await.ok()),
-            Err(message) => Err(message),
+    // The glue (not the runtime) is loaded to look at the browser's features and its cache;
+    // where a model runs is read again when Settings open (a model loaded since says where
+    // its runtime put it).
+    let settings_open = SettingsOpen::get();
+    let support = LocalResource::new(move || {
+        settings_open.track();
+        async {
+            match browser_model::missing_features().await {
+                Ok(missing) if !missing.is_empty() => {
+                    Err(crate::browser_model::Failure::Unsupported
+                        .message(&format!("missing: {}", missing.join(", "))))
+                }
+                // Where a model would run here, and the threads a reload would give it.
+                Ok(_) => Ok(browser_model::isolate().await.ok()),
+                Err(message) => Err(message),
+            }
         }
     });
     let unsupported = move || support.with(|s| s.clone().and_then(Result::err));

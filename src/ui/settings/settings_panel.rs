@@ -2,7 +2,7 @@ use leptos::prelude::*;
 
 use crate::origin::{is_shared_origin, Origin};
 use crate::settings::token_problem;
-use crate::ui::app_context::{AppContext, FieldError};
+use crate::ui::app_context::{AppContext, FieldError, SettingsOpen};
 use crate::ui::parts::{self, FirstPart, Part};
 use crate::web::storage;
 
@@ -37,6 +37,7 @@ pub fn SettingsPanel(
     let more_open = RwSignal::new(!needs_token);
     let field_error = RwSignal::new(None::<String>);
     provide_context(FieldError(field_error));
+    provide_context(SettingsOpen(open));
     let token_error = Memo::new(move |_| token.with(|t| token_problem(t)));
 
     let set_token = move |value: String| {

@@ -15,4 +15,4 @@ pub mod tool_calls;
 pub use chunk::{ChatDelta, Usage};
 pub use error::LlmError;
 pub use request::{ChatCall, ChatMessage, ChatParams, Role};
-pub use timings::{RunsOn, RuntimeTimings, ThreadLimit};
+pub use timings::{GpuFallback, RunsOn, RuntimeTimings, ThreadLimit};

@@ -85,8 +85,21 @@ impl RuntimeTimings {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RunsOn {
-    /// The WebGPU adapter the layers were given to ("" on the CPU).
+    /// The WebGPU adapter the layers were given to ("" on the CPU). The glue sets it only when
+    /// the runtime's own load log reports layers on it, never from what it asked for.
     pub webgpu: String,
+    /// The browser's WebGPU adapter, used or not ("" for none).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub adapter: String,
+    /// Why the adapter was not used, where the page knows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_fallback: Option<GpuFallback>,
+    /// Layers the runtime reported on the GPU, and its layers in all (llama.cpp's
+    /// "offloaded 25/25 layers to GPU"); 0 where it reported none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub gpu_layers: u32,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub layers: u32,
     /// CPU threads.
     pub threads: u32,
     /// Why no more threads, where the page knows.
@@ -97,6 +110,31 @@ pub struct RunsOn {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub simd: bool,
 }
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// Why the model runs on the CPU although the page looked for a GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GpuFallback {
+    /// The browser has no WebGPU (`navigator.gpu`).
+    NoWebgpu,
+    /// The browser offered no adapter.
+    NoAdapter,
+    /// The adapter has no 16-bit floats in shaders (`shader-f16`), without which the
+    /// runtime's WebGPU backend opens no device.
+    NoF16,
+    /// The runtime was asked for the GPU and reported no layer on it.
+    NotOffloaded,
+    /// A reason this version does not know (a run file from a later one).
+    #[serde(other)]
+    Unknown,
+}
+
+/// Layers a run file may claim on the GPU: more than any model has.
+const MAX_LAYERS: u32 = 10_000;
 
 /// Why the model runs on fewer threads than the machine has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,17 +164,60 @@ impl ThreadLimit {
 impl RunsOn {
     /// As the page's runtime said it: an adapter's name cut to a line.
     pub fn into_trimmed(mut self) -> Self {
-        if let Some((cut, _)) = self.webgpu.char_indices().nth(80) {
-            self.webgpu.truncate(cut);
+        for name in [&mut self.webgpu, &mut self.adapter] {
+            if let Some((cut, _)) = name.char_indices().nth(80) {
+                name.truncate(cut);
+            }
         }
+        self.layers = self.layers.min(MAX_LAYERS);
+        self.gpu_layers = self.gpu_layers.min(self.layers);
         self
     }
 
-    /// "WebGPU: <adapter>" or "CPU, 2 threads", with the reason for one thread where known.
+    /// "WebGPU: <adapter>, 25/25 layers" or "CPU, 2 threads", with the reason for one thread
+    /// and why not the GPU, where known.
     pub fn describe(&self) -> String {
         if !self.webgpu.is_empty() {
-            return format!("WebGPU: {}", self.webgpu);
+            return if self.gpu_layers > 0 {
+                format!(
+                    "WebGPU: {}, {}/{} layers",
+                    self.webgpu, self.gpu_layers, self.layers
+                )
+            } else {
+                format!("WebGPU: {}", self.webgpu)
+            };
         }
+        let cpu = self.describe_cpu();
+        match self.gpu_note() {
+            Some(note) => format!("{cpu} · {note}"),
+            None => cpu,
+        }
+    }
+
+    /// Why not the GPU, or that it will be tried ("" adapter and no reason: nothing to say,
+    /// as in a run file from before the page said it).
+    fn gpu_note(&self) -> Option<String> {
+        let adapter = if self.adapter.is_empty() {
+            "this GPU".to_string()
+        } else {
+            format!("this GPU ({})", self.adapter)
+        };
+        Some(match self.gpu_fallback {
+            Some(GpuFallback::NoWebgpu) => "no WebGPU in this browser".into(),
+            Some(GpuFallback::NoAdapter) => "no WebGPU adapter offered".into(),
+            Some(GpuFallback::NoF16) => format!("{adapter} offers no 16-bit floats: CPU"),
+            Some(GpuFallback::NotOffloaded) => {
+                format!("the runtime put no layer on {adapter}: CPU")
+            }
+            Some(GpuFallback::Unknown) => "WebGPU not used".into(),
+            None if !self.adapter.is_empty() => {
+                format!("WebGPU ({}) is tried when a model loads", self.adapter)
+            }
+            None => return None,
+        })
+    }
+
+    fn describe_cpu(&self) -> String {
         let threads = self.threads.max(1);
         let place = format!(
             "CPU, {threads} thread{}{}",
@@ -240,5 +321,88 @@ mod tests {
             serde_json::from_str(r#"{"webgpu":"","threads":1,"limit":"reload"}"#).unwrap();
         assert_eq!(parsed.limit, Some(ThreadLimit::Reload));
         assert!(parsed.describe().contains("reloaded once"));
+    }
+
+    #[test]
+    fn the_gpu_is_named_only_with_the_runtime_s_layers_and_a_fallback_says_why() {
+        // As the glue writes it after the runtime reported "offloaded 31/31 layers to GPU".
+        let on_gpu: RunsOn = serde_json::from_str(
+            r#"{"webgpu":"nvidia hopper","adapter":"nvidia hopper","threads":8,
+                "gpu_layers":31,"layers":31,"simd":true}"#,
+        )
+        .unwrap();
+        assert_eq!(on_gpu.describe(), "WebGPU: nvidia hopper, 31/31 layers");
+        let no_f16: RunsOn = serde_json::from_str(
+            r#"{"webgpu":"","adapter":"google swiftshader","gpu_fallback":"no-f16","threads":2,"simd":true}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            no_f16.describe(),
+            "CPU, 2 threads, wasm SIMD · this GPU (google swiftshader) offers no 16-bit floats: CPU"
+        );
+        let not_offloaded = RunsOn {
+            adapter: "apple m2".into(),
+            gpu_fallback: Some(GpuFallback::NotOffloaded),
+            threads: 1,
+            limit: Some(ThreadLimit::Embedded),
+            ..RunsOn::default()
+        };
+        assert_eq!(
+            not_offloaded.describe(),
+            format!(
+                "CPU, 1 thread ({}) · the runtime put no layer on this GPU (apple m2): CPU",
+                ThreadLimit::Embedded.why()
+            )
+        );
+        let none = |fallback: &str| {
+            serde_json::from_str::<RunsOn>(&format!(
+                r#"{{"webgpu":"","adapter":"","gpu_fallback":"{fallback}","threads":2}}"#
+            ))
+            .unwrap()
+            .describe()
+        };
+        assert_eq!(
+            none("no-adapter"),
+            "CPU, 2 threads · no WebGPU adapter offered"
+        );
+        assert_eq!(
+            none("no-webgpu"),
+            "CPU, 2 threads · no WebGPU in this browser"
+        );
+        // A later version's reason reads, and claims nothing.
+        assert_eq!(
+            none("a-reason-from-later"),
+            "CPU, 2 threads · WebGPU not used"
+        );
+        // Before a load: the adapter is only to be tried, and the place says CPU.
+        let before = RunsOn {
+            adapter: "nvidia hopper".into(),
+            threads: 8,
+            ..RunsOn::default()
+        };
+        assert!(before
+            .describe()
+            .starts_with("CPU, 8 threads · WebGPU (nvidia hopper) is tried"));
+        // A run file from before these fields reads and writes as it did.
+        let old: RunsOn = serde_json::from_str(r#"{"webgpu":"","threads":2}"#).unwrap();
+        assert_eq!(old.describe(), "CPU, 2 threads");
+        assert_eq!(
+            serde_json::to_string(&old).unwrap(),
+            r#"{"webgpu":"","threads":2}"#
+        );
+        // A hostile file cannot claim more layers on the GPU than the model has, or a page of
+        // adapter name.
+        let hostile: RunsOn = serde_json::from_str(&format!(
+            r#"{{"webgpu":"x","adapter":"{}","gpu_layers":4000000000,"layers":4000000000,"threads":1}}"#,
+            "a".repeat(5000)
+        ))
+        .unwrap();
+        let safe = hostile.into_trimmed();
+        assert_eq!((safe.gpu_layers, safe.layers), (10_000, 10_000));
+        assert_eq!(safe.adapter.len(), 80);
+        let odd: RunsOn =
+            serde_json::from_str(r#"{"webgpu":"x","gpu_layers":9,"layers":3,"threads":1}"#)
+                .unwrap();
+        assert_eq!(odd.into_trimmed().describe(), "WebGPU: x, 3/3 layers");
     }
 }

@@ -18,6 +18,9 @@ mod support;
 #[path = "bench_parts/browser_model.rs"]
 mod browser_model;
 #[cfg(not(target_arch = "wasm32"))]
+#[path = "bench_parts/gpu_check.rs"]
+mod gpu_check;
+#[cfg(not(target_arch = "wasm32"))]
 #[path = "bench_parts/kernels.rs"]
 mod kernels;
 
@@ -616,6 +619,20 @@ mod host {
             browser_test(|rig| async move {
                 crate::hostile_schemas::page_figures(&rig).await;
             });
+            return;
+        }
+        // `BENCH_ONLY=threads`: the page's per-thread scaling beside the native server's.
+        if std::env::var("BENCH_ONLY").as_deref() == Ok("threads") {
+            browser_test(|rig| async move {
+                let figures = crate::browser_model::scaling_only(&rig).await;
+                println!("{}", serde_json::to_string_pretty(&figures).unwrap());
+                crate::browser_model::print_scaling(&figures);
+            });
+            return;
+        }
+        // `BENCH_ONLY=gpu`: the GPU check (scripts/gpu-check).
+        if std::env::var("BENCH_ONLY").as_deref() == Ok("gpu") {
+            crate::gpu_check::main();
             return;
         }
         let tokens: usize = std::env::var("BENCH_TOKENS")

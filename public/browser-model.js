@@ -516,7 +516,7 @@ async function load(dir, url, context, expect, limitMs, signal) {
     if (signal.aborted) throw stopped();
     // The same load is followed, not started twice (unless it is ending). The runtime's
     // folder is part of "the same": a test loads the same file in two runtimes.
-    const same = (job) => job.url === url && job.context === context && job.dir === dir;
+    const same = (job) => job.url === url && job.context === context && job.dir === dir && job.knobs === knobs();
     if (loading && !loading.reason && same(loading)) break;
     if (loading) {
       const other = loading;
@@ -556,11 +556,16 @@ function follow(job, signal) {
   });
 }
 
+// The switches only the bench and the tests set (a load with others is another load):
+// `threads` (fewer than the page would use), `cpuOnly`, `gpuWithoutF16` (ask the runtime for
+// the GPU on an adapter without 16-bit floats, to see what it does).
+const knobs = () => [api.threads || 0, Boolean(api.cpuOnly), Boolean(api.gpuWithoutF16)].join();
+
 function startLoad(dir, url, context, expect, limitMs) {
   let endNow;
   const ended = new Promise((_, reject) => (endNow = reject));
   ended.catch(() => {});
-  const job = { dir, url, context, waiters: 0, reason: null, wllama: null, done: false };
+  const job = { dir, url, context, knobs: knobs(), waiters: 0, reason: null, wllama: null, done: false };
   job.end = (reason) => {
     if (job.done || job.reason) return;
     job.reason = reason;
@@ -634,13 +639,15 @@ async function loadInto(job, dir, url, context, expect) {
   }
   const { Wllama } = alive(await importRuntime(dir));
   const here = alive(await place());
-  const { threads, limit, adapter: gpuName } = here;
+  const { limit, adapter: gpuName } = here;
+  const threads = Math.min(here.threads, api.threads || here.threads);
   // The folders the build makes carry ggml's wasm SIMD kernels and are named so
   // (arena-core's browser_model::has_simd_kernels reads the same).
   const simd = dir.endsWith("-simd");
   // The runtime is asked for the GPU only where it can open one (the bench and the tests may
   // ask anyway, to see what the runtime does without 16-bit floats).
-  const askGpu = Boolean(gpuName && (!here.gpu_fallback || (api.gpuWithoutF16 && here.gpu_fallback === "no-f16")));
+  const askGpu =
+    !api.cpuOnly && Boolean(gpuName && (!here.gpu_fallback || (api.gpuWithoutF16 && here.gpu_fallback === "no-f16")));
   const start = async (gpu) => {
     const log = loadLog();
     const wllama = new Wllama(
@@ -702,7 +709,7 @@ async function loadInto(job, dir, url, context, expect) {
   // What the runtime really runs on: it falls back to one thread where it cannot share memory.
   const ran = wllama.getNumThreads();
   if (ran < runsOn.threads) Object.assign(runsOn, { threads: ran, limit: runsOn.limit || "not-isolated" });
-  current = { dir, url, context, wllama, runsOn, attempts };
+  current = { dir, url, context, knobs: job.knobs, wllama, runsOn, attempts };
 }
 
 // Answers an OpenAI chat-completions body as an endpoint would: a Response whose body is the

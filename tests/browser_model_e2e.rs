@@ -783,7 +783,7 @@ fn files_kept_under_an_offered_models_address_are_checked_before_they_are_believ
 
 /// What a run's figures say of where the model ran, on this machine once the page is isolated.
 async fn threads_here(rig: &Rig) -> u64 {
-    rig.js("return Math.min(8, navigator.hardwareConcurrency || 1)")
+    rig.js("return Math.min(16, navigator.hardwareConcurrency || 1)")
         .await
         .as_u64()
         .unwrap()

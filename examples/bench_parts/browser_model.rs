@@ -17,15 +17,15 @@ use crate::support;
 use crate::support::browser::{Rig, CAPTURE_DOWNLOADS};
 use crate::support::model_files::{extra_paths, gguf_path, qwen_path, MODEL_FILE, QWEN_FILE};
 
-struct Model {
-    name: String,
-    url: String,
-    gguf: PathBuf,
+pub(crate) struct Model {
+    pub name: String,
+    pub url: String,
+    pub gguf: PathBuf,
     /// The published file's; none for the bench's re-quantised files.
-    pin: Option<Pin>,
+    pub pin: Option<Pin>,
 }
 
-fn pin_json(pin: &Option<Pin>) -> String {
+pub(crate) fn pin_json(pin: &Option<Pin>) -> String {
     match pin {
         Some(pin) => json!({ "bytes": pin.bytes, "sha256": pin.sha256 }).to_string(),
         None => "null".into(),
@@ -49,7 +49,7 @@ fn timing_body() -> Value {
                          { "role": "user", "content": "Tell me about Paris." }] })
 }
 
-async fn long_script(rig: &Rig) {
+pub(crate) async fn long_script(rig: &Rig) {
     // Calls of half a minute or more each: past WebDriver's script time limit.
     rig.client
         .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
@@ -61,7 +61,7 @@ async fn long_script(rig: &Rig) {
         .unwrap();
 }
 
-async fn run_async(rig: &Rig, body: &str) -> Value {
+pub(crate) async fn run_async(rig: &Rig, body: &str) -> Value {
     let script = format!(
         "const done = arguments[arguments.length - 1];\
          (async () => {{ const api = reactArenaBrowserModel; {body} }})().then(done, e => done('failed: ' + e));"
@@ -75,7 +75,7 @@ async fn run_async(rig: &Rig, body: &str) -> Value {
 
 /// Adds the glue as the page does on first use, without drawing Settings (which would register
 /// the isolation worker: the "before" figures are a page that is not isolated).
-async fn add_glue(rig: &Rig) {
+pub(crate) async fn add_glue(rig: &Rig) {
     let script = "const done = arguments[arguments.length - 1];\
         const s = document.createElement('script'); s.type = 'module';\
         s.src = new URL('browser-model.js', document.baseURI).href;\
@@ -87,7 +87,7 @@ async fn add_glue(rig: &Rig) {
 }
 
 /// Three calls in the page, as llama.cpp times them.
-async fn in_page(rig: &Rig, model: &Model, context: u32) -> Vec<Value> {
+pub(crate) async fn in_page(rig: &Rig, model: &Model, context: u32) -> Vec<Value> {
     let out = run_async(
         rig,
         &format!(
@@ -109,7 +109,7 @@ async fn in_page(rig: &Rig, model: &Model, context: u32) -> Vec<Value> {
 }
 
 /// Three calls to llama.cpp's native server on `threads` threads.
-async fn native(model: &Model, threads: u64) -> Vec<Value> {
+pub(crate) async fn native(model: &Model, threads: u64) -> Vec<Value> {
     let (mut server, base_url) = support::llama::start_llama_server_with(&[
         model.gguf.display().to_string(),
         threads.to_string(),
@@ -138,7 +138,7 @@ async fn native(model: &Model, threads: u64) -> Vec<Value> {
     out
 }
 
-fn speeds(runs: &[Value]) -> Value {
+pub(crate) fn speeds(runs: &[Value]) -> Value {
     json!({ "generation_tokens_per_s": median(runs, "predicted_per_second"),
             "prompt_tokens_per_s": median(runs, "prompt_per_second"), "runs": runs })
 }
@@ -381,7 +381,7 @@ pub async fn browser_model(rig: &Rig) -> Value {
     }
     long_script(rig).await;
     let threads = rig
-        .js("return Math.min(8, navigator.hardwareConcurrency || 1)")
+        .js("return Math.min(16, navigator.hardwareConcurrency || 1)")
         .await
         .as_u64()
         .unwrap();
@@ -399,6 +399,9 @@ pub async fn browser_model(rig: &Rig) -> Value {
         many_threads.push(in_page(rig, m, 4096).await);
     }
     keep_partial("many_threads", &json!(many_threads));
+    eprintln!("bench: per-thread scaling on {}", all_model.name);
+    let scaling = thread_scaling(rig, all_model, threads).await;
+    keep_partial("scaling", &scaling);
     eprintln!("bench: CPU batches");
     let batch_figures = batches(rig, all_model).await;
     keep_partial("batches", &batch_figures);
@@ -418,11 +421,126 @@ pub async fn browser_model(rig: &Rig) -> Value {
     json!({
         "threads": threads,
         "models": per_model,
+        "scaling": scaling,
         "batches": { "model": all_model.name, "threads": threads, "figures": batch_figures },
         "all_run": { "model": all_model.name, "before_one_thread": all_before, "after": all_after },
         "sha256_check": { "bytes": check["bytes"], "in_page_ms": check["ms"],
                           "sha256sum_ms": native_sha_ms },
     })
+}
+
+/// The thread counts the scaling table measures: 1, 2, 4, … below `threads`, and `threads`.
+fn thread_steps(threads: u64) -> Vec<u64> {
+    let mut steps: Vec<u64> = std::iter::successors(Some(1u64), |t| Some(t * 2))
+        .take_while(|t| *t < threads)
+        .collect();
+    steps.push(threads.max(1));
+    steps
+}
+
+/// The page (isolated: every core it may use) and the native server at each thread count,
+/// on one file: how the page's speed grows with threads beside llama.cpp's own.
+pub(crate) async fn thread_scaling(rig: &Rig, model: &Model, threads: u64) -> Value {
+    let mut rows = Vec::new();
+    for t in thread_steps(threads) {
+        rig.js(&format!("reactArenaBrowserModel.threads = {t}"))
+            .await;
+        let page = in_page(rig, model, 4096).await;
+        let ran = rig
+            .js("return reactArenaBrowserModel.state().runsOn.threads")
+            .await;
+        assert_eq!(ran, json!(t), "the page ran on {ran} threads, not {t}");
+        rows.push(json!({ "threads": t, "in_page": speeds(&page), "native_server": speeds(&native(model, t).await) }));
+    }
+    rig.js("reactArenaBrowserModel.threads = 0").await;
+    json!({ "model": model.name, "rows": rows })
+}
+
+/// The scaling table: tokens per second at each thread count, and the gain over one thread.
+pub(crate) fn print_scaling(scaling: &Value) {
+    let f = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+    println!(
+        "\nper-thread scaling ({}, the page isolated), tokens/s, llama.cpp's own timings (median of 3)",
+        scaling["model"].as_str().unwrap_or("?")
+    );
+    println!(
+        "{:>8} {:>11} {:>11} {:>8} {:>11} {:>11} {:>8} {:>12} {:>12}",
+        "threads",
+        "page write",
+        "native",
+        "ratio",
+        "page read",
+        "native",
+        "ratio",
+        "write ×1t",
+        "read ×1t"
+    );
+    let rows = scaling["rows"].as_array().cloned().unwrap_or_default();
+    let first = rows.first().cloned().unwrap_or_default();
+    for row in &rows {
+        let [w, nw, r, nr] = [
+            &row["in_page"]["generation_tokens_per_s"],
+            &row["native_server"]["generation_tokens_per_s"],
+            &row["in_page"]["prompt_tokens_per_s"],
+            &row["native_server"]["prompt_tokens_per_s"],
+        ]
+        .map(f);
+        println!(
+            "{:>8} {:>11.1} {:>11.1} {:>8.2} {:>11.1} {:>11.1} {:>8.2} {:>11.2}x {:>11.2}x",
+            row["threads"].as_u64().unwrap_or(0),
+            w,
+            nw,
+            w / nw,
+            r,
+            nr,
+            r / nr,
+            w / f(&first["in_page"]["generation_tokens_per_s"]),
+            r / f(&first["in_page"]["prompt_tokens_per_s"]),
+        );
+    }
+}
+
+/// `BENCH_ONLY=threads`: the scaling table alone, on Qwen (SmolLM2 without `QWEN_GGUF`).
+pub async fn scaling_only(rig: &Rig) -> Value {
+    let (files, _) = support::model_files::start_model_files().await;
+    let model = match qwen_path() {
+        Some(gguf) => Model {
+            name: "Qwen2.5-Coder-0.5B-Instruct Q4_K_M".into(),
+            url: format!("{files}/{QWEN_FILE}"),
+            gguf,
+            pin: None,
+        },
+        None => Model {
+            name: "SmolLM2-135M-Instruct Q4_1".into(),
+            url: format!("{files}/{MODEL_FILE}"),
+            gguf: gguf_path(),
+            pin: None,
+        },
+    };
+    rig.open_app_with(all_run_settings(rig, &model.url), "", false)
+        .await;
+    long_script(rig).await;
+    add_glue(rig).await;
+    run_async(
+        rig,
+        &format!("await api.download({:?}, () => {{}}, new AbortController().signal, null); return true;", model.url),
+    )
+    .await;
+    rig.isolate().await;
+    long_script(rig).await;
+    rig.open_settings().await;
+    rig.wait_for(
+        "the glue",
+        Duration::from_secs(30),
+        "return !!window.reactArenaBrowserModel",
+    )
+    .await;
+    let threads = rig
+        .js("return Math.min(16, navigator.hardwareConcurrency || 1)")
+        .await
+        .as_u64()
+        .unwrap();
+    thread_scaling(rig, &model, threads).await
 }
 
 pub fn print(m: &Value) {
@@ -455,6 +573,7 @@ pub fn print(m: &Value) {
         }
     }
     print_goals(m, &threads);
+    print_scaling(&m["scaling"]);
     print_fastest_file(m, &threads);
     println!(
         "\nCPU batch on {} threads ({}): prompt speed and Stop → runtime idle (Stop while the prompt is read)",

@@ -221,9 +221,12 @@ async fn start_browser(flags: &[&str]) -> (Child, Client, PathBuf) {
         "--host-resolver-rules=MAP owner.github.io 127.0.0.1",
         format!("--user-data-dir={}", profile.display()),
     ]);
-    args.as_array_mut()
-        .unwrap()
-        .extend(flags.iter().map(|f| json!(f)));
+    let args_list = args.as_array_mut().unwrap();
+    // A test of WebGPU wants the browser's GPU process as it is.
+    if flags.contains(&"--enable-unsafe-webgpu") {
+        args_list.retain(|a| a != "--disable-gpu");
+    }
+    args_list.extend(flags.iter().map(|f| json!(f)));
     caps.insert(
         "goog:chromeOptions".into(),
         json!({ "binary": chromium(), "args": args }),

@@ -1,0 +1,493 @@
+//! CodeAct's protocol: each step the model writes a Thought and one short Python program that
+//! calls the tools as functions; the program's output is the step's Observation.
+//!
+//! This module is pure: it reads a reply (the program, the thought, an answer given without
+//! code), lists the tools as Python signatures for the prompt, and turns what a program did
+//! (printed, returned, raised, or was stopped) into the Observation the model reads. The
+//! sandbox that runs the program (public/python-frame.html) and the gate its tool calls go
+//! through live at the edges.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::tools::ToolSpec;
+
+/// What a CodeAct reply means for the loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CodeDecision {
+    /// Run `code`; `note` is told to the model with the Observation (another program in the
+    /// same reply was not run).
+    Run {
+        thought: Option<String>,
+        code: String,
+        note: Option<String>,
+    },
+    /// An answer written as text, without a program.
+    Answer {
+        thought: Option<String>,
+        text: String,
+    },
+    /// Neither a program nor an answer: the model is reminded of the format.
+    Invalid { thought: Option<String> },
+}
+
+/// Told to a model whose reply had neither a program nor an answer.
+pub const CODE_FORMAT_REMINDER: &str = "Your reply had no Python program. Reply again with a \
+Thought: line and then one program in a ```python block; call final_answer(...) in it when \
+you know the answer.";
+
+/// Told with the Observation when a reply held more than one program.
+const ONE_PROGRAM_NOTE: &str =
+    "Only your first program was run: write one program per reply, and read its output first.";
+
+/// What a reply means: its first program (a fenced block, tagged `python`/`py` or not, or a
+/// `<code>` element), the thought before it, or an `Answer:` line when it has no program.
+/// Whatever the model wrote after its program (an Observation it imagined, a second program)
+/// is not believed.
+pub fn parse_code_reply(content: &str) -> CodeDecision {
+    let content = content.trim();
+    match first_program(content) {
+        Some(found) => {
+            let thought = clean_thought(&content[..found.start]);
+            let rest = &content[found.end..];
+            let note = first_program(rest).map(|_| ONE_PROGRAM_NOTE.to_string());
+            if found.code.trim().is_empty() {
+                return CodeDecision::Invalid { thought };
+            }
+            CodeDecision::Run {
+                thought,
+                code: found.code,
+                note,
+            }
+        }
+        None => {
+            let (before, answer) = match answer_line(content) {
+                Some((at, text)) => (&content[..at], text),
+                None => {
+                    return CodeDecision::Invalid {
+                        thought: clean_thought(content),
+                    }
+                }
+            };
+            CodeDecision::Answer {
+                thought: clean_thought(before),
+                text: answer,
+            }
+        }
+    }
+}
+
+struct Program {
+    /// Where the block starts and ends in the text searched.
+    start: usize,
+    end: usize,
+    code: String,
+}
+
+/// The first program in `text`: a fence of three or more backticks (its info string, if any,
+/// naming Python) or a `<code>` element. A fence left open runs to the end of the reply: a
+/// model stopped before its closing fence (by a stop sequence) wrote the program whole.
+fn first_program(text: &str) -> Option<Program> {
+    let fence = find_fence(text);
+    let tag = text.find("<code>");
+    match (fence, tag) {
+        (Some(f), Some(t)) if t < f.start => code_element(text, t),
+        (Some(f), _) => Some(f),
+        (None, Some(t)) => code_element(text, t),
+        (None, None) => None,
+    }
+}
+
+fn find_fence(text: &str) -> Option<Program> {
+    let mut from = 0;
+    while let Some(offset) = text[from..].find("```") {
+        let start = from + offset;
+        // A fence opens a line.
+        let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+        if !text[line_start..start].trim().is_empty() {
+            from = start + 3;
+            continue;
+        }
+        let ticks = text[start..].chars().take_while(|c| *c == '`').count();
+        let info_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        let info = text[start + ticks..info_end].trim().to_ascii_lowercase();
+        if !(info.is_empty() || matches!(info.as_str(), "python" | "py" | "python3")) {
+            // Another language's block (the model showing JSON or output): not a program.
+            from = skip_block(text, info_end, ticks);
+            continue;
+        }
+        let body_start = (info_end + 1).min(text.len());
+        let closing = "`".repeat(ticks);
+        let (body_end, end) = match find_closing(text, body_start, &closing) {
+            Some(at) => (at, at + ticks),
+            None => (text.len(), text.len()),
+        };
+        return Some(Program {
+            start,
+            end,
+            code: text[body_start..body_end].trim_end().to_string(),
+        });
+    }
+    None
+}
+
+/// Where a block of `ticks` backticks opened before `from` ends (the end of the text if never).
+fn skip_block(text: &str, from: usize, ticks: usize) -> usize {
+    let body = (from + 1).min(text.len());
+    match find_closing(text, body, &"`".repeat(ticks)) {
+        Some(at) => at + ticks,
+        None => text.len(),
+    }
+}
+
+/// The closing fence: a line that starts with `closing` (after spaces).
+fn find_closing(text: &str, from: usize, closing: &str) -> Option<usize> {
+    let mut at = from;
+    for line in text[from..].split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with(closing) {
+            return Some(at + (line.len() - trimmed.len()));
+        }
+        at += line.len();
+    }
+    None
+}
+
+fn code_element(text: &str, start: usize) -> Option<Program> {
+    let body_start = start + "<code>".len();
+    let (body_end, end) = match text[body_start..].find("</code>") {
+        Some(i) => (body_start + i, body_start + i + "</code>".len()),
+        None => (text.len(), text.len()),
+    };
+    Some(Program {
+        start,
+        end,
+        code: text[body_start..body_end]
+            .trim_matches('\n')
+            .trim_end()
+            .to_string(),
+    })
+}
+
+/// The thought a model wrote before its program, without its label ("" is none).
+fn clean_thought(text: &str) -> Option<String> {
+    let text = text.trim();
+    let text = strip_label(text, &["Thought:", "Thoughts:"]).unwrap_or(text);
+    let text = text.trim_end_matches("Code:").trim();
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+fn strip_label<'a>(text: &'a str, labels: &[&str]) -> Option<&'a str> {
+    labels.iter().find_map(|label| {
+        text.get(..label.len())
+            .filter(|head| head.eq_ignore_ascii_case(label))
+            .map(|_| text[label.len()..].trim_start())
+    })
+}
+
+/// An answer line with no program: "Answer: …" or "Final answer: …" starting a line; the
+/// answer runs to the end of the reply.
+fn answer_line(text: &str) -> Option<(usize, String)> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if let Some(rest) = strip_label(trimmed, &["Final answer:", "Answer:"]) {
+            let answer = format!("{rest}{}", &text[at + line.len()..]);
+            let answer = answer.trim();
+            if !answer.is_empty() {
+                return Some((at, answer.to_string()));
+            }
+        }
+        at += line.len();
+    }
+    None
+}
+
+/// Python's reserved words: never a function's or a parameter's name.
+const PYTHON_KEYWORDS: [&str; 35] = [
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
+
+/// Names the sandbox defines itself: a tool may not take them.
+const RESERVED_NAMES: [&str; 2] = ["final_answer", "print"];
+
+/// `name` as a Python identifier: other characters become `_`, a leading digit or a reserved
+/// word gets a `_` (MCP tools are named `get-weather` or `files.read`).
+pub fn python_name(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    if PYTHON_KEYWORDS.contains(&out.as_str()) || RESERVED_NAMES.contains(&out.as_str()) {
+        out.push('_');
+    }
+    out
+}
+
+/// One tool as the program sees it: the function's name, the tool it calls, and the keyword
+/// parameters it takes. The sandbox defines the functions from this (as data, never as
+/// source text), so a hostile name or description cannot become code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PythonTool {
+    pub function: String,
+    pub tool: String,
+    pub params: Vec<String>,
+}
+
+/// The tools as functions, each with a distinct Python name.
+pub fn python_tools(tools: &[ToolSpec]) -> Vec<PythonTool> {
+    let mut taken: Vec<String> = Vec::new();
+    tools
+        .iter()
+        .map(|t| {
+            let mut function = python_name(&t.name);
+            while taken.contains(&function) {
+                function.push('_');
+            }
+            taken.push(function.clone());
+            PythonTool {
+                function,
+                tool: t.name.clone(),
+                params: parameters(&t.parameters)
+                    .into_iter()
+                    .map(|p| p.name)
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+struct Param {
+    name: String,
+    python_type: &'static str,
+    required: bool,
+    description: String,
+}
+
+/// The schema's properties, required first, in the schema's order.
+fn parameters(schema: &Value) -> Vec<Param> {
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut params: Vec<Param> = schema["properties"]
+        .as_object()
+        .map(|props| {
+            props
+                .iter()
+                .map(|(name, p)| Param {
+                    name: name.clone(),
+                    python_type: python_type(&p["type"]),
+                    required: required.contains(&name.as_str()),
+                    description: one_line(p["description"].as_str().unwrap_or(""), 160),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    params.sort_by_key(|p| !p.required);
+    params
+}
+
+fn python_type(schema_type: &Value) -> &'static str {
+    match schema_type.as_str() {
+        Some("string") => "str",
+        Some("integer") => "int",
+        Some("number") => "float",
+        Some("boolean") => "bool",
+        Some("array") => "list",
+        Some("object") => "dict",
+        _ => "object",
+    }
+}
+
+/// `text` on one line, at most `max` characters.
+fn one_line(text: &str, max: usize) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &flat[..cut]),
+        None => flat,
+    }
+}
+
+/// The tools as the prompt lists them: a Python signature and a docstring each, and
+/// `final_answer`. Names and descriptions come from tools (MCP servers included): they are
+/// shown as text on one line, bounded, with no quote that could close the docstring.
+pub fn python_signatures(tools: &[ToolSpec]) -> String {
+    let mut out = String::new();
+    for (tool, spec) in python_tools(tools).iter().zip(tools) {
+        let params = parameters(&spec.parameters);
+        let args: Vec<String> = params
+            .iter()
+            .filter(|p| python_name(&p.name) == p.name)
+            .map(|p| {
+                if p.required {
+                    format!("{}: {}", p.name, p.python_type)
+                } else {
+                    format!("{}: {} = None", p.name, p.python_type)
+                }
+            })
+            .collect();
+        let doc = one_line(&spec.description, 300).replace('"', "'");
+        out.push_str(&format!(
+            "def {}({}) -> str:\n    \"\"\"{doc}",
+            tool.function,
+            args.join(", ")
+        ));
+        for p in params.iter().filter(|p| !p.description.is_empty()) {
+            out.push_str(&format!(
+                "\n    {}: {}",
+                python_name(&p.name),
+                p.description.replace('"', "'")
+            ));
+        }
+        out.push_str("\"\"\"\n\n");
+    }
+    out.push_str(
+        "def final_answer(answer) -> None:\n    \"\"\"Ends the run with this answer.\"\"\"\n",
+    );
+    out
+}
+
+/// Why a program was stopped before its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum ProgramStop {
+    /// It ran past the step's time limit.
+    TimeLimit { secs: u32 },
+    /// It asked for more tool calls than a step allows.
+    CallLimit { calls: u32 },
+    /// The user pressed Stop.
+    Stopped,
+}
+
+/// What one program did, as the sandbox reports it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ProgramRun {
+    /// What it printed.
+    pub printed: String,
+    /// The value of its last expression (Python's `repr`), when not `None`.
+    pub value: Option<String>,
+    /// The traceback of the exception that ended it.
+    pub error: Option<String>,
+    /// What it passed to `final_answer`, as text.
+    pub final_answer: Option<String>,
+    pub stopped: Option<ProgramStop>,
+}
+
+/// The most of a program's output the model reads: its start and its end are kept.
+const OUTPUT_HEAD_CHARS: usize = 3_000;
+const OUTPUT_TAIL_CHARS: usize = 1_000;
+/// The lines of a traceback the model reads: the last ones name the error and where.
+const TRACEBACK_LINES: usize = 6;
+
+/// The Observation a program's run gives the model.
+pub fn program_observation(run: &ProgramRun) -> String {
+    let mut parts = Vec::new();
+    if !run.printed.trim().is_empty() {
+        parts.push(format!("Printed:\n{}", bounded(run.printed.trim_end())));
+    }
+    if let Some(value) = run.value.as_deref().filter(|v| !v.is_empty()) {
+        parts.push(format!("Value: {}", bounded(value)));
+    }
+    if let Some(error) = run.error.as_deref().filter(|e| !e.trim().is_empty()) {
+        parts.push(format!(
+            "Error (the program stopped here; fix it and try again):\n{}",
+            last_lines(error.trim_end(), TRACEBACK_LINES)
+        ));
+    }
+    match run.stopped {
+        Some(ProgramStop::TimeLimit { secs }) => parts.push(format!(
+            "The program was stopped: it ran past the {secs} s a step may take. Write a shorter program (no endless loops)."
+        )),
+        Some(ProgramStop::CallLimit { calls }) => parts.push(format!(
+            "The program was stopped: it asked for more than {calls} tool calls in one step. Call fewer tools per program."
+        )),
+        Some(ProgramStop::Stopped) => parts.push("The program was stopped by the user.".into()),
+        None => {}
+    }
+    if parts.is_empty() {
+        return "The program ran and printed nothing. Use print() to see a value.".into();
+    }
+    parts.join("\n")
+}
+
+fn bounded(text: &str) -> String {
+    let chars = text.chars().count();
+    if chars <= OUTPUT_HEAD_CHARS + OUTPUT_TAIL_CHARS {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(OUTPUT_HEAD_CHARS).collect();
+    let tail: String = text.chars().skip(chars - OUTPUT_TAIL_CHARS).collect();
+    format!(
+        "{head}\n… {} characters left out …\n{tail}",
+        chars - OUTPUT_HEAD_CHARS - OUTPUT_TAIL_CHARS
+    )
+}
+
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let from = lines.len().saturating_sub(n);
+    bounded(&lines[from..].join("\n"))
+}
+
+/// The tool calls one program may make, and what a step may take: a program calling tools in a
+/// loop is stopped by these, with its own Observation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProgramLimits {
+    pub calls_per_step: u32,
+    pub step_secs: u32,
+}
+
+impl Default for ProgramLimits {
+    fn default() -> Self {
+        Self {
+            calls_per_step: 10,
+            step_secs: 60,
+        }
+    }
+}
+
+/// Counts one program's tool calls against its limit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallBudget {
+    limit: u32,
+    made: u32,
+}
+
+impl CallBudget {
+    pub fn new(limits: ProgramLimits) -> Self {
+        Self {
+            limit: limits.calls_per_step,
+            made: 0,
+        }
+    }
+
+    /// Admits one more call, or says the program is to stop.
+    pub fn admit(&mut self) -> Result<(), ProgramStop> {
+        if self.made >= self.limit {
+            return Err(ProgramStop::CallLimit { calls: self.limit });
+        }
+        self.made += 1;
+        Ok(())
+    }
+
+    pub fn made(&self) -> u32 {
+        self.made
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,296 @@
+use super::*;
+use serde_json::json;
+
+/// Real replies of Qwen2.5-Coder-0.5B to a CodeAct prompt (the file says how they were had).
+fn qwen_replies() -> Value {
+    serde_json::from_str(include_str!("qwen_replies.json")).unwrap()
+}
+
+fn reply_to(question_start: &str, prompt: &str) -> String {
+    qwen_replies()["replies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| {
+            r["prompt"] == prompt && r["question"].as_str().unwrap().starts_with(question_start)
+        })
+        .unwrap_or_else(|| panic!("no reply to {question_start}"))["reply"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+fn run(decision: CodeDecision) -> (Option<String>, String, Option<String>) {
+    match decision {
+        CodeDecision::Run {
+            thought,
+            code,
+            note,
+        } => (thought, code, note),
+        other => panic!("not a program: {other:?}"),
+    }
+}
+
+#[test]
+fn the_program_and_thought_of_real_replies() {
+    let product = parse_code_reply(&reply_to("What is 4821", "first"));
+    let (thought, code, note) = run(product);
+    assert_eq!(thought.as_deref(), Some("Calculate 4821 * 37"));
+    assert_eq!(code, "4821 * 37");
+    assert_eq!(note, None);
+
+    let canberra = parse_code_reply(&reply_to("What is the capital of Australia", "second"));
+    let (thought, code, _) = run(canberra);
+    assert_eq!(
+        thought.as_deref(),
+        Some("The capital of Australia is Canberra.")
+    );
+    assert_eq!(code, "print(wikipedia(\"Canberra\"))");
+
+    // Prose, a program, then what the model imagines it printed in a second (untagged) block:
+    // the program runs; the imagined output is not believed, and the model is told only its
+    // first program ran.
+    let days = parse_code_reply(&reply_to("How many days", "second"));
+    let (thought, code, note) = run(days);
+    assert!(thought.as_deref().unwrap().starts_with("To determine"));
+    assert!(code.starts_with("def days_in_weeks_and_days(weeks: int, days: int) -> int:"));
+    assert!(code.ends_with("days_in_weeks_and_days(7, 3)"), "{code}");
+    assert!(!code.contains("28"));
+    assert_eq!(note.as_deref(), Some(ONE_PROGRAM_NOTE));
+    // The same with its claim in prose only: nothing after the block is kept.
+    let (_, code, note) = run(parse_code_reply(&reply_to("How many days", "first")));
+    assert!(!code.contains("which is 20"));
+    assert_eq!(note, None);
+
+    // A model that defines final_answer itself and imports a module: still its program (the
+    // sandbox's final_answer and its missing module answer for themselves).
+    let (_, code, _) = run(parse_code_reply(&reply_to(
+        "What is the capital of Australia",
+        "first",
+    )));
+    assert!(code.starts_with("import wikipedia\n"));
+
+    // Later steps of a conversation.
+    for later in qwen_replies()["later"].as_array().unwrap() {
+        let (thought, code, _) = run(parse_code_reply(later.as_str().unwrap()));
+        assert!(thought.is_some() && !code.is_empty(), "{later}");
+    }
+}
+
+#[test]
+fn a_real_reply_with_no_program_and_no_answer_is_reminded() {
+    let dune = parse_code_reply(&reply_to("Who wrote", "first"));
+    assert_eq!(
+        dune,
+        CodeDecision::Invalid {
+            thought: Some(
+                "The novel Dune was written by Frank Herbert and published in 1965.".into()
+            )
+        }
+    );
+    assert!(CODE_FORMAT_REMINDER.contains("```python"));
+}
+
+#[test]
+fn programs_as_models_write_them() {
+    // Untagged fence, a `py` tag, four backticks, a `<code>` element, a fence left open.
+    let cases = [
+        ("Thought: add\n```\nprint(1 + 1)\n```", "print(1 + 1)"),
+        ("```py\nx = 2\nprint(x)\n```", "x = 2\nprint(x)"),
+        ("Thought: t\n````python\nprint('```')\n````", "print('```')"),
+        (
+            "Thought: t\nCode:\n<code>\nprint(calculator(expression='2*3'))\n</code>",
+            "print(calculator(expression='2*3'))",
+        ),
+        (
+            "Thought: stopped before the fence closed\n```python\nfinal_answer(42)",
+            "final_answer(42)",
+        ),
+    ];
+    for (reply, want) in cases {
+        let decision = parse_code_reply(reply);
+        assert_eq!(run(decision).1, want, "{reply}");
+    }
+    let (thought, _, _) = run(parse_code_reply(cases[3].0));
+    assert_eq!(thought.as_deref(), Some("t"));
+    // A block in another language is shown, not run: the program after it is the one.
+    let shown = "Thought: the tool returns\n```json\n{\"a\": 1}\n```\n```python\nprint(2)\n```";
+    assert_eq!(run(parse_code_reply(shown)).1, "print(2)");
+    // Backticks inside a line are not a fence.
+    let inline = "Thought: I will call `calculator` with ```2+2``` inline.\nAnswer: 4";
+    assert_eq!(
+        parse_code_reply(inline),
+        CodeDecision::Answer {
+            thought: Some("I will call `calculator` with ```2+2``` inline.".into()),
+            text: "4".into()
+        }
+    );
+    // An empty program is no program.
+    assert!(matches!(
+        parse_code_reply("Thought: x\n```python\n\n```"),
+        CodeDecision::Invalid { .. }
+    ));
+    // final_answer after tool calls stays in the program, for the sandbox to run.
+    let program = "Thought: look it up, then answer\n```python\nsummary = wikipedia(query=\"Canberra\")\nprint(summary[:200])\nfinal_answer(\"Canberra\")\n```";
+    assert!(run(parse_code_reply(program))
+        .1
+        .ends_with("final_answer(\"Canberra\")"));
+}
+
+#[test]
+fn an_answer_without_a_program() {
+    assert_eq!(
+        parse_code_reply("Thought: it is known\nFinal answer: Canberra"),
+        CodeDecision::Answer {
+            thought: Some("it is known".into()),
+            text: "Canberra".into()
+        }
+    );
+    assert_eq!(
+        parse_code_reply("Answer: 178,377 minus 999\nis 177,378"),
+        CodeDecision::Answer {
+            thought: None,
+            text: "178,377 minus 999\nis 177,378".into()
+        }
+    );
+}
+
+#[test]
+fn tools_become_python_functions_whatever_their_names() {
+    let specs = vec![
+        ToolSpec::new("calculator", "Evaluates arithmetic.", "an expression"),
+        ToolSpec {
+            name: "get-weather".into(),
+            description: "Weather for a place.\n\"\"\"\nimport os  # a description that tries to close the docstring".into(),
+            input_hint: String::new(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "units": { "type": "string", "description": "c or f" },
+                    "place": { "type": "string", "description": "a city" },
+                    "days": { "type": "integer" },
+                    "bad name": { "type": "string" }
+                },
+                "required": ["place"]
+            }),
+        },
+        ToolSpec::new("final_answer", "A server's tool named like ours.", "x"),
+        ToolSpec::new("class", "A keyword.", "x"),
+        ToolSpec::new("get_weather", "Another tool whose name is taken.", "x"),
+        ToolSpec::new("3d.render", "Starts with a digit.", "x"),
+    ];
+    let tools = python_tools(&specs);
+    let names: Vec<&str> = tools.iter().map(|t| t.function.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "calculator",
+            "get_weather",
+            "final_answer_",
+            "class_",
+            "get_weather_",
+            "_3d_render"
+        ]
+    );
+    assert_eq!(tools[1].tool, "get-weather");
+    // Required first, then in the schema's order.
+    assert_eq!(tools[1].params, ["place", "units", "days", "bad name"]);
+    let listed = python_signatures(&specs);
+    assert!(
+        listed.contains("def calculator(input: str) -> str:"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("def get_weather(place: str, units: str = None, days: int = None) -> str:"),
+        "{listed}"
+    );
+    // The description stays one line of the docstring: no quote can close it.
+    assert_eq!(listed.matches("\"\"\"").count(), 2 * (specs.len() + 1));
+    assert!(!listed.contains("\nimport os"));
+    assert!(listed.ends_with(
+        "def final_answer(answer) -> None:\n    \"\"\"Ends the run with this answer.\"\"\"\n"
+    ));
+}
+
+#[test]
+fn what_a_program_did_is_its_observation() {
+    let printed = ProgramRun {
+        printed: "178377\n".into(),
+        ..ProgramRun::default()
+    };
+    assert_eq!(program_observation(&printed), "Printed:\n178377");
+    let value = ProgramRun {
+        value: Some("177378".into()),
+        ..ProgramRun::default()
+    };
+    assert_eq!(program_observation(&value), "Value: 177378");
+    let traceback = "Traceback (most recent call last):\n  File \"<exec>\", line 1, in <module>\n  File \"<exec>\", line 2, in f\n  File \"<exec>\", line 3, in g\n  File \"<exec>\", line 4, in h\n  File \"<exec>\", line 5, in i\nModuleNotFoundError: No module named 'wikipedia'\n";
+    let failed = ProgramRun {
+        printed: "before\n".into(),
+        error: Some(traceback.into()),
+        ..ProgramRun::default()
+    };
+    let said = program_observation(&failed);
+    assert!(said.starts_with("Printed:\nbefore\nError (the program stopped here"));
+    assert!(said.ends_with("ModuleNotFoundError: No module named 'wikipedia'"));
+    assert!(
+        !said.contains("most recent call last"),
+        "only the last lines: {said}"
+    );
+    assert_eq!(
+        program_observation(&ProgramRun::default()),
+        "The program ran and printed nothing. Use print() to see a value."
+    );
+    let endless = ProgramRun {
+        stopped: Some(ProgramStop::TimeLimit { secs: 60 }),
+        ..ProgramRun::default()
+    };
+    assert!(program_observation(&endless).contains("ran past the 60 s"));
+    let looping = ProgramRun {
+        printed: "1\n2\n".into(),
+        stopped: Some(ProgramStop::CallLimit { calls: 10 }),
+        ..ProgramRun::default()
+    };
+    assert!(program_observation(&looping)
+        .ends_with("more than 10 tool calls in one step. Call fewer tools per program."));
+    // A flood of output is cut in the middle, its size said.
+    let flood = ProgramRun {
+        printed: "x".repeat(1_000_000),
+        ..ProgramRun::default()
+    };
+    let said = program_observation(&flood);
+    assert!(said.len() < 4_200, "{}", said.len());
+    assert!(said.contains("… 996000 characters left out …"));
+}
+
+#[test]
+fn a_program_calling_tools_in_a_loop_is_stopped_at_its_limit() {
+    let mut budget = CallBudget::new(ProgramLimits {
+        calls_per_step: 3,
+        step_secs: 60,
+    });
+    let admitted: Vec<_> = (0..5).map(|_| budget.admit()).collect();
+    assert_eq!(
+        admitted,
+        [
+            Ok(()),
+            Ok(()),
+            Ok(()),
+            Err(ProgramStop::CallLimit { calls: 3 }),
+            Err(ProgramStop::CallLimit { calls: 3 })
+        ]
+    );
+    assert_eq!(budget.made(), 3);
+    assert_eq!(ProgramLimits::default().calls_per_step, 10);
+}
+
+#[test]
+fn a_program_run_reads_from_the_sandbox_s_json_and_keeps_unknown_fields_out() {
+    let run: ProgramRun = serde_json::from_value(json!({
+        "printed": "hi\n", "final_answer": "Canberra",
+        "stopped": { "kind": "time-limit", "secs": 60 }, "extra": "ignored"
+    }))
+    .unwrap();
+    assert_eq!(run.final_answer.as_deref(), Some("Canberra"));
+    assert_eq!(run.stopped, Some(ProgramStop::TimeLimit { secs: 60 }));
+}

@@ -10,14 +10,16 @@ use futures::future::LocalBoxFuture;
 use react_arena::agent::action_protocol::{Protocol, ProtocolPlan};
 use react_arena::agent::compaction::SUMMARY_PROMPT;
 use react_arena::agent::mode::{FORCE_ANSWER_PROMPT, STOP_SEQUENCES};
+use react_arena::agent::protocols::code_action::PROGRAM_TOOL;
 use react_arena::agent::record::{Blind, RunRecord, Status};
 use react_arena::agent::record::{RunConfig, SUMMARY_LEAD};
 use react_arena::agent::run::{run_turn, Next, RunOptions};
 use react_arena::agent::{run_agent, AgentEvent, ChatModel, Mode};
 use react_arena::llm::tool_calls::ToolCallDelta;
 use react_arena::llm::{ChatCall, ChatDelta, ChatMessage, LlmError, Role, Usage};
+use react_arena::tools::program::{ProgramLimits, ProgramRun, ProgramStop, PythonTool};
 use react_arena::tools::{typed, TextInput, TypedTool};
-use react_arena::tools::{FailureKind, ToolFailure, Toolbox};
+use react_arena::tools::{FailureKind, ProgramCallError, ProgramCalls, ToolFailure, Toolbox};
 use react_arena::tools::{Registry, ToolSpec};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -142,6 +144,8 @@ fn input_text(args: &Value) -> String {
 struct FakeTools {
     registry: Registry,
     calls: RefCell<Vec<(String, String)>>,
+    /// The programs run, with the functions they were given.
+    programs: RefCell<Vec<(String, Vec<PythonTool>)>>,
 }
 
 impl FakeTools {
@@ -153,6 +157,7 @@ impl FakeTools {
         Self {
             registry,
             calls: RefCell::new(Vec::new()),
+            programs: RefCell::new(Vec::new()),
         }
     }
 }
@@ -232,6 +237,63 @@ impl Toolbox for FakeTools {
             );
         }
         self.registry.call(name, args).await
+    }
+
+    /// A stand-in for the page's Python sandbox, enough for the loop: each line is
+    /// `print(tool(name="value"))`, `tool(name="value")`, `final_answer("text")`,
+    /// `raise Error("text")` or `while True: pass` (which never ends: the time limit stops it).
+    /// A failed call raises in the program; a call the gate stops ends it.
+    async fn run_program<C: ProgramCalls>(
+        &self,
+        code: &str,
+        tools: &[PythonTool],
+        limits: ProgramLimits,
+        calls: &C,
+    ) -> ProgramRun {
+        self.programs
+            .borrow_mut()
+            .push((code.to_string(), tools.to_vec()));
+        let mut ran = ProgramRun::default();
+        for line in code.lines() {
+            let (printed, line) = match line.strip_prefix("print(") {
+                Some(inner) => (true, inner.strip_suffix(')').unwrap_or(inner)),
+                None => (false, line),
+            };
+            if line.starts_with("while True") {
+                ran.stopped = Some(ProgramStop::TimeLimit {
+                    secs: limits.step_secs,
+                });
+                break;
+            }
+            if let Some(message) = line.strip_prefix("raise Error(\"") {
+                ran.error = Some(format!(
+                    "Traceback (most recent call last):\n  File \"<exec>\", line 1\nError: {}",
+                    message.trim_end_matches("\")")
+                ));
+                break;
+            }
+            let (function, rest) = line.split_once('(').expect("a call");
+            let inner = rest.trim_end_matches(')');
+            if function == "final_answer" {
+                ran.final_answer = Some(inner.trim_matches('"').to_string());
+                break;
+            }
+            let (key, value) = inner.split_once('=').expect("a keyword argument");
+            let kwargs = json!({ key: value.trim_matches('"') });
+            match calls.call(function, &kwargs).await {
+                Ok(text) if printed => ran.printed.push_str(&format!("{text}\n")),
+                Ok(_) => {}
+                Err(ProgramCallError::Failed(message)) => {
+                    ran.error = Some(format!("ToolError: {message}"));
+                    break;
+                }
+                Err(ProgramCallError::Stop(stop)) => {
+                    ran.stopped = Some(stop);
+                    break;
+                }
+            }
+        }
+        ran
     }
 }
 
@@ -1246,4 +1308,183 @@ fn an_edited_prompt_is_sent_exactly_as_written_in_every_protocol() {
     let panel = run_edited(&model, Mode::Act, edited, Protocol::Native, true);
     assert_eq!(model.messages_of_call(1)[0].content, edited);
     assert_eq!(panel.config.protocol, Protocol::Text);
+}
+
+/// CodeAct: a program that calls a tool in a loop and then `final_answer`; each call goes
+/// through the toolbox's gate, is kept in the record as the program's, and the program's
+/// output is the Observation the model reads next.
+#[test]
+fn codeact_runs_the_program_its_calls_go_through_the_gate_and_final_answer_ends_the_run() {
+    let model = ScriptedModel::new([
+        says("Thought: multiply, then subtract\n```python\nprint(calculator(input=\"4821*37\"))\nprint(calculator(input=\"178377-999\"))\n```\nObservation: 42"),
+        says("Thought: I have it\n```python\nfinal_answer(\"177378\")\n```"),
+    ]);
+    let tools = FakeTools::new();
+    let (events, record) = run(Mode::CodeAct, &model, &tools, 4);
+    assert_eq!(answer_of(&events), Some(("177378".into(), false, 2)));
+    // The tools were called by the gate, with the arguments by name.
+    assert_eq!(
+        *tools.calls.borrow(),
+        [
+            (
+                "calculator".to_string(),
+                r#"{"input":"4821*37"}"#.to_string()
+            ),
+            (
+                "calculator".to_string(),
+                r#"{"input":"178377-999"}"#.to_string()
+            )
+        ]
+    );
+    // The program got the tools as functions.
+    let programs = tools.programs.borrow();
+    assert_eq!(programs[0].1[0].function, "calculator");
+    assert_eq!(programs[0].1[0].params, ["input"]);
+    // The record: the program, then its two calls with their results, then its output.
+    let step = &record.turns[0].steps[0];
+    let runs = &step.tool_runs;
+    assert_eq!(runs.len(), 3, "{runs:#?}");
+    assert!(runs[0].program && runs[0].tool == PROGRAM_TOOL);
+    assert!(runs[0].input.starts_with("print(calculator("));
+    assert_eq!(runs[0].output.as_deref(), Some("Printed:\n178377\n177378"));
+    assert!(runs[1].in_program && runs[2].in_program);
+    assert_eq!(runs[1].tool, "calculator");
+    assert_eq!(runs[1].output.as_deref(), Some("178377"));
+    assert_eq!(runs[2].output.as_deref(), Some("177378"));
+    assert_eq!(step.thought.as_deref(), Some("multiply, then subtract"));
+    // The model read the program's output, not the Observation it had imagined.
+    let second_call = model.messages_of_call(1);
+    let last = second_call.last().unwrap();
+    assert_eq!(last.role, Role::User);
+    assert_eq!(last.content, "Observation: Printed:\n178377\n177378");
+    // The reply is kept up to its program's end: the Observation it imagined is not.
+    assert_eq!(
+        second_call[second_call.len() - 2].content,
+        "Thought: multiply, then subtract\n```python\nprint(calculator(input=\"4821*37\"))\nprint(calculator(input=\"178377-999\"))\n```"
+    );
+    // CodeAct speaks text, with the stop sequence, and offers no native tools.
+    assert!(model.offered_tools.borrow().iter().all(|t| !t));
+    assert_eq!(model.calls.borrow()[0].1, STOP_SEQUENCES.map(String::from));
+    let system = &model.messages_of_call(0)[0].content;
+    assert!(system.starts_with(Mode::CodeAct.prompt_heading()));
+    assert!(
+        system.contains("def calculator(input: str) -> str:"),
+        "{system}"
+    );
+}
+
+#[test]
+fn codeact_a_failed_call_reaches_the_program_and_errors_are_observations() {
+    let model = ScriptedModel::new([
+        says("Thought: try\n```python\nprint(flaky(input=\"x\"))\n```"),
+        says("```python\nraise Error(\"name 'y' is not defined\")\n```"),
+        says("Thought: no program"),
+        says("Thought: still no program"),
+        says("Answer: 42"),
+    ]);
+    let tools = FakeTools::new();
+    let (events, record) = run(Mode::CodeAct, &model, &tools, 5);
+    assert_eq!(answer_of(&events), Some(("42".into(), false, 4)));
+    let steps = &record.turns[0].steps;
+    // The tool's failure is the call's result and the program's exception.
+    let failed = &steps[0].tool_runs;
+    assert!(
+        failed[1].is_error
+            && failed[1]
+                .output
+                .as_deref()
+                .unwrap()
+                .contains("the service is down")
+    );
+    assert!(failed[0].is_error);
+    assert!(failed[0]
+        .output
+        .as_deref()
+        .unwrap()
+        .contains("ToolError: the service is down"));
+    // The user's detail stays out of what the model reads.
+    for i in 0..model.calls() {
+        for m in model.messages_of_call(i) {
+            assert!(!m.content.contains(FLAKY_DETAIL));
+        }
+    }
+    // A traceback's last lines are the next Observation.
+    let raised = steps[1].tool_runs[0].output.as_deref().unwrap();
+    assert!(
+        raised.contains("Error: name 'y' is not defined"),
+        "{raised}"
+    );
+    // A reply with no program gets one reminder, then counts as a failed step.
+    assert!(steps[2]
+        .notices
+        .iter()
+        .any(|n| n.contains("no Python program")));
+    assert!(steps[2].tool_runs[0].is_error);
+}
+
+#[test]
+fn codeact_a_program_in_a_loop_is_stopped_by_the_call_limit_and_an_endless_one_by_time() {
+    let looping = (0..12)
+        .map(|i| format!("calculator(input=\"{i}+1\")"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let first: &'static str =
+        Box::leak(format!("Thought: loop\n```python\n{looping}\n```").into_boxed_str());
+    let model = ScriptedModel::new([
+        says(first),
+        says("```python\nwhile True: pass\n```"),
+        says("Answer: done"),
+    ]);
+    let tools = FakeTools::new();
+    let (events, record) = run(Mode::CodeAct, &model, &tools, 3);
+    assert_eq!(answer_of(&events), Some(("done".into(), false, 3)));
+    let limit = ProgramLimits::default().calls_per_step as usize;
+    assert_eq!(
+        tools.calls.borrow().len(),
+        limit,
+        "the calls past the limit never ran"
+    );
+    let steps = &record.turns[0].steps;
+    let program = &steps[0].tool_runs[0];
+    assert!(program.is_error);
+    assert!(program
+        .output
+        .as_deref()
+        .unwrap()
+        .contains(&format!("more than {limit} tool calls")));
+    assert_eq!(steps[0].tool_runs.len(), 1 + limit);
+    let endless = steps[1].tool_runs[0].output.as_deref().unwrap();
+    assert!(endless.contains("ran past the 60 s"), "{endless}");
+}
+
+#[test]
+fn codeact_without_an_interpreter_says_so() {
+    struct NoSandbox;
+    impl Toolbox for NoSandbox {
+        fn specs(&self) -> Vec<ToolSpec> {
+            Vec::new()
+        }
+        async fn call(&self, _: &str, _: &Value) -> Result<String, ToolFailure> {
+            unreachable!("no call")
+        }
+    }
+    let model = ScriptedModel::new([says("```python\nprint(1)\n```"), says("Answer: 1")]);
+    let mut events = Vec::new();
+    let record = block_on(run_agent(
+        Mode::CodeAct,
+        "q",
+        &model,
+        &NoSandbox,
+        &RunOptions::text(2),
+        &mut |e| events.push(e),
+    ));
+    let said = record.turns[0].steps[0].tool_runs[0]
+        .output
+        .clone()
+        .unwrap();
+    assert!(
+        said.contains("no Python interpreter is available here"),
+        "{said}"
+    );
+    assert_eq!(answer_of(&events), Some(("1".into(), false, 2)));
 }

@@ -132,6 +132,7 @@ fn step() -> Step {
             is_error: false,
             failure: None,
             mcp: None,
+            ..ToolRun::default()
         }],
         messages: vec![ChatMessage::assistant("Thought: x"), ChatMessage::user("2")],
         settled: true,

@@ -20,7 +20,8 @@ use react_arena::llm::tool_calls::ToolCallDelta;
 use react_arena::llm::{ChatCall, ChatDelta, ChatMessage, LlmError, Usage};
 use react_arena::run_file::RunFile;
 use react_arena::settings::Settings;
-use react_arena::tools::{FailureKind, ToolFailure, Toolbox};
+use react_arena::tools::program::{ProgramLimits, ProgramRun, PythonTool};
+use react_arena::tools::{FailureKind, ProgramCalls, ToolFailure, Toolbox};
 use react_arena::tools::{Registry, ToolSpec};
 use serde_json::Value;
 
@@ -147,6 +148,35 @@ impl Toolbox for Tools {
             );
         }
         self.registry.call(name, args).await
+    }
+
+    /// A program here is lines of arithmetic, each given to the calculator by the gate and
+    /// printed; a line `final_answer: X` ends the run.
+    async fn run_program<C: ProgramCalls>(
+        &self,
+        code: &str,
+        _: &[PythonTool],
+        _: ProgramLimits,
+        calls: &C,
+    ) -> ProgramRun {
+        let mut ran = ProgramRun::default();
+        for line in code.lines() {
+            if let Some(answer) = line.strip_prefix("final_answer: ") {
+                ran.final_answer = Some(answer.into());
+                break;
+            }
+            match calls
+                .call("calculator", &serde_json::json!({ "input": line }))
+                .await
+            {
+                Ok(text) => ran.printed.push_str(&format!("{text}\n")),
+                Err(_) => {
+                    ran.error = Some("ToolError".into());
+                    break;
+                }
+            }
+        }
+        ran
     }
 }
 
@@ -533,4 +563,44 @@ fn retried_and_continued_attempts_replay_and_export_beside_the_last() {
     }
     let back: RunFile = serde_json::from_str(&serde_json::to_string(&file).unwrap()).unwrap();
     assert_eq!(back.records[0].turns[0].earlier, turn.earlier);
+}
+
+#[test]
+fn a_codeact_run_replays_its_programs_and_their_calls_at_their_times() {
+    let mut s = Session::new(
+        Mode::CodeAct,
+        [
+            says("Thought: two products\n```python\n6*7\n42*2\n```"),
+            says("Thought: done\n```python\nfinal_answer: 84\n```"),
+        ],
+    );
+    s.ask("What is 6 times 7, twice?");
+    let r = &s.record;
+    assert_eq!(r.answer().map(|a| a.text.as_str()), Some("84"));
+    let runs = &r.turns[0].steps[0].tool_runs;
+    assert_eq!(runs.len(), 3);
+    assert!(runs[0].program && runs[1].in_program && runs[2].in_program);
+    // Each call of the program has its own time (the tools' clock moved 300 ms a call).
+    let took = |i: usize| runs[i].t_done.unwrap() - runs[i].t_start.unwrap();
+    assert!(took(1) >= 300.0 && took(2) >= 300.0, "{runs:#?}");
+    assert_replays(r);
+    assert_inspect_matches(&s);
+    // The program is not a tool call; the two it made are.
+    assert_eq!(
+        react_arena::agent::metrics::run_metrics(r, None).tool_calls,
+        2
+    );
+    let md = markdown(&RunFile::new(
+        "run".into(),
+        START,
+        Settings::default(),
+        vec![r.clone()],
+    ));
+    assert!(md.contains("**Program** (CodeAct"), "{md}");
+    assert_eq!(
+        md.matches("**Tool call from the program:** `calculator`")
+            .count(),
+        2,
+        "{md}"
+    );
 }

@@ -19,6 +19,8 @@ pub struct EditedPrompts {
     pub act: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub react: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub codeact: Option<String>,
 }
 
 impl EditedPrompts {
@@ -27,6 +29,7 @@ impl EditedPrompts {
             Mode::Think => self.think.as_deref(),
             Mode::Act => self.act.as_deref(),
             Mode::ReAct => self.react.as_deref(),
+            Mode::CodeAct => self.codeact.as_deref(),
         }
     }
 
@@ -35,6 +38,7 @@ impl EditedPrompts {
             Mode::Think => &mut self.think,
             Mode::Act => &mut self.act,
             Mode::ReAct => &mut self.react,
+            Mode::CodeAct => &mut self.codeact,
         }
     }
 
@@ -58,7 +62,7 @@ impl EditedPrompts {
 
     /// Drops what no editor could have stored: empty or over-long prompts.
     pub fn clamped(mut self) -> Self {
-        for mode in Mode::ALL {
+        for mode in Mode::WITH_CODEACT {
             let slot = self.slot(mode);
             if slot
                 .as_ref()

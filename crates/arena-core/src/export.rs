@@ -144,8 +144,17 @@ fn step_markdown(step: &Step, out: &mut String) {
         out.push('\n');
     }
     for run in &step.tool_runs {
-        if !run.tool.is_empty() {
-            out.push_str(&format!("**Action:** `{}`", run.tool));
+        if run.program {
+            out.push_str("**Program** (CodeAct: it ran in the page's Python sandbox)\n\n");
+            out.push_str(&fenced(&run.input));
+            out.push('\n');
+        } else if !run.tool.is_empty() {
+            let label = if run.in_program {
+                "Tool call from the program"
+            } else {
+                "Action"
+            };
+            out.push_str(&format!("**{label}:** `{}`", run.tool));
             if let Some(source) = &run.mcp {
                 // In a code span: a name from a file cannot become Markdown.
                 let described = source.describe().replace('`', "'");

@@ -595,6 +595,7 @@ mod tests {
                     Mode::Think => 1_000.0,
                     Mode::Act => 3_000.0,
                     Mode::ReAct => 2_000.0,
+                    Mode::CodeAct => 4_000.0,
                 }),
                 tokens: 100,
                 cost_usd: Some(0.001),

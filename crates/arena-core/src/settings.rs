@@ -67,12 +67,14 @@ pub struct Settings {
     pub prompts: EditedPrompts,
 }
 
-/// Tools switched off in Act-only and in ReAct (Think-only calls none).
+/// Tools switched off in Act-only, ReAct and CodeAct (Think-only calls none).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ToolsOff {
     pub act: Vec<String>,
     pub react: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub codeact: Vec<String>,
 }
 
 impl ToolsOff {
@@ -81,6 +83,7 @@ impl ToolsOff {
             Mode::Think => None,
             Mode::Act => Some(&self.act),
             Mode::ReAct => Some(&self.react),
+            Mode::CodeAct => Some(&self.codeact),
         }
     }
 
@@ -89,6 +92,7 @@ impl ToolsOff {
             Mode::Think => None,
             Mode::Act => Some(&mut self.act),
             Mode::ReAct => Some(&mut self.react),
+            Mode::CodeAct => Some(&mut self.codeact),
         }
     }
 }
@@ -103,6 +107,29 @@ pub struct ModeModels {
     pub think: String,
     pub act: String,
     pub react: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub codeact: String,
+}
+
+impl ModeModels {
+    /// The model chosen for `mode` ("" for none).
+    pub fn of(&self, mode: Mode) -> &String {
+        match mode {
+            Mode::Think => &self.think,
+            Mode::Act => &self.act,
+            Mode::ReAct => &self.react,
+            Mode::CodeAct => &self.codeact,
+        }
+    }
+
+    pub fn of_mut(&mut self, mode: Mode) -> &mut String {
+        match mode {
+            Mode::Think => &mut self.think,
+            Mode::Act => &mut self.act,
+            Mode::ReAct => &mut self.react,
+            Mode::CodeAct => &mut self.codeact,
+        }
+    }
 }
 
 impl Default for Settings {
@@ -207,11 +234,7 @@ impl Settings {
         if self.backend == Backend::Browser {
             return crate::browser_model::model_name(&self.browser_model_url);
         }
-        let own = match mode {
-            Mode::Think => &self.mode_models.think,
-            Mode::Act => &self.mode_models.act,
-            Mode::ReAct => &self.mode_models.react,
-        };
+        let own = self.mode_models.of(mode);
         if own.trim().is_empty() {
             self.model.trim()
         } else {
@@ -221,6 +244,12 @@ impl Settings {
 
     /// True when `mode` may call the tool offered as `name`.
     pub fn tool_enabled(&self, mode: Mode, name: &str) -> bool {
+        // A CodeAct program is Python already: the python tool would be a second sandbox.
+        if mode == Mode::CodeAct
+            && name == <crate::tools::python::Python as crate::tools::TypedTool>::NAME
+        {
+            return false;
+        }
         self.tools_off
             .of(mode)
             .is_some_and(|off| !off.iter().any(|d| d == name))

@@ -6,7 +6,6 @@
 use leptos::prelude::*;
 
 use crate::agent::mode::ModeChoice;
-use crate::agent::Mode;
 use crate::page_params::{base64url_decode, parse, PageParams, MAX_RUN_JSON_BYTES};
 use crate::run_file::RunFile;
 use crate::settings::Settings;
@@ -38,12 +37,7 @@ pub fn with_address_models(params: &PageParams, mut settings: Settings) -> Setti
         settings.model = model.clone();
     }
     for (mode, model) in &params.mode_models {
-        let slot = match mode {
-            Mode::Think => &mut settings.mode_models.think,
-            Mode::Act => &mut settings.mode_models.act,
-            Mode::ReAct => &mut settings.mode_models.react,
-        };
-        *slot = model.clone();
+        *settings.mode_models.of_mut(*mode) = model.clone();
     }
     settings
 }

@@ -12,19 +12,11 @@ use crate::ui::settings::browser_model_settings::BrowserModel;
 use crate::web::model_info::known_model_ids;
 
 fn mode_model(s: &Settings, mode: Mode) -> &String {
-    match mode {
-        Mode::Think => &s.mode_models.think,
-        Mode::Act => &s.mode_models.act,
-        Mode::ReAct => &s.mode_models.react,
-    }
+    s.mode_models.of(mode)
 }
 
 fn mode_model_mut(s: &mut Settings, mode: Mode) -> &mut String {
-    match mode {
-        Mode::Think => &mut s.mode_models.think,
-        Mode::Act => &mut s.mode_models.act,
-        Mode::ReAct => &mut s.mode_models.react,
-    }
+    s.mode_models.of_mut(mode)
 }
 
 #[component]

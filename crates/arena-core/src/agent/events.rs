@@ -52,6 +52,22 @@ pub enum AgentEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         failure: Option<Failed>,
     },
+    /// CodeAct: the step's program, about to run in the run's Python interpreter.
+    Program {
+        code: String,
+    },
+    /// CodeAct: the running program called a tool (`input`: its arguments as JSON).
+    ProgramCall {
+        tool: String,
+        input: String,
+    },
+    /// CodeAct: what that call gave the program.
+    ProgramCallDone {
+        text: String,
+        is_error: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failure: Option<Failed>,
+    },
     /// The run's typed finish.
     Answer {
         text: String,

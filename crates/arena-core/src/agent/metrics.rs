@@ -214,7 +214,12 @@ pub fn run_metrics(record: &RunRecord, pricing: Option<Pricing>) -> RunMetrics {
         if i == 0 {
             m.ttft_ms = s.ttft_ms;
         }
-        m.tool_calls += step.tool_runs.iter().filter(|r| !r.tool.is_empty()).count();
+        // A CodeAct program is not a tool call; the calls it made are.
+        m.tool_calls += step
+            .tool_runs
+            .iter()
+            .filter(|r| !r.tool.is_empty() && !r.program)
+            .count();
         m.model_ms += s.model_ms.unwrap_or(0.0);
         m.tool_ms += s.tool_ms.unwrap_or(0.0);
         m.wait_ms += s.wait_ms;

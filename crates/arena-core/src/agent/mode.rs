@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::protocols::action_protocol::Protocol;
+use super::protocols::code_action::python_signatures;
 use super::protocols::json_protocol::json_protocol_instructions;
 use crate::tools::ToolSpec;
 
@@ -11,16 +12,22 @@ pub enum Mode {
     Think,
     Act,
     ReAct,
+    /// The model acts by writing Python that calls the tools (issue 50: its loop and record
+    /// are here; the page does not offer it until its sandbox bridge is in).
+    CodeAct,
 }
 
 impl Mode {
     pub const ALL: [Mode; 3] = [Mode::Think, Mode::Act, Mode::ReAct];
+    /// Every mode, CodeAct included: what settings and records keep for each.
+    pub const WITH_CODEACT: [Mode; 4] = [Mode::Think, Mode::Act, Mode::ReAct, Mode::CodeAct];
 
     pub fn label(self) -> &'static str {
         match self {
             Mode::Think => "Think-only",
             Mode::Act => "Act-only",
             Mode::ReAct => "ReAct",
+            Mode::CodeAct => "CodeAct",
         }
     }
 
@@ -30,6 +37,7 @@ impl Mode {
             Mode::Think => "think",
             Mode::Act => "act",
             Mode::ReAct => "react",
+            Mode::CodeAct => "codeact",
         }
     }
 
@@ -52,14 +60,18 @@ impl Mode {
             Mode::Think => "You answer questions by thinking step by step, without tools.",
             Mode::Act => "You answer questions by calling tools, without writing thoughts.",
             Mode::ReAct => "You answer questions by interleaving thoughts with tool calls.",
+            Mode::CodeAct => {
+                "You answer questions by writing short Python programs that call tools."
+            }
         }
     }
 
-    /// The system prompt for this mode in `protocol` (Think-only ignores the protocol).
+    /// The system prompt for this mode in `protocol` (Think-only and CodeAct ignore the
+    /// protocol: CodeAct's actions are programs, and need no native tool calling).
     pub fn system_prompt(self, tools: &[ToolSpec], protocol: Protocol) -> String {
         let heading = self.prompt_heading();
         match (self, protocol) {
-            (Mode::Think, _) | (_, Protocol::Text) => self.text_prompt(tools),
+            (Mode::Think | Mode::CodeAct, _) | (_, Protocol::Text) => self.text_prompt(tools),
             (Mode::Act, Protocol::Native) => format!(
                 "{heading}\n\
                  Call the provided tools to find what you need; do not write thoughts. \
@@ -129,6 +141,23 @@ impl Mode {
                  Never write the Observation yourself.",
                 tool_list(tools)
             ),
+            Mode::CodeAct => format!(
+                "{heading}\n\
+                 The tools are Python functions, already defined:\n\n{}\n\
+                 Each reply is a Thought and then one program:\n\
+                 Thought: <what you know and what the program will do>\n\
+                 ```python\n\
+                 <a short program: call the tools, print() what you need to see>\n\
+                 ```\n\
+                 What the program prints (and the value of its last line) comes back to you as \
+                 an Observation; its variables are kept for your next program. A failed call \
+                 raises an exception you can catch or print. The tools and final_answer are \
+                 already defined: call them, never define or import them. Standard Python \
+                 works, with no internet and no files. When you know the answer, call \
+                 final_answer(<the final answer, short>) in a program. Never write the \
+                 Observation yourself.",
+                python_signatures(tools)
+            ),
         }
     }
 }
@@ -144,12 +173,14 @@ pub enum ModeChoice {
 }
 
 impl ModeChoice {
-    pub const OPTIONS: [ModeChoice; 5] = [
+    pub const OPTIONS: [ModeChoice; 6] = [
         ModeChoice::All,
         ModeChoice::Blind,
         ModeChoice::One(Mode::Think),
         ModeChoice::One(Mode::Act),
         ModeChoice::One(Mode::ReAct),
+        // Alone for now: All and blind runs take it once every view shows four panels.
+        ModeChoice::One(Mode::CodeAct),
     ];
 
     pub fn id(self) -> &'static str {

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::events::AgentEvent;
 use super::mode::Mode;
 use super::protocols::action_protocol::Protocol;
+use super::protocols::code_action::PROGRAM_TOOL;
 pub use super::turn::{Answer, McpSource, Step, ToolRun, Turn};
 use crate::browser_model::Backend;
 use crate::llm::models::Pricing;
@@ -212,6 +213,16 @@ impl RunRecord {
     }
 
     /// The one way a record changes: an event of the run, at a time (epoch ms).
+    /// The MCP server a call of `tool` goes to, when it is one of the run's MCP tools.
+    fn mcp_source(&self, tool: &str) -> Option<McpSource> {
+        let wanted = normalise_tool_name(tool);
+        self.config
+            .mcp_tools
+            .iter()
+            .find(|s| normalise_tool_name(&s.tool) == wanted)
+            .cloned()
+    }
+
     pub fn apply(&mut self, at: f64, event: &AgentEvent) {
         match event {
             AgentEvent::TurnStarted { question } => {
@@ -291,13 +302,7 @@ impl RunRecord {
             }
             AgentEvent::Action { tool, input } => {
                 self.status = Status::RunningTool;
-                let wanted = normalise_tool_name(tool);
-                let mcp = self
-                    .config
-                    .mcp_tools
-                    .iter()
-                    .find(|s| normalise_tool_name(&s.tool) == wanted)
-                    .cloned();
+                let mcp = self.mcp_source(tool);
                 let step = self.step();
                 step.t_tools_start.get_or_insert(at);
                 step.tool_runs.push(ToolRun {
@@ -307,6 +312,47 @@ impl RunRecord {
                     ..ToolRun::default()
                 });
                 step.settled = true;
+            }
+            AgentEvent::Program { code } => {
+                self.status = Status::RunningTool;
+                let step = self.step();
+                step.t_tools_start.get_or_insert(at);
+                step.tool_runs.push(ToolRun {
+                    tool: PROGRAM_TOOL.into(),
+                    input: code.clone(),
+                    program: true,
+                    ..ToolRun::default()
+                });
+                step.settled = true;
+            }
+            AgentEvent::ProgramCall { tool, input } => {
+                let mcp = self.mcp_source(tool);
+                self.step().tool_runs.push(ToolRun {
+                    tool: tool.clone(),
+                    input: input.clone(),
+                    mcp,
+                    in_program: true,
+                    t_start: Some(at),
+                    ..ToolRun::default()
+                });
+            }
+            AgentEvent::ProgramCallDone {
+                text,
+                is_error,
+                failure,
+            } => {
+                let step = self.step();
+                if let Some(run) = step
+                    .tool_runs
+                    .iter_mut()
+                    .rev()
+                    .find(|r| r.in_program && r.output.is_none())
+                {
+                    run.output = Some(text.clone());
+                    run.is_error = *is_error;
+                    run.failure = failure.clone();
+                    run.t_done = Some(at);
+                }
             }
             AgentEvent::Observation {
                 text,

@@ -184,6 +184,9 @@ fn step_events(turn: usize, index: usize, step: &Step, out: &mut Vec<(f64, Agent
         out.push((replied, AgentEvent::Thought(thought.clone())));
     }
     let acted = step.t_tools_start.unwrap_or(replied);
+    if step.tool_runs.iter().any(|r| r.program) {
+        return program_events(step, acted, step.t_tools_done.unwrap_or(acted), out);
+    }
     for run in step.tool_runs.iter().filter(|r| is_action(r)) {
         out.push((
             acted,
@@ -214,6 +217,52 @@ fn step_events(turn: usize, index: usize, step: &Step, out: &mut Vec<(f64, Agent
                 failure: run.failure.clone(),
             },
         ));
+    }
+}
+
+/// A CodeAct step's program, its tool calls at their own times, and its output.
+fn program_events(step: &Step, acted: f64, done: f64, out: &mut Vec<(f64, AgentEvent)>) {
+    for run in &step.tool_runs {
+        if run.program {
+            out.push((
+                acted,
+                AgentEvent::Program {
+                    code: run.input.clone(),
+                },
+            ));
+        } else if run.in_program {
+            let start = run.t_start.unwrap_or(acted).clamp(acted, done.max(acted));
+            out.push((
+                start,
+                AgentEvent::ProgramCall {
+                    tool: run.tool.clone(),
+                    input: run.input.clone(),
+                },
+            ));
+            if let Some(text) = &run.output {
+                let end = run.t_done.unwrap_or(start).clamp(start, done.max(start));
+                out.push((
+                    end,
+                    AgentEvent::ProgramCallDone {
+                        text: text.clone(),
+                        is_error: run.is_error,
+                        failure: run.failure.clone(),
+                    },
+                ));
+            }
+        }
+    }
+    if let Some(program) = step.tool_runs.iter().find(|r| r.program) {
+        if let Some(text) = &program.output {
+            out.push((
+                done,
+                AgentEvent::Observation {
+                    text: text.clone(),
+                    is_error: program.is_error,
+                    failure: program.failure.clone(),
+                },
+            ));
+        }
     }
 }
 

@@ -47,6 +47,18 @@ pub struct ToolRun {
     /// The MCP server and tool the call went to, when it was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mcp: Option<McpSource>,
+    /// CodeAct: this run is the step's program (its input is the code, its output the
+    /// Observation); its tool calls follow it, each `in_program`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub program: bool,
+    /// CodeAct: a tool call the step's program made.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub in_program: bool,
+    /// When a program's tool call began and ended (epoch ms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub t_start: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub t_done: Option<f64>,
 }
 
 impl Step {

@@ -18,8 +18,9 @@ use serde_json::Value;
 
 use crate::hidden_text::is_invisible;
 use crate::origin::without_query;
+use crate::tools::program::{ProgramLimits, ProgramRun, PythonTool};
 use crate::tools::registry::{normalise_tool_name, CACHED_NOTE};
-use crate::tools::{FailureKind, ToolFailure, ToolSpec, Toolbox};
+use crate::tools::{FailureKind, ProgramCalls, ToolFailure, ToolSpec, Toolbox};
 
 /// When the page asks before a server's tool is called. Kept per server in the settings.
 /// Declared from the one that asks least to the one that asks most (the order `stricter`
@@ -585,6 +586,18 @@ impl<T: Toolbox> Toolbox for GatedTools<'_, T> {
             self.gate.result_from(source);
         }
         result
+    }
+
+    /// A program's calls come back through the run's outer toolbox (`calls`), this gate
+    /// included; the program itself runs where the tools below run it.
+    async fn run_program<C: ProgramCalls>(
+        &self,
+        code: &str,
+        tools: &[PythonTool],
+        limits: ProgramLimits,
+        calls: &C,
+    ) -> ProgramRun {
+        self.tools.run_program(code, tools, limits, calls).await
     }
 }
 

@@ -12,6 +12,7 @@ pub mod failure;
 pub mod http;
 pub mod json_read;
 pub mod observation;
+pub mod program;
 pub mod python;
 pub mod registry;
 pub mod runtime;
@@ -24,6 +25,8 @@ pub use failure::{FailureKind, ToolFailure};
 pub use registry::Registry;
 
 use futures::future::LocalBoxFuture;
+pub use program::{ProgramCallError, ProgramCalls, NO_INTERPRETER};
+use program::{ProgramLimits, ProgramRun, PythonTool};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
@@ -146,6 +149,23 @@ pub trait Toolbox {
     /// Runs `name` on `args`: the value the model wrote (the text of an `Action Input:`, or
     /// the JSON of a call). `Err` is the failure, with its kind and a message for the model.
     async fn call(&self, name: &str, args: &Value) -> Result<String, ToolFailure>;
+    /// CodeAct: runs `code` in the run's Python interpreter (its variables kept for the run's
+    /// next program), within `limits`, each tool call it makes going through `calls` (the
+    /// run's gate: the same `call` as every other). A toolbox with no interpreter says so as
+    /// the program's error.
+    async fn run_program<C: ProgramCalls>(
+        &self,
+        code: &str,
+        tools: &[PythonTool],
+        limits: ProgramLimits,
+        calls: &C,
+    ) -> ProgramRun {
+        let _ = (code, tools, limits, calls);
+        ProgramRun {
+            error: Some(NO_INTERPRETER.into()),
+            ..ProgramRun::default()
+        }
+    }
 }
 
 /// The schemas the built-in tools offer are written by hand (the page pays nothing for a

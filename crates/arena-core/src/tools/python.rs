@@ -5,6 +5,7 @@
 
 use std::rc::Rc;
 
+use super::program::ProgramRun;
 use futures::future::LocalBoxFuture;
 
 use super::json_read::first_str;
@@ -75,13 +76,18 @@ pub struct WorkerReply {
     pub value_chars: usize,
     pub error: Option<String>,
     pub blocked: Vec<String>,
+    /// CodeAct: the number of the tool call a program asks for (`kind` "call"), the Python
+    /// function it called and its arguments as JSON text.
+    pub call: u32,
+    pub function: Option<String>,
+    pub kwargs: Option<String>,
 }
 
 impl WorkerReply {
     /// Whether this ends call `id`: its result, or the sandbox failing under it.
     pub fn ends_call(&self, id: u32) -> bool {
         match self.kind.as_str() {
-            "done" | "raised" => self.id == id,
+            "done" | "raised" | "final" => self.id == id,
             "unavailable" => true,
             _ => false,
         }
@@ -90,7 +96,7 @@ impl WorkerReply {
     /// The outcome of a call, from the message that ended it.
     pub fn outcome(self) -> Result<PythonOutput, PythonFailure> {
         match self.kind.as_str() {
-            "done" => {
+            "done" | "final" => {
                 let shown = self.value.as_deref().map_or(0, |v| v.chars().count());
                 Ok(PythonOutput {
                     stdout: self.stdout,
@@ -111,6 +117,56 @@ impl WorkerReply {
             _ => Err(PythonFailure::Unavailable(
                 self.error.unwrap_or_else(|| "the sandbox stopped".into()),
             )),
+        }
+    }
+}
+
+impl WorkerReply {
+    /// CodeAct: what a program did, from the message that ended it (`done`, `raised`,
+    /// `final`, or the sandbox failing under it).
+    pub fn program_run(self) -> ProgramRun {
+        let mut printed = self.stdout;
+        if self.cut > 0 {
+            printed.push_str(&format!("\n[... {} more characters cut]", self.cut));
+        }
+        let blocked = (!self.blocked.is_empty()).then(|| blocked_note(&self.blocked));
+        let value = self.value.map(|v| {
+            let shown = v.chars().count();
+            match self.value_chars.saturating_sub(shown) {
+                0 => v,
+                more => format!("{v} [... {more} more characters cut]"),
+            }
+        });
+        match self.kind.as_str() {
+            "done" => ProgramRun {
+                printed,
+                value,
+                error: blocked,
+                ..ProgramRun::default()
+            },
+            "final" => ProgramRun {
+                printed,
+                final_answer: value,
+                ..ProgramRun::default()
+            },
+            "raised" => {
+                let mut error = self.error.unwrap_or_else(|| "unknown error".into());
+                if let Some(note) = blocked.filter(|_| !error.contains(NO_NETWORK)) {
+                    error = format!("{error}\n{note}");
+                }
+                ProgramRun {
+                    printed,
+                    error: Some(error),
+                    ..ProgramRun::default()
+                }
+            }
+            _ => ProgramRun {
+                error: Some(format!(
+                    "RuntimeError: the Python sandbox stopped ({})",
+                    self.error.unwrap_or_else(|| "no reason given".into())
+                )),
+                ..ProgramRun::default()
+            },
         }
     }
 }

@@ -7,10 +7,13 @@
 //! sandbox that runs the program (public/python-frame.html) and the gate its tool calls go
 //! through live at the edges.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::tools::program::{python_name, python_tools, schema_params, ProgramRun, ProgramStop};
 use crate::tools::ToolSpec;
+
+/// The name a step's program has among its tool runs (the record's `ToolRun::program`).
+pub const PROGRAM_TOOL: &str = "program";
 
 /// What a CodeAct reply means for the loop.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +24,9 @@ pub enum CodeDecision {
         thought: Option<String>,
         code: String,
         note: Option<String>,
+        /// The reply up to its program's end: what the conversation keeps of it (an
+        /// Observation the model went on to imagine is not kept).
+        kept: String,
     },
     /// An answer written as text, without a program.
     Answer {
@@ -58,6 +64,7 @@ pub fn parse_code_reply(content: &str) -> CodeDecision {
                 thought,
                 code: found.code,
                 note,
+                kept: content[..found.end].to_string(),
             }
         }
         None => {
@@ -203,72 +210,6 @@ fn answer_line(text: &str) -> Option<(usize, String)> {
     None
 }
 
-/// Python's reserved words: never a function's or a parameter's name.
-const PYTHON_KEYWORDS: [&str; 35] = [
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield",
-];
-
-/// Names the sandbox defines itself: a tool may not take them.
-const RESERVED_NAMES: [&str; 2] = ["final_answer", "print"];
-
-/// `name` as a Python identifier: other characters become `_`, a leading digit or a reserved
-/// word gets a `_` (MCP tools are named `get-weather` or `files.read`).
-pub fn python_name(name: &str) -> String {
-    let mut out: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert(0, '_');
-    }
-    if PYTHON_KEYWORDS.contains(&out.as_str()) || RESERVED_NAMES.contains(&out.as_str()) {
-        out.push('_');
-    }
-    out
-}
-
-/// One tool as the program sees it: the function's name, the tool it calls, and the keyword
-/// parameters it takes. The sandbox defines the functions from this (as data, never as
-/// source text), so a hostile name or description cannot become code.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PythonTool {
-    pub function: String,
-    pub tool: String,
-    pub params: Vec<String>,
-}
-
-/// The tools as functions, each with a distinct Python name.
-pub fn python_tools(tools: &[ToolSpec]) -> Vec<PythonTool> {
-    let mut taken: Vec<String> = Vec::new();
-    tools
-        .iter()
-        .map(|t| {
-            let mut function = python_name(&t.name);
-            while taken.contains(&function) {
-                function.push('_');
-            }
-            taken.push(function.clone());
-            PythonTool {
-                function,
-                tool: t.name.clone(),
-                params: parameters(&t.parameters)
-                    .into_iter()
-                    .map(|p| p.name)
-                    .collect(),
-            }
-        })
-        .collect()
-}
-
 struct Param {
     name: String,
     python_type: &'static str,
@@ -276,28 +217,20 @@ struct Param {
     description: String,
 }
 
-/// The schema's properties, required first, in the schema's order.
+/// The schema's properties as the signature shows them, in the order the program takes them.
 fn parameters(schema: &Value) -> Vec<Param> {
-    let required: Vec<&str> = schema["required"]
-        .as_array()
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let mut params: Vec<Param> = schema["properties"]
-        .as_object()
-        .map(|props| {
-            props
-                .iter()
-                .map(|(name, p)| Param {
-                    name: name.clone(),
-                    python_type: python_type(&p["type"]),
-                    required: required.contains(&name.as_str()),
-                    description: one_line(p["description"].as_str().unwrap_or(""), 160),
-                })
-                .collect()
+    schema_params(schema)
+        .into_iter()
+        .map(|(name, required)| {
+            let p = &schema["properties"][&name];
+            Param {
+                python_type: python_type(&p["type"]),
+                required,
+                description: one_line(p["description"].as_str().unwrap_or(""), 160),
+                name,
+            }
         })
-        .unwrap_or_default();
-    params.sort_by_key(|p| !p.required);
-    params
+        .collect()
 }
 
 fn python_type(schema_type: &Value) -> &'static str {
@@ -360,33 +293,6 @@ pub fn python_signatures(tools: &[ToolSpec]) -> String {
     out
 }
 
-/// Why a program was stopped before its end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
-pub enum ProgramStop {
-    /// It ran past the step's time limit.
-    TimeLimit { secs: u32 },
-    /// It asked for more tool calls than a step allows.
-    CallLimit { calls: u32 },
-    /// The user pressed Stop.
-    Stopped,
-}
-
-/// What one program did, as the sandbox reports it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ProgramRun {
-    /// What it printed.
-    pub printed: String,
-    /// The value of its last expression (Python's `repr`), when not `None`.
-    pub value: Option<String>,
-    /// The traceback of the exception that ended it.
-    pub error: Option<String>,
-    /// What it passed to `final_answer`, as text.
-    pub final_answer: Option<String>,
-    pub stopped: Option<ProgramStop>,
-}
-
 /// The most of a program's output the model reads: its start and its end are kept.
 const OUTPUT_HEAD_CHARS: usize = 3_000;
 const OUTPUT_TAIL_CHARS: usize = 1_000;
@@ -441,52 +347,6 @@ fn last_lines(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let from = lines.len().saturating_sub(n);
     bounded(&lines[from..].join("\n"))
-}
-
-/// The tool calls one program may make, and what a step may take: a program calling tools in a
-/// loop is stopped by these, with its own Observation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProgramLimits {
-    pub calls_per_step: u32,
-    pub step_secs: u32,
-}
-
-impl Default for ProgramLimits {
-    fn default() -> Self {
-        Self {
-            calls_per_step: 10,
-            step_secs: 60,
-        }
-    }
-}
-
-/// Counts one program's tool calls against its limit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallBudget {
-    limit: u32,
-    made: u32,
-}
-
-impl CallBudget {
-    pub fn new(limits: ProgramLimits) -> Self {
-        Self {
-            limit: limits.calls_per_step,
-            made: 0,
-        }
-    }
-
-    /// Admits one more call, or says the program is to stop.
-    pub fn admit(&mut self) -> Result<(), ProgramStop> {
-        if self.made >= self.limit {
-            return Err(ProgramStop::CallLimit { calls: self.limit });
-        }
-        self.made += 1;
-        Ok(())
-    }
-
-    pub fn made(&self) -> u32 {
-        self.made
-    }
 }
 
 #[cfg(test)]

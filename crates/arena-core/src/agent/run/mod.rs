@@ -5,6 +5,7 @@
 //! counts as failed; the same call three times in a row is refused with a warning; an endpoint
 //! that rejects native `tools` sends the run back to the text protocol (once, with a notice).
 
+mod code_step;
 mod model_call;
 
 use futures::future::join_all;
@@ -21,6 +22,7 @@ use super::ChatModel;
 use crate::llm::tool_calls::ToolCall;
 use crate::llm::{ChatMessage, LlmError};
 use crate::tools::failure::Failed;
+use crate::tools::program::ProgramLimits;
 use crate::tools::{FailureKind, ToolFailure, Toolbox};
 
 /// How a run goes, beyond the mode and the question.
@@ -102,7 +104,8 @@ pub async fn run_turn<M: ChatModel, T: Toolbox>(
     let more_steps = matches!(next, Next::MoreSteps { .. });
     let (first_step, protocol) = match next {
         Next::Question(question) => {
-            let protocol = if !mode.uses_tools() {
+            // Think-only calls no tool, and CodeAct's actions are programs: both speak text.
+            let protocol = if !mode.uses_tools() || mode == Mode::CodeAct {
                 Protocol::Text
             } else if sink.record.turns.is_empty() {
                 options.plan.protocol
@@ -259,6 +262,9 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
     }
 
     async fn step(&mut self, step: u32) -> Flow {
+        if self.mode == Mode::CodeAct {
+            return self.code_step(step, ProgramLimits::default()).await;
+        }
         let mut reminded = false;
         loop {
             let native = self.protocol == Protocol::Native;

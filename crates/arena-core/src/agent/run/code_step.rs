@@ -1,0 +1,196 @@
+//! A CodeAct step: the model writes a Thought and one Python program; the program runs in the
+//! run's interpreter, each tool call it makes going through the same gate as every other call
+//! (the toolbox's `call`: its schema check, consent and cache), counted against the step's
+//! limit and kept in the record as a call of the program; what the program printed, returned
+//! or raised is the Observation, and `final_answer(…)` ends the run.
+
+use std::cell::{Cell, RefCell};
+
+use serde_json::Value;
+
+use super::{Flow, Run, Sink};
+use crate::agent::events::AgentEvent;
+use crate::agent::protocols::code_action::{
+    parse_code_reply, program_observation, CodeDecision, CODE_FORMAT_REMINDER,
+};
+use crate::agent::ChatModel;
+use crate::llm::ChatMessage;
+use crate::tools::failure::Failed;
+use crate::tools::program::{python_tools, CallBudget, ProgramLimits, ProgramStop, PythonTool};
+use crate::tools::{ProgramCallError, ProgramCalls, Toolbox};
+
+/// The arguments of a program's call as the record shows them, at most this long.
+const SHOWN_INPUT_CHARS: usize = 2_000;
+
+impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
+    pub(super) async fn code_step(&mut self, step: u32, limits: ProgramLimits) -> Flow {
+        let mut reminded = false;
+        loop {
+            let reply = match self.call(false).await {
+                Ok(reply) => reply,
+                Err(e) => {
+                    self.offer_resume(step);
+                    self.sink.emit(super::failure(e));
+                    return Flow::Finished;
+                }
+            };
+            let decision = parse_code_reply(&reply.content);
+            let kept = match &decision {
+                CodeDecision::Run { kept, .. } => kept.as_str(),
+                _ => reply.content.trim_end(),
+            };
+            self.append(ChatMessage::assistant(kept));
+            match decision {
+                CodeDecision::Answer { thought, text } => {
+                    self.emit_thought(thought);
+                    self.sink.emit(AgentEvent::Answer {
+                        text,
+                        forced: false,
+                        step,
+                    });
+                    return Flow::Finished;
+                }
+                CodeDecision::Invalid { .. } if !reminded => {
+                    reminded = true;
+                    self.append(ChatMessage::user(CODE_FORMAT_REMINDER));
+                    self.sink.emit(AgentEvent::Notice(
+                        "The reply had no Python program. Asked the model once more, with a format reminder."
+                            .into(),
+                    ));
+                }
+                CodeDecision::Invalid { thought } => {
+                    self.emit_thought(thought);
+                    let text = format!("Error: {CODE_FORMAT_REMINDER}");
+                    self.append(ChatMessage::user(format!("Observation: {text}")));
+                    self.sink.emit(AgentEvent::Observation {
+                        text,
+                        is_error: true,
+                        failure: None,
+                    });
+                    return Flow::Continue;
+                }
+                CodeDecision::Run {
+                    thought,
+                    code,
+                    note,
+                    ..
+                } => {
+                    self.emit_thought(thought);
+                    return self.run_program(step, &code, note, limits).await;
+                }
+            }
+        }
+    }
+
+    async fn run_program(
+        &mut self,
+        step: u32,
+        code: &str,
+        note: Option<String>,
+        limits: ProgramLimits,
+    ) -> Flow {
+        self.sink.emit(AgentEvent::Program {
+            code: code.to_string(),
+        });
+        let functions = python_tools(&self.specs);
+        let tools = self.tools;
+        tools.begin_calls();
+        let gate = Gate {
+            tools,
+            functions: &functions,
+            budget: RefCell::new(CallBudget::new(limits)),
+            stop: Cell::new(None),
+            sink: RefCell::new(&mut self.sink),
+        };
+        let mut ran = tools.run_program(code, &functions, limits, &gate).await;
+        // The gate's own stop is the reason, whatever the sandbox made of it.
+        if let Some(stop) = gate.stop.get() {
+            ran.stopped = Some(stop);
+        }
+        let stopped_by_user = ran.stopped == Some(ProgramStop::Stopped);
+        let mut text = program_observation(&ran);
+        if let Some(note) = note {
+            text = format!("{text}\nNote: {note}");
+        }
+        let is_error = ran.error.is_some() || ran.stopped.is_some();
+        self.append(ChatMessage::user(format!("Observation: {text}")));
+        self.sink.emit(AgentEvent::Observation {
+            text,
+            is_error,
+            failure: None,
+        });
+        if stopped_by_user {
+            self.sink.emit(AgentEvent::Stopped);
+            return Flow::Finished;
+        }
+        match ran.final_answer.filter(|a| !a.trim().is_empty()) {
+            Some(text) => {
+                self.sink.emit(AgentEvent::Answer {
+                    text: text.trim().to_string(),
+                    forced: false,
+                    step,
+                });
+                Flow::Finished
+            }
+            None => Flow::Continue,
+        }
+    }
+}
+
+/// The run's side of a program's tool calls.
+struct Gate<'a, 's, T> {
+    tools: &'a T,
+    functions: &'a [PythonTool],
+    budget: RefCell<CallBudget>,
+    /// Set when the gate ended the program (its call limit).
+    stop: Cell<Option<ProgramStop>>,
+    sink: RefCell<&'a mut Sink<'s>>,
+}
+
+impl<T: Toolbox> ProgramCalls for Gate<'_, '_, T> {
+    async fn call(&self, function: &str, kwargs: &Value) -> Result<String, ProgramCallError> {
+        let Some(tool) = self.functions.iter().find(|t| t.function == function) else {
+            return Err(ProgramCallError::Failed(format!(
+                "There is no tool named {function}."
+            )));
+        };
+        if let Err(stop) = self.budget.borrow_mut().admit() {
+            self.stop.set(Some(stop));
+            return Err(ProgramCallError::Stop(stop));
+        }
+        let args = match kwargs {
+            Value::Object(_) => kwargs.clone(),
+            // The sandbox sends arguments by name; anything else is refused as it came.
+            other => {
+                return Err(ProgramCallError::Failed(format!(
+                    "{function} takes its arguments by name, not {other}."
+                )))
+            }
+        };
+        let input: String = args.to_string().chars().take(SHOWN_INPUT_CHARS).collect();
+        self.sink.borrow_mut().emit(AgentEvent::ProgramCall {
+            tool: tool.tool.clone(),
+            input,
+        });
+        let result = self.tools.call(&tool.tool, &args).await;
+        let mut sink = self.sink.borrow_mut();
+        match result {
+            Ok(text) => {
+                sink.emit(AgentEvent::ProgramCallDone {
+                    text: text.clone(),
+                    is_error: false,
+                    failure: None,
+                });
+                Ok(text)
+            }
+            Err(failure) => {
+                sink.emit(AgentEvent::ProgramCallDone {
+                    text: format!("Error: {}", failure.message),
+                    is_error: true,
+                    failure: Some(Failed::from(&failure)),
+                });
+                Err(ProgramCallError::Failed(failure.message))
+            }
+        }
+    }
+}

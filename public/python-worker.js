@@ -5,10 +5,16 @@
 //
 // Messages in:  {kind: "load", files: {name: Blob}, indexURL, noNetwork}
 //               {kind: "run", id, code, maxOutput}
+//               {kind: "program", id, code, tools: [[function, [param, ...]], ...], maxOutput}
+//               {kind: "result", call, ok, text} (a program's tool call, answered by the page)
 // Messages out: {kind: "loaded"} | {kind: "unavailable", error}
 //               {id, kind: "started"} | {id, kind: "done", stdout, cut, value, valueChars, blocked}
 //               | {id, kind: "raised", stdout, cut, error, blocked}
+//               | {id, kind: "call", call, function, kwargs} (a program asks the page to run a tool)
+//               | {id, kind: "final", stdout, cut, value, blocked} (a program called final_answer)
 // Programs run one after another, each from a fresh output buffer, in shared globals.
+// A CodeAct program's tools are functions that ask the page (which runs the tool through
+// its own gate) and wait for the answer; the program never reaches a tool itself.
 
 const RUNNER = `
 import sys
@@ -67,7 +73,64 @@ async def run(code, limit):
     return ("done", text[:limit], len(text))
 
 
-run
+# CodeAct: the tools as functions that ask the page, and final_answer.
+import json
+from pyodide.ffi import run_sync
+
+
+class ToolError(Exception):
+    """A tool call that failed (or was refused): the message says why."""
+
+
+class _FinalAnswer(BaseException):
+    pass
+
+
+_final = []
+
+
+def _final_answer(answer=None):
+    # Kept before raising: a program that catches everything still ends with its answer.
+    _final.append(answer)
+    raise _FinalAnswer()
+
+
+def _tool(function, params, call):
+    def tool(*args, **kwargs):
+        if len(args) > len(params):
+            raise TypeError(f"{function}() takes at most {len(params)} positional arguments")
+        for name, value in zip(params, args):
+            if name in kwargs:
+                raise TypeError(f"{function}() got two values for {name}")
+            kwargs[name] = value
+        ok, text = run_sync(call(function, json.dumps(kwargs, default=str))).to_py()
+        if not ok:
+            raise ToolError(text)
+        return text
+
+    tool.__name__ = function
+    return tool
+
+
+async def program(code, tools, call, limit):
+    names = __main__.__dict__
+    names["final_answer"] = _final_answer
+    names["ToolError"] = ToolError
+    for function, params in tools:
+        names[function] = _tool(function, list(params), call)
+    _final.clear()
+    kind, text, chars = await run(code, limit)
+    if _final:
+        answer = _final[-1]
+        try:
+            text = str(answer)
+        except BaseException as failure:
+            text = f"<str() failed: {type(failure).__name__}>"
+        return ("final", text[:limit], len(text))
+    return (kind, text, chars)
+
+
+(run, program)
 `;
 
 // Output of the running program: the first `max` characters (code points) decoded, the rest
@@ -110,13 +173,36 @@ self.addEventListener("securitypolicyviolation", (event) => {
 });
 
 let runProgram = null;
+let runCodeAct = null;
 let queue = Promise.resolve();
 
 self.onmessage = (event) => {
   const message = event.data || {};
   if (message.kind === "load") queue = queue.then(() => load(message));
   else if (message.kind === "run") queue = queue.then(() => run(message));
+  else if (message.kind === "program") queue = queue.then(() => run(message, true));
+  // Not queued: it answers the program running now.
+  else if (message.kind === "result") answerCall(message);
 };
+
+// The running program's tool calls waiting for the page: call number → resolve.
+const waiting = new Map();
+let nextCall = 0;
+let runningId = 0;
+
+function callTool(fn, kwargs) {
+  nextCall += 1;
+  const call = nextCall;
+  self.postMessage({ id: runningId, kind: "call", call, function: String(fn), kwargs: String(kwargs) });
+  return new Promise((resolve) => waiting.set(call, resolve));
+}
+
+function answerCall({ call, ok, text }) {
+  const resolve = waiting.get(Number(call));
+  if (!resolve) return;
+  waiting.delete(Number(call));
+  resolve([Boolean(ok), String(text)]);
+}
 
 // Pyodide asks `fetch` for its wasm file and standard library; while it loads, those come
 // from the blobs the page sent, and nothing else is answered.
@@ -168,7 +254,10 @@ async function load({ files, indexURL, noNetwork }) {
     });
     py.setStdout({ write: writeOutput, isatty: false });
     py.setStderr({ write: writeOutput, isatty: false });
-    runProgram = py.runPython(RUNNER, { globals: py.toPy({}), filename: "<python-tool>" });
+    const runners = py.runPython(RUNNER, { globals: py.toPy({}), filename: "<python-tool>" });
+    runProgram = runners.get(0);
+    runCodeAct = runners.get(1);
+    runners.destroy();
     Object.defineProperty(self, "fetch", { value: refuse(String(noNetwork)), writable: false, configurable: false });
     self.postMessage({ kind: "loaded" });
   } catch (e) {
@@ -176,10 +265,18 @@ async function load({ files, indexURL, noNetwork }) {
   }
 }
 
+// The tools as [function, [param, ...]] pairs of plain strings, whatever was sent.
+function toolList(tools) {
+  return (Array.isArray(tools) ? tools : []).slice(0, 200).map((t) => [
+    String((t && t[0]) || ""),
+    (Array.isArray(t && t[1]) ? t[1] : []).slice(0, 50).map(String),
+  ]);
+}
+
 // Lets the browser deliver the policy reports of the program's last attempts.
 const reportsDelivered = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-async function run({ id, code, maxOutput }) {
+async function run({ id, code, maxOutput, tools }, codeAct) {
   if (!runProgram) {
     self.postMessage({ id, kind: "unavailable", error: "Pyodide is not loaded" });
     return;
@@ -190,10 +287,13 @@ async function run({ id, code, maxOutput }) {
   self.postMessage({ id, kind: "started" });
   let reply;
   try {
-    const result = await runProgram(String(code), limit);
+    runningId = id;
+    const result = codeAct
+      ? await runCodeAct(String(code), toolList(tools), callTool, limit)
+      : await runProgram(String(code), limit);
     const [kind, text, chars] = result.toJs();
     result.destroy();
-    reply = kind === "done"
+    reply = kind === "done" || kind === "final"
       ? { id, kind, value: text ?? null, valueChars: chars }
       : { id, kind, error: String(text) };
   } catch (e) {

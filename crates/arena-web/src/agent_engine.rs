@@ -11,6 +11,8 @@ use web_sys::AbortSignal;
 use crate::browser_model::Caller;
 use crate::fetch::{BrowserChatModel, InBrowser};
 use crate::mcp_tools;
+use crate::program_tools::ProgramTools;
+use crate::python_worker::WorkerPython;
 use crate::stoppable_tools::StoppableTools;
 use crate::tool_chunk;
 use arena_core::agent::run::run_turn;
@@ -76,6 +78,8 @@ pub fn chat_model(
 pub struct RunTools {
     pub registry: Registry,
     pub gate: Rc<ConsentGate>,
+    /// CodeAct's interpreter, for the run's programs (none in the other modes).
+    pub python: Option<Rc<WorkerPython>>,
 }
 
 impl RunTools {
@@ -84,13 +88,16 @@ impl RunTools {
         &self,
         asker: Asker,
         signal: AbortSignal,
-    ) -> StoppableTools<GatedTools<'_, Registry>> {
+    ) -> StoppableTools<ProgramTools<GatedTools<'_, Registry>>> {
         self.gate.set_asker(asker);
         self.gate.turn_begins();
         StoppableTools {
-            tools: GatedTools {
-                tools: &self.registry,
-                gate: &self.gate,
+            tools: ProgramTools {
+                tools: GatedTools {
+                    tools: &self.registry,
+                    gate: &self.gate,
+                },
+                python: self.python.clone(),
             },
             signal,
         }
@@ -110,7 +117,13 @@ pub fn run_tools(settings: &Settings, mode: Mode) -> RunTools {
     let mut registry = Registry::deferred(|name| settings.tool_enabled(mode, name), load);
     let gate = ConsentGate::new();
     mcp_tools::add_tools(&mut registry, settings, mode, &gate);
-    RunTools { registry, gate }
+    let python = (mode == Mode::CodeAct)
+        .then(|| Rc::new(WorkerPython::new(settings.tool_endpoints.pyodide.clone())));
+    RunTools {
+        registry,
+        gate,
+        python,
+    }
 }
 
 /// What a call of `model` sends besides the conversation.

@@ -32,6 +32,7 @@ pub mod memory_probe;
 pub mod model_info;
 pub mod page_file;
 pub mod parent_height;
+pub mod program_tools;
 pub mod python_worker;
 pub mod read_body;
 pub mod run_store;

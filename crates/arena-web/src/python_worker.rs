@@ -28,10 +28,12 @@ use super::counted_fetch::fetch_counted;
 use super::sandbox_frame::{attach, is_from, sandboxed_frame};
 use crate::timer::sleep;
 use arena_core::progress::Download;
+use arena_core::tools::program::{ProgramLimits, ProgramRun, ProgramStop, PythonTool};
 use arena_core::tools::python::{
     PythonFailure, PythonOutput, PythonRunner, WorkerReply, MAX_OUTPUT_CHARS, NO_NETWORK,
     PYODIDE_FILES,
 };
+use arena_core::tools::{ProgramCallError, ProgramCalls};
 
 /// Fetching and starting Pyodide (a few MB) is not the program's time: it has its own,
 /// generous limit.
@@ -130,6 +132,95 @@ impl WorkerPython {
         }
         guard.finished = true;
         outcome
+    }
+}
+
+impl WorkerPython {
+    /// CodeAct: runs `code` in this interpreter (one per run: its variables stay for the run's
+    /// next program), each tool call it makes answered by `calls`, the run's gate. The
+    /// program's own time, not its calls' (a consent question may wait for the user), is
+    /// limited to `limits.step_secs`; past it, or when the gate stops the program, the
+    /// sandbox is ended (the only way to stop a program) and the next program starts afresh.
+    pub async fn run_program<C: ProgramCalls>(
+        &self,
+        code: &str,
+        tools: &[PythonTool],
+        limits: ProgramLimits,
+        calls: &C,
+    ) -> ProgramRun {
+        let _turn = self.turn.lock().await;
+        let failed = |why: String| ProgramRun {
+            error: Some(format!("RuntimeError: {why}")),
+            ..ProgramRun::default()
+        };
+        let sandbox = match self.sandbox().await {
+            Ok(sandbox) => sandbox,
+            Err(PythonFailure::Unavailable(why)) => return failed(why),
+            Err(other) => return failed(format!("{other:?}")),
+        };
+        let id = self.next_id.get() + 1;
+        self.next_id.set(id);
+        if let Err(why) = sandbox.post(&program_message(id, code, tools)) {
+            return failed(why);
+        }
+        let mut guard = EndUnlessFinished {
+            python: self,
+            finished: false,
+        };
+        let limit_ms = f64::from(limits.step_secs.saturating_mul(1000));
+        let mut used_ms = 0.0;
+        let ran = loop {
+            let waited_from = js_sys::Date::now();
+            let left = (limit_ms - used_ms).max(0.0) as u32;
+            let reply = sandbox
+                .next(
+                    |r| r.ends_call(id) || (r.kind == "call" && r.id == id),
+                    left,
+                )
+                .await;
+            used_ms += js_sys::Date::now() - waited_from;
+            let Some(reply) = reply else {
+                self.kill();
+                break ProgramRun {
+                    stopped: Some(ProgramStop::TimeLimit {
+                        secs: limits.step_secs,
+                    }),
+                    ..ProgramRun::default()
+                };
+            };
+            if reply.kind != "call" {
+                if reply.kind == "unavailable" {
+                    self.kill();
+                }
+                break reply.program_run();
+            }
+            let function = reply.function.clone().unwrap_or_default();
+            let answer = match serde_json::from_str::<serde_json::Value>(
+                reply.kwargs.as_deref().unwrap_or(""),
+            ) {
+                Ok(kwargs) => calls.call(&function, &kwargs).await,
+                Err(_) => Err(ProgramCallError::Failed(format!(
+                    "the arguments of {function} could not be read"
+                ))),
+            };
+            let (ok, text) = match answer {
+                Ok(text) => (true, text),
+                Err(ProgramCallError::Failed(why)) => (false, why),
+                Err(ProgramCallError::Stop(stop)) => {
+                    self.kill();
+                    break ProgramRun {
+                        stopped: Some(stop),
+                        ..ProgramRun::default()
+                    };
+                }
+            };
+            if let Err(why) = sandbox.post(&result_message(reply.call, ok, &text)) {
+                self.kill();
+                break failed(why);
+            }
+        };
+        guard.finished = true;
+        ran
     }
 }
 
@@ -372,6 +463,30 @@ fn run_message(id: u32, code: &str) -> JsValue {
     ])
 }
 
+fn program_message(id: u32, code: &str, tools: &[PythonTool]) -> JsValue {
+    let list = Array::new();
+    for tool in tools {
+        let params: Array = tool.params.iter().map(|p| JsValue::from_str(p)).collect();
+        list.push(&Array::of2(&JsValue::from_str(&tool.function), &params));
+    }
+    message(&[
+        ("kind", "program".into()),
+        ("id", id.into()),
+        ("code", code.into()),
+        ("tools", list.into()),
+        ("maxOutput", (MAX_OUTPUT_CHARS as u32).into()),
+    ])
+}
+
+fn result_message(call: u32, ok: bool, text: &str) -> JsValue {
+    message(&[
+        ("kind", "result".into()),
+        ("call", call.into()),
+        ("ok", ok.into()),
+        ("text", text.into()),
+    ])
+}
+
 /// The frame relays plain fields only; anything else reads as empty.
 fn read_reply(data: &JsValue) -> WorkerReply {
     let get = |name: &str| Reflect::get(data, &JsValue::from_str(name)).unwrap_or_default();
@@ -389,5 +504,8 @@ fn read_reply(data: &JsValue) -> WorkerReply {
             .dyn_into::<Array>()
             .map(|urls| urls.iter().filter_map(|u| u.as_string()).collect())
             .unwrap_or_default(),
+        call: count("call") as u32,
+        function: text("function"),
+        kwargs: text("kwargs"),
     }
 }

@@ -9,7 +9,8 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
-use arena_core::tools::{FailureKind, ToolFailure, ToolSpec, Toolbox};
+use arena_core::tools::program::{ProgramLimits, ProgramRun, ProgramStop, PythonTool};
+use arena_core::tools::{FailureKind, ProgramCalls, ToolFailure, ToolSpec, Toolbox};
 
 const STOPPED: &str = "Stopped by the user.";
 
@@ -29,8 +30,35 @@ impl<T: Toolbox> Toolbox for StoppableTools<T> {
 
     async fn call(&self, name: &str, args: &Value) -> Result<String, ToolFailure> {
         let stopped = || ToolFailure::new(FailureKind::Stopped, STOPPED);
+        match self.until_stopped(self.tools.call(name, args)).await {
+            Some(result) => result,
+            None => Err(stopped()),
+        }
+    }
+
+    /// Stop ends a running program: dropped, its sandbox ended.
+    async fn run_program<C: ProgramCalls>(
+        &self,
+        code: &str,
+        tools: &[PythonTool],
+        limits: ProgramLimits,
+        calls: &C,
+    ) -> ProgramRun {
+        let running = self.tools.run_program(code, tools, limits, calls);
+        self.until_stopped(running)
+            .await
+            .unwrap_or_else(|| ProgramRun {
+                stopped: Some(ProgramStop::Stopped),
+                ..ProgramRun::default()
+            })
+    }
+}
+
+impl<T> StoppableTools<T> {
+    /// `work`'s outcome, or `None` once the run is stopped (`work` is then dropped).
+    async fn until_stopped<O>(&self, work: impl std::future::Future<Output = O>) -> Option<O> {
         if self.signal.aborted() {
-            return Err(stopped());
+            return None;
         }
         let (tx, rx) = oneshot::channel::<()>();
         let mut tx = Some(tx);
@@ -42,13 +70,13 @@ impl<T: Toolbox> Toolbox for StoppableTools<T> {
         let _ = self
             .signal
             .add_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
-        let outcome = select(Box::pin(self.tools.call(name, args)), rx).await;
+        let outcome = select(Box::pin(work), rx).await;
         let _ = self
             .signal
             .remove_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
         match outcome {
-            Either::Left((result, _)) => result,
-            Either::Right(_) => Err(stopped()),
+            Either::Left((result, _)) => Some(result),
+            Either::Right(_) => None,
         }
     }
 }

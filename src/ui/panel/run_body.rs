@@ -4,7 +4,8 @@
 
 use leptos::prelude::*;
 
-use crate::agent::record::{RunRecord, Status, Step as StepRecord, Turn};
+use crate::agent::metrics::format_ms;
+use crate::agent::record::{McpSource, RunRecord, Status, Step as StepRecord, Turn};
 use crate::live_lines::block_cuts;
 use crate::panel_lines::{error_line, figures_line, shown_input, step_figures};
 use crate::ui::copy_button::CopyButton;
@@ -208,6 +209,24 @@ fn EarlierAttempt(turn: Turn, number: usize, total: usize) -> impl IntoView {
     }
 }
 
+/// A tool run as the step shows it: an action, a CodeAct program, or a call a program made.
+#[derive(Clone, PartialEq)]
+struct ShownCall {
+    tool: String,
+    input: String,
+    server: Option<McpSource>,
+    program: bool,
+    from_program: Option<CallResult>,
+}
+
+/// What a program's call gave it, and how long it took.
+#[derive(Clone, PartialEq)]
+struct CallResult {
+    output: Option<String>,
+    is_error: bool,
+    ms: Option<f64>,
+}
+
 #[component]
 fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
     // Each part is its own memo: a token only touches the part it changes.
@@ -227,7 +246,17 @@ fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
                     step.tool_runs
                         .iter()
                         .filter(|r| !r.tool.is_empty())
-                        .map(|r| (r.tool.clone(), shown_input(&r.input), r.mcp.clone()))
+                        .map(|r| ShownCall {
+                            tool: r.tool.clone(),
+                            input: shown_input(&r.input),
+                            server: r.mcp.clone(),
+                            program: r.program,
+                            from_program: r.in_program.then(|| CallResult {
+                                output: r.output.as_deref().map(shown_input),
+                                is_error: r.is_error,
+                                ms: r.t_start.zip(r.t_done).map(|(a, b)| (b - a).max(0.0)),
+                            }),
+                        })
                         .collect::<Vec<_>>()
                 })
                 .unwrap_or_default()
@@ -235,9 +264,18 @@ fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
     });
     let observations = Memo::new(move |_| {
         state.with(|s| {
+            // A program's tool calls show their results beside them.
             s.steps()
                 .get(index)
-                .map(StepRecord::outcomes)
+                .map(|step| {
+                    step.tool_runs
+                        .iter()
+                        .filter(|r| !r.in_program)
+                        .filter_map(|r| {
+                            r.output.clone().map(|o| (o, r.is_error, r.failure.clone()))
+                        })
+                        .collect::<Vec<_>>()
+                })
                 .unwrap_or_default()
         })
     });
@@ -311,14 +349,44 @@ fn Step(state: RwSignal<RunRecord>, index: usize) -> impl IntoView {
                 actions
                     .get()
                     .into_iter()
-                    .map(|(tool, input, server)| {
-                        view! {
-                            <div class="action">
-                                <span class="label">"Action"</span>
-                                <span class="tool-name">{tool}</span>
-                                {server.map(|s| view! { <span class="tool-server" title=s.url.clone()>{format!("MCP: {}", s.server)}</span> })}
-                                <code class="tool-input">{input}</code>
-                            </div>
+                    .map(|call| {
+                        let ShownCall { tool, input, server, program, from_program } = call;
+                        let server = server.map(|s| view! { <span class="tool-server" title=s.url.clone()>{format!("MCP: {}", s.server)}</span> });
+                        if program {
+                            return view! {
+                                <div class="action program">
+                                    <span class="label">"Program"</span>
+                                    <pre class="program-code"><code>{input}</code></pre>
+                                </div>
+                            }
+                            .into_any();
+                        }
+                        match from_program {
+                            Some(result) => view! {
+                                <div class="action program-call" class:error=result.is_error>
+                                    <span class="label">"Tool call"</span>
+                                    <span class="tool-name">{tool}</span>
+                                    {server}
+                                    <code class="tool-input">{input}</code>
+                                    <span class="call-result">
+                                        {match result.output {
+                                            Some(out) => format!("→ {out}"),
+                                            None => "running…".into(),
+                                        }}
+                                    </span>
+                                    {result.ms.map(|ms| view! { <span class="call-time">{format_ms(ms)}</span> })}
+                                </div>
+                            }
+                            .into_any(),
+                            None => view! {
+                                <div class="action">
+                                    <span class="label">"Action"</span>
+                                    <span class="tool-name">{tool}</span>
+                                    {server}
+                                    <code class="tool-input">{input}</code>
+                                </div>
+                            }
+                            .into_any(),
                         }
                     })
                     .collect_view()

@@ -1,0 +1,179 @@
+//! CodeAct in the browser: the model's programs run in the page's Python sandbox (Pyodide in
+//! a sandboxed frame, self-hosted by the fixture server), each tool call a program makes is
+//! run by the page, through the run's gate, and answered to the program; a program's
+//! variables stay for the run's next program; `final_answer` ends the run; a program that
+//! never ends is stopped at the step's time limit. The scripted endpoint writes the programs.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use std::time::Duration;
+
+use react_arena::agent::Mode;
+use serde_json::json;
+use support::browser::{browser_test, Rig};
+use support::fixtures::FixtureServer;
+use support::mock::Reply;
+
+/// The first program fetches and loads Pyodide (several MB) into a fresh sandbox.
+const PYTHON_SETTLE: Duration = Duration::from_secs(180);
+
+fn program(thought: &str, code: &str) -> Reply {
+    Reply::text(&format!("Thought: {thought}\n```python\n{code}\n```"))
+}
+
+async fn open(rig: &Rig, fixtures: &FixtureServer) {
+    rig.open_app_overriding(json!({ "tool_endpoints": fixtures.endpoints(), "max_steps": 4 }))
+        .await;
+}
+
+#[test]
+fn codeact_programs_call_tools_through_the_page_keep_variables_and_end_with_final_answer() {
+    browser_test(|rig: Rig| async move {
+        let fixtures = FixtureServer::start().await;
+        rig.mock.script(
+            Mode::CodeAct.prompt_heading(),
+            [
+                program(
+                    "compute both in a loop",
+                    "results = {}\nfor e in ['4821*37', '178377-999']:\n    results[e] = calculator(input=e)\n    print(e, '=', results[e])",
+                ),
+                program(
+                    "use what I kept; a failed call is an exception",
+                    "print(sorted(results))\ntry:\n    calculator('1/')\nexcept ToolError as e:\n    print('failed:', str(e)[:40])\nfinal_answer(results['178377-999'])",
+                ),
+            ],
+        );
+        open(&rig, &fixtures).await;
+        rig.ask("What is 4821 times 37, minus 999?", "codeact")
+            .await;
+        let p = rig.wait_until_settled(PYTHON_SETTLE).await.remove(0);
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert_eq!(p.answer_text(), "177378", "{p:#?}");
+        // The first program's output came back as its Observation: the tool results it
+        // printed, computed by the page's calculator.
+        assert!(
+            p.text.contains("4821*37 = 178377") && p.text.contains("178377-999 = 177378"),
+            "{p:#?}"
+        );
+        // The second program saw the first one's variables, and the refused call reached it
+        // as an exception it printed.
+        assert!(p.text.contains("['178377-999', '4821*37']"), "{p:#?}");
+        assert!(p.text.contains("failed: "), "{p:#?}");
+        // The panel shows each program, and each call it made under it with its result.
+        let shown = rig
+            .js("return Array.from(document.querySelectorAll('section.panel .program-call')).map(c => c.innerText)")
+            .await;
+        let calls: Vec<&str> = shown
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c.as_str())
+            .collect();
+        assert_eq!(calls.len(), 3, "{calls:?}");
+        assert!(
+            calls[0].contains("calculator")
+                && calls[0].contains("4821*37")
+                && calls[0].contains("→ 178377"),
+            "{calls:?}"
+        );
+        assert!(calls[1].contains("→ 177378"), "{calls:?}");
+        let programs = rig
+            .js("return document.querySelectorAll('section.panel .program-code').length")
+            .await;
+        assert_eq!(programs, json!(2));
+        // The system prompt listed the tools as Python functions (the python tool is not
+        // among them: the program is Python already).
+        let sent = rig
+            .mock
+            .chat_requests_containing(Mode::CodeAct.prompt_heading());
+        let first = &sent[0].body;
+        assert!(
+            first.contains("def calculator(input: str) -> str:"),
+            "{first}"
+        );
+        assert!(!first.contains("def python("), "{first}");
+        // No native tools offered: CodeAct's actions are programs.
+        assert!(!first.contains("\"tools\""), "{first}");
+    });
+}
+
+#[test]
+fn codeact_a_program_that_never_ends_is_stopped_at_the_time_limit() {
+    browser_test(|rig: Rig| async move {
+        let fixtures = FixtureServer::start().await;
+        rig.mock.script(
+            Mode::CodeAct.prompt_heading(),
+            [
+                program("loop", "x = 1\nwhile True:\n    x += 1"),
+                program("answer", "final_answer('stopped and answered')"),
+            ],
+        );
+        open(&rig, &fixtures).await;
+        rig.ask("Loop forever.", "codeact").await;
+        let p = rig.wait_until_settled(PYTHON_SETTLE).await.remove(0);
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert!(p.text.contains("ran past the 60 s"), "{p:#?}");
+        assert_eq!(p.answer_text(), "stopped and answered", "{p:#?}");
+    });
+}
+
+/// A program is no way out: `js.fetch` and `pyodide.http` fail inside the sandbox and nothing
+/// reaches the fixture server (which hosts Pyodide and would log any request) or the tools.
+#[test]
+fn codeact_a_program_reaches_no_network_and_stop_ends_a_running_program() {
+    browser_test(|rig: Rig| async move {
+        let fixtures = FixtureServer::start().await;
+        let target = format!(
+            "{}/codeact-leak",
+            fixtures.endpoints()["wttr"]
+                .as_str()
+                .unwrap()
+                .trim_end_matches("/wttr")
+        );
+        rig.mock.script(
+            Mode::CodeAct.prompt_heading(),
+            [
+                program(
+                    "try the network",
+                    &format!(
+                        "import js\ntry:\n    await js.fetch('{target}')\n    print('fetched')\nexcept Exception as e:\n    print('fetch refused:', type(e).__name__)\ntry:\n    from pyodide.http import pyfetch\n    await pyfetch('{target}')\n    print('pyfetched')\nexcept Exception as e:\n    print('pyfetch refused:', type(e).__name__)\nfinal_answer('closed')"
+                    ),
+                ),
+                program("wait", "import time\nwhile True:\n    time.sleep(0.1)"),
+            ],
+        );
+        open(&rig, &fixtures).await;
+        rig.ask("Reach the network.", "codeact").await;
+        let p = rig.wait_until_settled(PYTHON_SETTLE).await.remove(0);
+        assert_eq!(p.answer_text(), "closed", "{p:#?}");
+        assert!(
+            p.text.contains("fetch refused:") && p.text.contains("pyfetch refused:"),
+            "{p:#?}"
+        );
+        assert!(!p.text.contains("fetched\n"), "{p:#?}");
+        assert!(
+            !fixtures
+                .paths_requested()
+                .iter()
+                .any(|u| u.contains("codeact-leak")),
+            "a program reached the network"
+        );
+
+        // Stop while a program runs: the run stops at once and says so; the next run works.
+        rig.ask("Wait forever.", "codeact").await;
+        rig.wait_for(
+            "the program to be running",
+            PYTHON_SETTLE,
+            "const p = document.querySelector('section.panel'); return !!p && p.dataset.status === 'running-tool';",
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        rig.click("#stop").await;
+        let p = rig
+            .wait_until_settled(Duration::from_secs(10))
+            .await
+            .remove(0);
+        assert_eq!(p.status, "stopped", "{p:#?}");
+    });
+}

@@ -269,17 +269,28 @@ fn keep_partial(name: &str, value: &Value) {
     std::fs::write(&path, serde_json::to_string_pretty(&all).unwrap()).unwrap();
 }
 
-/// `BENCH_ONLY=browser_model_all_run`: the All run on the isolated page alone.
-pub async fn all_run_only(rig: &Rig) -> Value {
-    let (files, _) = support::model_files::start_model_files().await;
-    let gguf = qwen_path().expect("QWEN_GGUF names the Qwen file");
-    let model = Model {
+/// The offered SmolLM2 file, served from `files`.
+pub(crate) fn smollm2(files: &str, pin: Option<Pin>) -> Model {
+    Model {
+        name: "SmolLM2-135M-Instruct Q4_1".into(),
+        url: format!("{files}/{MODEL_FILE}"),
+        gguf: gguf_path(),
+        pin,
+    }
+}
+
+/// The offered Qwen file, served from `files`, where `QWEN_GGUF` names it.
+pub(crate) fn qwen(files: &str, pin: Option<Pin>) -> Option<Model> {
+    qwen_path().map(|gguf| Model {
         name: "Qwen2.5-Coder-0.5B-Instruct Q4_K_M".into(),
         url: format!("{files}/{QWEN_FILE}"),
         gguf,
-        pin: None,
-    };
-    let settings = all_run_settings(rig, &model.url);
+        pin,
+    })
+}
+
+/// The app open with `settings`, `model` kept in the browser, the page isolated (a reload).
+async fn isolated_with(rig: &Rig, model: &Model, settings: &Value) {
     rig.open_app_with(settings.clone(), "", false).await;
     long_script(rig).await;
     add_glue(rig).await;
@@ -289,6 +300,14 @@ pub async fn all_run_only(rig: &Rig) -> Value {
     )
     .await;
     rig.isolate().await;
+}
+
+/// `BENCH_ONLY=browser_model_all_run`: the All run on the isolated page alone.
+pub async fn all_run_only(rig: &Rig) -> Value {
+    let (files, _) = support::model_files::start_model_files().await;
+    let model = qwen(&files, None).expect("QWEN_GGUF names the Qwen file");
+    let settings = all_run_settings(rig, &model.url);
+    isolated_with(rig, &model, &settings).await;
     json!({ "model": model.name, "after": all_run(rig, &model, &settings, true).await })
 }
 
@@ -308,19 +327,9 @@ pub async fn browser_model(rig: &Rig) -> Value {
             .find(|o| o.name.starts_with(prefix))
             .expect("offered")
     };
-    let mut models = vec![Model {
-        name: "SmolLM2-135M-Instruct Q4_1".into(),
-        url: format!("{files}/{MODEL_FILE}"),
-        gguf: gguf_path(),
-        pin: Some(offered("SmolLM2").pin),
-    }];
-    match qwen_path() {
-        Some(gguf) => models.push(Model {
-            name: "Qwen2.5-Coder-0.5B-Instruct Q4_K_M".into(),
-            url: format!("{files}/{QWEN_FILE}"),
-            gguf,
-            pin: Some(offered("Qwen2.5").pin),
-        }),
+    let mut models = vec![smollm2(&files, Some(offered("SmolLM2").pin))];
+    match qwen(&files, Some(offered("Qwen2.5").pin)) {
+        Some(model) => models.push(model),
         None => eprintln!("QWEN_GGUF names no file: Qwen is not measured (ensure_qwen joins it)"),
     }
     // The All run and the batches use the offered default (Qwen) when it is there.
@@ -503,30 +512,8 @@ pub(crate) fn print_scaling(scaling: &Value) {
 /// `BENCH_ONLY=threads`: the scaling table alone, on Qwen (SmolLM2 without `QWEN_GGUF`).
 pub async fn scaling_only(rig: &Rig) -> Value {
     let (files, _) = support::model_files::start_model_files().await;
-    let model = match qwen_path() {
-        Some(gguf) => Model {
-            name: "Qwen2.5-Coder-0.5B-Instruct Q4_K_M".into(),
-            url: format!("{files}/{QWEN_FILE}"),
-            gguf,
-            pin: None,
-        },
-        None => Model {
-            name: "SmolLM2-135M-Instruct Q4_1".into(),
-            url: format!("{files}/{MODEL_FILE}"),
-            gguf: gguf_path(),
-            pin: None,
-        },
-    };
-    rig.open_app_with(all_run_settings(rig, &model.url), "", false)
-        .await;
-    long_script(rig).await;
-    add_glue(rig).await;
-    run_async(
-        rig,
-        &format!("await api.download({:?}, () => {{}}, new AbortController().signal, null); return true;", model.url),
-    )
-    .await;
-    rig.isolate().await;
+    let model = qwen(&files, None).unwrap_or_else(|| smollm2(&files, None));
+    isolated_with(rig, &model, &all_run_settings(rig, &model.url)).await;
     long_script(rig).await;
     rig.open_settings().await;
     rig.wait_for(

@@ -12,9 +12,11 @@ use react_arena::browser_model::OFFERED;
 use react_arena::llm::RunsOn;
 use serde_json::{json, Value};
 
-use crate::browser_model::{add_glue, in_page, long_script, pin_json, run_async, speeds, Model};
+use crate::browser_model::{
+    add_glue, in_page, long_script, pin_json, qwen, run_async, smollm2, speeds, Model,
+};
 use crate::support::browser::{browser_test_with_flags, Rig};
-use crate::support::model_files::{gguf_path, qwen_path, start_model_files, MODEL_FILE, QWEN_FILE};
+use crate::support::model_files::start_model_files;
 
 /// The adapter as the page and a dedicated worker see it.
 const ADAPTER: &str = r#"
@@ -58,20 +60,8 @@ pub fn main() {
 
 fn models(files: &str) -> Vec<Model> {
     let offered = |prefix: &str| OFFERED.iter().find(|o| o.name.starts_with(prefix)).unwrap();
-    let mut models = vec![Model {
-        name: "SmolLM2-135M-Instruct Q4_1".into(),
-        url: format!("{files}/{MODEL_FILE}"),
-        gguf: gguf_path(),
-        pin: Some(offered("SmolLM2").pin),
-    }];
-    if let Some(gguf) = qwen_path() {
-        models.push(Model {
-            name: "Qwen2.5-Coder-0.5B-Instruct Q4_K_M".into(),
-            url: format!("{files}/{QWEN_FILE}"),
-            gguf,
-            pin: Some(offered("Qwen2.5").pin),
-        });
-    }
+    let mut models = vec![smollm2(files, Some(offered("SmolLM2").pin))];
+    models.extend(qwen(files, Some(offered("Qwen2.5").pin)));
     models
 }
 

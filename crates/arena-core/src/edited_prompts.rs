@@ -19,8 +19,6 @@ pub struct EditedPrompts {
     pub act: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub react: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub codeact: Option<String>,
 }
 
 impl EditedPrompts {
@@ -29,16 +27,17 @@ impl EditedPrompts {
             Mode::Think => self.think.as_deref(),
             Mode::Act => self.act.as_deref(),
             Mode::ReAct => self.react.as_deref(),
-            Mode::CodeAct => self.codeact.as_deref(),
+            Mode::CodeAct => None,
         }
     }
 
-    fn slot(&mut self, mode: Mode) -> &mut Option<String> {
+    /// Where `mode`'s edited prompt is kept (none for CodeAct: its prompt is not editable yet).
+    fn slot(&mut self, mode: Mode) -> Option<&mut Option<String>> {
         match mode {
-            Mode::Think => &mut self.think,
-            Mode::Act => &mut self.act,
-            Mode::ReAct => &mut self.react,
-            Mode::CodeAct => &mut self.codeact,
+            Mode::Think => Some(&mut self.think),
+            Mode::Act => Some(&mut self.act),
+            Mode::ReAct => Some(&mut self.react),
+            Mode::CodeAct => None,
         }
     }
 
@@ -52,18 +51,25 @@ impl EditedPrompts {
                 mode.label()
             ));
         }
-        *self.slot(mode) = (!text.trim().is_empty() && text != default).then(|| text.to_string());
+        let Some(slot) = self.slot(mode) else {
+            return Err(format!("The {} prompt cannot be edited yet.", mode.label()));
+        };
+        *slot = (!text.trim().is_empty() && text != default).then(|| text.to_string());
         Ok(())
     }
 
     pub fn reset(&mut self, mode: Mode) {
-        *self.slot(mode) = None;
+        if let Some(slot) = self.slot(mode) {
+            *slot = None;
+        }
     }
 
     /// Drops what no editor could have stored: empty or over-long prompts.
     pub fn clamped(mut self) -> Self {
-        for mode in Mode::WITH_CODEACT {
-            let slot = self.slot(mode);
+        for mode in Mode::ALL {
+            let Some(slot) = self.slot(mode) else {
+                continue;
+            };
             if slot
                 .as_ref()
                 .is_some_and(|t| t.trim().is_empty() || t.chars().count() > MAX_PROMPT_CHARS)
@@ -100,6 +106,26 @@ mod tests {
         prompts.set(Mode::Act, "mine", "x").unwrap();
         prompts.reset(Mode::Act);
         assert_eq!(prompts, EditedPrompts::default());
+    }
+
+    #[test]
+    fn codeact_s_prompt_is_its_own_and_not_editable_yet() {
+        let settings = Settings::default();
+        let default = default_prompt(&settings, Mode::CodeAct);
+        assert!(
+            default.starts_with(Mode::CodeAct.prompt_heading()),
+            "{default}"
+        );
+        // Its tools are ReAct's, as Python functions (named only: the listed specs carry no
+        // schemas); the python tool is not among them.
+        assert!(default.contains("def calculator("), "{default}");
+        assert!(!default.contains("def python("), "{default}");
+        let mut prompts = EditedPrompts::default();
+        let refused = prompts.set(Mode::CodeAct, "mine", &default).unwrap_err();
+        assert_eq!(refused, "The CodeAct prompt cannot be edited yet.");
+        prompts.reset(Mode::CodeAct);
+        assert_eq!(prompts, EditedPrompts::default());
+        assert_eq!(prompts.get(Mode::CodeAct), None);
     }
 
     #[test]

@@ -67,14 +67,14 @@ pub struct Settings {
     pub prompts: EditedPrompts,
 }
 
-/// Tools switched off in Act-only, ReAct and CodeAct (Think-only calls none).
+/// Tools switched off in Act-only and in ReAct (Think-only calls none). CodeAct offers what
+/// ReAct offers: Settings have no column of its own yet, and a slot nobody can set would cost
+/// every first load its reading code.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ToolsOff {
     pub act: Vec<String>,
     pub react: Vec<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub codeact: Vec<String>,
 }
 
 impl ToolsOff {
@@ -82,8 +82,7 @@ impl ToolsOff {
         match mode {
             Mode::Think => None,
             Mode::Act => Some(&self.act),
-            Mode::ReAct => Some(&self.react),
-            Mode::CodeAct => Some(&self.codeact),
+            Mode::ReAct | Mode::CodeAct => Some(&self.react),
         }
     }
 
@@ -91,8 +90,7 @@ impl ToolsOff {
         match mode {
             Mode::Think => None,
             Mode::Act => Some(&mut self.act),
-            Mode::ReAct => Some(&mut self.react),
-            Mode::CodeAct => Some(&mut self.codeact),
+            Mode::ReAct | Mode::CodeAct => Some(&mut self.react),
         }
     }
 }
@@ -101,15 +99,17 @@ pub const DEFAULT_MCP_TIMEOUT_SECS: u32 = 30;
 pub const MAX_MCP_TIMEOUT_SECS: u32 = 300;
 
 /// Models chosen for single modes, overriding `Settings::model` (empty: no override).
+/// CodeAct has none yet: it runs with the common model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ModeModels {
     pub think: String,
     pub act: String,
     pub react: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub codeact: String,
 }
+
+/// No model chosen.
+const NO_MODEL: &String = &String::new();
 
 impl ModeModels {
     /// The model chosen for `mode` ("" for none).
@@ -118,16 +118,17 @@ impl ModeModels {
             Mode::Think => &self.think,
             Mode::Act => &self.act,
             Mode::ReAct => &self.react,
-            Mode::CodeAct => &self.codeact,
+            Mode::CodeAct => NO_MODEL,
         }
     }
 
-    pub fn of_mut(&mut self, mode: Mode) -> &mut String {
+    /// Where `mode`'s model is chosen (none for CodeAct).
+    pub fn of_mut(&mut self, mode: Mode) -> Option<&mut String> {
         match mode {
-            Mode::Think => &mut self.think,
-            Mode::Act => &mut self.act,
-            Mode::ReAct => &mut self.react,
-            Mode::CodeAct => &mut self.codeact,
+            Mode::Think => Some(&mut self.think),
+            Mode::Act => Some(&mut self.act),
+            Mode::ReAct => Some(&mut self.react),
+            Mode::CodeAct => None,
         }
     }
 }

@@ -15,7 +15,7 @@ fn blurb(mode: Mode) -> &'static str {
         Mode::Think => "Chain of thought: one model call, reasoning step by step, no tools.",
         Mode::Act => "Tool calls only: action, observation, action… no written thoughts.",
         Mode::ReAct => "Thought → Action → Observation, repeated until the answer.",
-        Mode::CodeAct => "Thought → a Python program that calls the tools → its output, repeated until final_answer.",
+        Mode::CodeAct => "Thought → Python calling the tools → its output, until final_answer.",
     }
 }
 

@@ -37,7 +37,9 @@ pub fn with_address_models(params: &PageParams, mut settings: Settings) -> Setti
         settings.model = model.clone();
     }
     for (mode, model) in &params.mode_models {
-        *settings.mode_models.of_mut(*mode) = model.clone();
+        if let Some(slot) = settings.mode_models.of_mut(*mode) {
+            *slot = model.clone();
+        }
     }
     settings
 }

@@ -15,8 +15,10 @@ fn mode_model(s: &Settings, mode: Mode) -> &String {
     s.mode_models.of(mode)
 }
 
-fn mode_model_mut(s: &mut Settings, mode: Mode) -> &mut String {
-    s.mode_models.of_mut(mode)
+fn set_mode_model(s: &mut Settings, mode: Mode, model: String) {
+    if let Some(slot) = s.mode_models.of_mut(mode) {
+        *slot = model;
+    }
 }
 
 #[component]
@@ -123,7 +125,7 @@ pub fn ModelBackend() -> impl IntoView {
                                     prop:value=move || settings.with(|s| mode_model(s, mode).clone())
                                     on:change=move |ev| {
                                         let value = event_target_value(&ev).trim().to_string();
-                                        settings.update(|s| *mode_model_mut(s, mode) = value);
+                                        settings.update(|s| set_mode_model(s, mode, value));
                                     }
                                 />
                             }

@@ -19,8 +19,6 @@ pub enum Mode {
 
 impl Mode {
     pub const ALL: [Mode; 3] = [Mode::Think, Mode::Act, Mode::ReAct];
-    /// Every mode, CodeAct included: what settings and records keep for each.
-    pub const WITH_CODEACT: [Mode; 4] = [Mode::Think, Mode::Act, Mode::ReAct, Mode::CodeAct];
 
     pub fn label(self) -> &'static str {
         match self {

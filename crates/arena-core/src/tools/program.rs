@@ -17,10 +17,10 @@ const PYTHON_KEYWORDS: [&str; 35] = [
 ];
 
 /// Names the sandbox defines itself: a tool may not take them.
-const RESERVED_NAMES: [&str; 2] = ["final_answer", "print"];
+const RESERVED_NAMES: [&str; 3] = ["final_answer", "ToolError", "print"];
 
 /// `name` as a Python identifier: other characters become `_`, a leading digit or a reserved
-/// word gets a `_` (MCP tools are named `get-weather` or `files.read`).
+/// word gets a `_`, a dunder name a `t` (MCP tools are named `get-weather` or `files.read`).
 pub fn python_name(name: &str) -> String {
     let mut out: String = name
         .chars()
@@ -37,6 +37,10 @@ pub fn python_name(name: &str) -> String {
     }
     if PYTHON_KEYWORDS.contains(&out.as_str()) || RESERVED_NAMES.contains(&out.as_str()) {
         out.push('_');
+    }
+    // Python's own names (`__builtins__`, `__name__`) stay Python's.
+    if out.starts_with("__") {
+        out.insert(0, 't');
     }
     out
 }

@@ -179,6 +179,8 @@ fn tools_become_python_functions_whatever_their_names() {
         ToolSpec::new("class", "A keyword.", "x"),
         ToolSpec::new("get_weather", "Another tool whose name is taken.", "x"),
         ToolSpec::new("3d.render", "Starts with a digit.", "x"),
+        ToolSpec::new("ToolError", "Named like the sandbox's exception.", "x"),
+        ToolSpec::new("__builtins__", "Named like Python's own.", "x"),
     ];
     let tools = python_tools(&specs);
     let names: Vec<&str> = tools.iter().map(|t| t.function.as_str()).collect();
@@ -190,7 +192,9 @@ fn tools_become_python_functions_whatever_their_names() {
             "final_answer_",
             "class_",
             "get_weather_",
-            "_3d_render"
+            "_3d_render",
+            "ToolError_",
+            "t__builtins__"
         ]
     );
     assert_eq!(tools[1].tool, "get-weather");

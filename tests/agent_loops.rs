@@ -146,6 +146,8 @@ struct FakeTools {
     calls: RefCell<Vec<(String, String)>>,
     /// The programs run, with the functions they were given.
     programs: RefCell<Vec<(String, Vec<PythonTool>)>>,
+    /// Times the loop said calls were beginning (a step's, or one call of a program's).
+    begun: std::cell::Cell<usize>,
 }
 
 impl FakeTools {
@@ -158,6 +160,7 @@ impl FakeTools {
             registry,
             calls: RefCell::new(Vec::new()),
             programs: RefCell::new(Vec::new()),
+            begun: std::cell::Cell::new(0),
         }
     }
 }
@@ -226,6 +229,10 @@ impl Toolbox for FakeTools {
         specs.push(ToolSpec::new("flaky", "Always fails.", "anything"));
         specs
     }
+    fn begin_calls(&self) {
+        self.begun.set(self.begun.get() + 1);
+    }
+
     async fn call(&self, name: &str, args: &Value) -> Result<String, ToolFailure> {
         self.calls
             .borrow_mut()
@@ -1336,6 +1343,9 @@ fn codeact_runs_the_program_its_calls_go_through_the_gate_and_final_answer_ends_
             )
         ]
     );
+    // Each call of a program began on its own (the consent gate counts each as a step, so a
+    // call after another server's result is asked about): two programs, two calls.
+    assert_eq!(tools.begun.get(), 2 + 2);
     // The program got the tools as functions.
     let programs = tools.programs.borrow();
     assert_eq!(programs[0].1[0].function, "calculator");

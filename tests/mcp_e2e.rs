@@ -1621,3 +1621,63 @@ fn a_fan_out_schema_and_a_long_argument_do_not_freeze_the_page() {
         }
     });
 }
+
+/// CodeAct: a program's call of another server's tool goes through the same gate as a
+/// model's. The program reads the news server, then the victim's notes: the user is asked,
+/// with the tool, the server and the arguments, and nothing reaches the victim meanwhile;
+/// Deny reaches the program as a `ToolError` it can print, and the run goes on.
+#[test]
+fn a_program_s_call_after_another_server_s_result_asks_the_user_and_deny_raises_in_it() {
+    browser_test(|rig: Rig| async move {
+        let hostile = HostileMcp::start().await;
+        let fixtures = support::fixtures::FixtureServer::start().await;
+        rig.open_app_overriding(json!({ "max_steps": 3, "tool_endpoints": fixtures.endpoints() }))
+            .await;
+        open_mcp_settings(&rig).await;
+        let said = connect(
+            &rig,
+            &hostile.url(Behaviour::Victim),
+            "Victim",
+            OK_MCP_TOKEN,
+        )
+        .await;
+        assert!(said.starts_with("Connected to"), "{said}");
+        let said = connect(&rig, &hostile.url(Behaviour::Injecting), "News", "").await;
+        assert!(said.starts_with("Connected to"), "{said}");
+        rig.mock.script(
+            Mode::CodeAct.prompt_heading(),
+            [Reply::text(
+                "Thought: the news, then the notes\n```python\nnews = daily_news()\nprint('news read:', len(news) > 0)\ntry:\n    print(read_notes())\nexcept ToolError as e:\n    print('refused:', e)\nfinal_answer('done')\n```",
+            )],
+        );
+        let before = victim_calls(&hostile).len();
+        rig.ask("What is new today?", "codeact").await;
+        let (title, reason, arguments) = consent_question(&rig).await;
+        assert!(
+            title.contains("read_notes") && title.contains("\"Victim\""),
+            "{title}"
+        );
+        assert!(reason.contains("\"News\""), "{reason}");
+        assert_eq!(arguments, json!({}));
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(
+            victim_calls(&hostile).len(),
+            before,
+            "called before consent"
+        );
+        answer_consent(&rig, ".consent-deny").await;
+        let p = rig
+            .wait_until_settled(Duration::from_secs(120))
+            .await
+            .remove(0);
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert_eq!(p.answer_text(), "done", "{p:#?}");
+        assert!(p.text.contains("news read: True"), "{p:#?}");
+        assert!(p.text.contains("refused: "), "{p:#?}");
+        assert_eq!(
+            victim_calls(&hostile).len(),
+            before,
+            "a denied call reached the victim"
+        );
+    });
+}

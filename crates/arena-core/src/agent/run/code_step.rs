@@ -167,6 +167,11 @@ impl<T: Toolbox> ProgramCalls for Gate<'_, '_, T> {
                 )))
             }
         };
+        // Each call of a program is its own step for the consent gate: the program has read
+        // every result it got before it, so a call after another server's result is asked
+        // about, as the model's would be (a program reading one server and then calling
+        // another must not slip between the gate's steps).
+        self.tools.begin_calls();
         let input: String = args.to_string().chars().take(SHOWN_INPUT_CHARS).collect();
         self.sink.borrow_mut().emit(AgentEvent::ProgramCall {
             tool: tool.tool.clone(),

@@ -294,12 +294,21 @@ async fn isolated_with(rig: &Rig, model: &Model, settings: &Value) {
     rig.open_app_with(settings.clone(), "", false).await;
     long_script(rig).await;
     add_glue(rig).await;
+    keep_in_browser(rig, model).await;
+    rig.isolate().await;
+}
+
+/// Downloads `model` into the page's cache (checked against its pin, where it has one).
+pub(crate) async fn keep_in_browser(rig: &Rig, model: &Model) {
     run_async(
         rig,
-        &format!("await api.download({:?}, () => {{}}, new AbortController().signal, null); return true;", model.url),
+        &format!(
+            "await api.download({url:?}, () => {{}}, new AbortController().signal, {pin}); return true;",
+            url = model.url,
+            pin = pin_json(&model.pin)
+        ),
     )
     .await;
-    rig.isolate().await;
 }
 
 /// `BENCH_ONLY=browser_model_all_run`: the All run on the isolated page alone.
@@ -348,15 +357,7 @@ pub async fn browser_model(rig: &Rig) -> Value {
     long_script(rig).await;
     add_glue(rig).await;
     for m in &models {
-        run_async(
-            rig,
-            &format!(
-                "await api.download({url:?}, () => {{}}, new AbortController().signal, {pin}); return true;",
-                url = m.url,
-                pin = pin_json(&m.pin)
-            ),
-        )
-        .await;
+        keep_in_browser(rig, m).await;
     }
 
     eprintln!("bench: the model in this browser, one thread (not isolated)");

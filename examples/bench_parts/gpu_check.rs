@@ -13,7 +13,7 @@ use react_arena::llm::RunsOn;
 use serde_json::{json, Value};
 
 use crate::browser_model::{
-    add_glue, in_page, long_script, pin_json, qwen, run_async, smollm2, speeds, Model,
+    add_glue, in_page, keep_in_browser, long_script, qwen, run_async, smollm2, speeds, Model,
 };
 use crate::support::browser::{browser_test_with_flags, Rig};
 use crate::support::model_files::start_model_files;
@@ -76,15 +76,7 @@ async fn check(rig: &Rig) -> Value {
     add_glue(rig).await;
     let adapter = run_async(rig, ADAPTER).await;
     for m in &models {
-        run_async(
-            rig,
-            &format!(
-                "await api.download({url:?}, () => {{}}, new AbortController().signal, {pin}); return true;",
-                url = m.url,
-                pin = pin_json(&m.pin)
-            ),
-        )
-        .await;
+        keep_in_browser(rig, m).await;
     }
     let mut rows = Vec::new();
     for m in &models {

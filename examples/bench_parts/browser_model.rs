@@ -25,7 +25,7 @@ pub(crate) struct Model {
     pub pin: Option<Pin>,
 }
 
-pub(crate) fn pin_json(pin: &Option<Pin>) -> String {
+fn pin_json(pin: &Option<Pin>) -> String {
     match pin {
         Some(pin) => json!({ "bytes": pin.bytes, "sha256": pin.sha256 }).to_string(),
         None => "null".into(),

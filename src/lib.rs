@@ -1,4 +1,4 @@
-//! ReAct Arena: three LLM agent modes streaming side by side in the browser.
+//! ReAct Arena: four LLM agent modes streaming side by side in the browser.
 //!
 //! The pure core is its own crate (`arena-core`, re-exported here under the same paths), and so
 //! are the browser adapters (`arena-web`, re-exported as `web`); this crate adds the Leptos

@@ -189,5 +189,14 @@ ensure_build_tools() {
 
 build_release() {
   say "building the app (trunk build --release)"
-  (cd "$ROOT" && trunk build --release)
+  # The paths a panic message names lose the build machine's own prefixes: the shipped files
+  # then name no home folder, and weigh the same wherever they are built (the first-load
+  # budget is checked on whichever machine builds). The flags of .cargo/config.toml, repeated:
+  # this variable takes their place.
+  local cargo_home="${CARGO_HOME:-$HOME/.cargo}" rustc_commit
+  rustc_commit="$(rustc -vV | sed -n 's/^commit-hash: //p')"
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--cfg erase_components \
+--remap-path-prefix=$cargo_home/registry/src/= --remap-path-prefix=$cargo_home/git/checkouts/= \
+--remap-path-prefix=/rustc/$rustc_commit/library/= --remap-path-prefix=$ROOT/=" \
+    bash -c 'cd "$1" && trunk build --release' _ "$ROOT"
 }

@@ -50,7 +50,7 @@ pub fn App() -> impl IntoView {
         <header class="top">
             <h1>"ReAct Arena"</h1>
             <p class="tagline">
-                "Watch Think-only, Act-only and ReAct answer the same question, side by side, streaming live."
+                "Watch Think-only, Act-only, ReAct and CodeAct answer the same question, side by side, streaming live."
             </p>
             <ViewSwitch arena=arena />
         </header>

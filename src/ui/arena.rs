@@ -306,12 +306,13 @@ impl Arena {
         }
     }
 
-    /// The panels' layout class: three side by side, or one.
+    /// The panels' layout class: four side by side (two by two where that is too narrow),
+    /// three (a run kept before CodeAct), or one.
     pub fn layout(self) -> &'static str {
-        if self.panels.with(|p| p.len()) > 1 {
-            "panels three"
-        } else {
-            "panels one"
+        match self.panels.with(|p| p.len()) {
+            0 | 1 => "panels one",
+            2 | 3 => "panels three",
+            _ => "panels four",
         }
     }
 

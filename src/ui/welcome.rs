@@ -1,4 +1,4 @@
-//! The first visit without a token: recorded example runs to watch in the three panels (made
+//! The first visit without a token: recorded example runs to watch in the panels (made
 //! with the app's own export, shipped in `recordings/`), and how to get a Hugging Face token.
 //! Shown while no token is set; once one is, a "Recordings" button brings it back. The cards
 //! are drawn from the first visit's chunk, and playing one is the parts chunk's
@@ -25,7 +25,7 @@ pub fn Welcome(token: RwSignal<String>, shower: FileShow) -> impl IntoView {
             <section id="welcome" class="welcome" aria-labelledby="welcome-title">
                 <h2 id="welcome-title">"Watch a recorded run"</h2>
                 <p>
-                    "Each recording is a real run of this app, exported with its own Export JSON and played back in the three panels with its original timing: no token, no network."
+                    "Each recording is a real run of this app, exported with its own Export JSON and played back in the panels at four times its original pace (the replay list has “as it ran”): no token, no network."
                 </p>
                 {show_first(FirstPart::RecordingCards(shower))}
                 <details class="token-guide">

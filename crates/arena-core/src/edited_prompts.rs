@@ -19,6 +19,8 @@ pub struct EditedPrompts {
     pub act: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub react: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub codeact: Option<String>,
 }
 
 impl EditedPrompts {
@@ -27,17 +29,17 @@ impl EditedPrompts {
             Mode::Think => self.think.as_deref(),
             Mode::Act => self.act.as_deref(),
             Mode::ReAct => self.react.as_deref(),
-            Mode::CodeAct => None,
+            Mode::CodeAct => self.codeact.as_deref(),
         }
     }
 
-    /// Where `mode`'s edited prompt is kept (none for CodeAct: its prompt is not editable yet).
-    fn slot(&mut self, mode: Mode) -> Option<&mut Option<String>> {
+    /// Where `mode`'s edited prompt is kept.
+    fn slot(&mut self, mode: Mode) -> &mut Option<String> {
         match mode {
-            Mode::Think => Some(&mut self.think),
-            Mode::Act => Some(&mut self.act),
-            Mode::ReAct => Some(&mut self.react),
-            Mode::CodeAct => None,
+            Mode::Think => &mut self.think,
+            Mode::Act => &mut self.act,
+            Mode::ReAct => &mut self.react,
+            Mode::CodeAct => &mut self.codeact,
         }
     }
 
@@ -51,25 +53,18 @@ impl EditedPrompts {
                 mode.label()
             ));
         }
-        let Some(slot) = self.slot(mode) else {
-            return Err(format!("The {} prompt cannot be edited yet.", mode.label()));
-        };
-        *slot = (!text.trim().is_empty() && text != default).then(|| text.to_string());
+        *self.slot(mode) = (!text.trim().is_empty() && text != default).then(|| text.to_string());
         Ok(())
     }
 
     pub fn reset(&mut self, mode: Mode) {
-        if let Some(slot) = self.slot(mode) {
-            *slot = None;
-        }
+        *self.slot(mode) = None;
     }
 
     /// Drops what no editor could have stored: empty or over-long prompts.
     pub fn clamped(mut self) -> Self {
         for mode in Mode::ALL {
-            let Some(slot) = self.slot(mode) else {
-                continue;
-            };
+            let slot = self.slot(mode);
             if slot
                 .as_ref()
                 .is_some_and(|t| t.trim().is_empty() || t.chars().count() > MAX_PROMPT_CHARS)
@@ -109,23 +104,35 @@ mod tests {
     }
 
     #[test]
-    fn codeact_s_prompt_is_its_own_and_not_editable_yet() {
-        let settings = Settings::default();
+    fn codeact_s_prompt_is_its_own_lists_the_functions_a_run_defines_and_is_editable() {
+        use crate::agent::protocols::code_action::python_signatures;
+        use crate::tools::{calculator::Calculator, typed};
+        let mut settings = Settings::default();
         let default = default_prompt(&settings, Mode::CodeAct);
         assert!(
             default.starts_with(Mode::CodeAct.prompt_heading()),
             "{default}"
         );
-        // Its tools are ReAct's, as Python functions (named only: the listed specs carry no
-        // schemas); the python tool is not among them.
-        assert!(default.contains("def calculator("), "{default}");
+        // The calculator as a run's program gets it: the same signature and docstring,
+        // parameters included. The python tool is not among them (a program is Python).
+        let calculator = python_signatures(&[typed(Calculator).spec()]);
+        let calculator = calculator.split("def final_answer").next().unwrap();
+        assert!(
+            calculator.contains("def calculator(input: str)"),
+            "{calculator}"
+        );
+        assert!(default.contains(calculator), "{default}");
         assert!(!default.contains("def python("), "{default}");
+        // Its own tools: off in CodeAct, still on in ReAct.
+        settings.set_tool_enabled(Mode::CodeAct, "calculator", false);
+        assert!(!default_prompt(&settings, Mode::CodeAct).contains("def calculator("));
+        assert!(default_prompt(&settings, Mode::ReAct).contains("- calculator:"));
         let mut prompts = EditedPrompts::default();
-        let refused = prompts.set(Mode::CodeAct, "mine", &default).unwrap_err();
-        assert_eq!(refused, "The CodeAct prompt cannot be edited yet.");
+        prompts.set(Mode::CodeAct, "mine", &default).unwrap();
+        assert_eq!(prompts.get(Mode::CodeAct), Some("mine"));
+        assert_eq!(prompts.get(Mode::ReAct), None);
         prompts.reset(Mode::CodeAct);
         assert_eq!(prompts, EditedPrompts::default());
-        assert_eq!(prompts.get(Mode::CodeAct), None);
     }
 
     #[test]

@@ -38,7 +38,7 @@ pub struct PageParams {
     pub question_hidden_removed: usize,
     /// `model=`: the model of every mode.
     pub model: Option<String>,
-    /// `model_think=`, `model_act=`, `model_react=`.
+    /// `model_think=`, `model_act=`, `model_react=`, `model_codeact=`.
     pub mode_models: Vec<(Mode, String)>,
     /// `backend=local`: the model in this browser (`backend=endpoint`: the endpoint). Still
     /// behind the visitor's click: nothing downloads until they press Download.
@@ -69,7 +69,7 @@ pub fn parse(search: &str, hash: &str) -> PageParams {
             "mode" | "modes" => match ModeChoice::from_id(value.trim()) {
                 Some(choice) => p.modes = Some(choice),
                 None => p.problems.push(format!(
-                    "The address asks for the mode {:?}; the modes are think, act, react and all.",
+                    "The address asks for the mode {:?}; the modes are think, act, react, codeact, all and blind.",
                     clip(&value, 40)
                 )),
             },
@@ -84,15 +84,13 @@ pub fn parse(search: &str, hash: &str) -> PageParams {
                 Ok(m) => p.model = Some(m),
                 Err(e) => p.problems.push(e),
             },
-            "model_think" | "model_act" | "model_react" => {
-                let mode = match key.as_str() {
-                    "model_think" => Mode::Think,
-                    "model_act" => Mode::Act,
-                    _ => Mode::ReAct,
-                };
-                match model_name(&value) {
-                    Ok(m) => p.mode_models.push((mode, m)),
-                    Err(e) => p.problems.push(e),
+            key if key.starts_with("model_") => {
+                // `model_<mode>`: one mode's model (an unknown mode is an unknown parameter).
+                if let Some(ModeChoice::One(mode)) = ModeChoice::from_id(&key["model_".len()..]) {
+                    match model_name(&value) {
+                        Ok(m) => p.mode_models.push((mode, m)),
+                        Err(e) => p.problems.push(e),
+                    }
                 }
             }
             "backend" => match value.trim() {
@@ -295,14 +293,20 @@ mod tests {
     #[test]
     fn reads_every_parameter() {
         let p = parse(
-            "?embed=1&settings=1&view=evaluate&mode=react&q=What+is+6%C3%977%3F&model=org%2Fm&model_think=a%2Fb&recording=multiply.json&other=x",
+            "?embed=1&settings=1&view=evaluate&mode=react&q=What+is+6%C3%977%3F&model=org%2Fm&model_think=a%2Fb&model_codeact=c%2Fd&recording=multiply.json&other=x",
             "#run=abc_-",
         );
         assert!(p.embed && p.show_settings && p.evaluate);
         assert_eq!(p.modes, Some(ModeChoice::One(Mode::ReAct)));
         assert_eq!(p.question.as_deref(), Some("What is 6×7?"));
         assert_eq!(p.model.as_deref(), Some("org/m"));
-        assert_eq!(p.mode_models, vec![(Mode::Think, "a/b".to_string())]);
+        assert_eq!(
+            p.mode_models,
+            vec![
+                (Mode::Think, "a/b".to_string()),
+                (Mode::CodeAct, "c/d".to_string())
+            ]
+        );
         assert_eq!(p.recording.as_deref(), Some("multiply.json"));
         assert_eq!(p.run.as_deref(), Some("abc_-"));
         assert!(p.problems.is_empty(), "{:?}", p.problems);

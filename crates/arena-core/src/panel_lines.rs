@@ -269,7 +269,7 @@ mod tests {
             .iter()
             .map(|&m| step_counter(&blind(answered(m, m.uses_tools() as u32 * 4 + 1), None), 5))
             .collect();
-        assert_eq!(counters, ["Step 1", "Step 1", "Step 1"]);
+        assert_eq!(counters, ["Step 1", "Step 1", "Step 1", "Step 1"]);
         let voted = blind(answered(Mode::Think, 1), Some(BlindVote::Tie));
         assert_eq!(step_counter(&voted, 5), "Step 1 / 1");
     }

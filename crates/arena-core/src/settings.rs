@@ -67,14 +67,13 @@ pub struct Settings {
     pub prompts: EditedPrompts,
 }
 
-/// Tools switched off in Act-only and in ReAct (Think-only calls none). CodeAct offers what
-/// ReAct offers: Settings have no column of its own yet, and a slot nobody can set would cost
-/// every first load its reading code.
+/// Tools switched off in Act-only, ReAct and CodeAct (Think-only calls none).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ToolsOff {
     pub act: Vec<String>,
     pub react: Vec<String>,
+    pub codeact: Vec<String>,
 }
 
 impl ToolsOff {
@@ -82,7 +81,8 @@ impl ToolsOff {
         match mode {
             Mode::Think => None,
             Mode::Act => Some(&self.act),
-            Mode::ReAct | Mode::CodeAct => Some(&self.react),
+            Mode::ReAct => Some(&self.react),
+            Mode::CodeAct => Some(&self.codeact),
         }
     }
 
@@ -90,7 +90,8 @@ impl ToolsOff {
         match mode {
             Mode::Think => None,
             Mode::Act => Some(&mut self.act),
-            Mode::ReAct | Mode::CodeAct => Some(&mut self.react),
+            Mode::ReAct => Some(&mut self.react),
+            Mode::CodeAct => Some(&mut self.codeact),
         }
     }
 }
@@ -99,17 +100,14 @@ pub const DEFAULT_MCP_TIMEOUT_SECS: u32 = 30;
 pub const MAX_MCP_TIMEOUT_SECS: u32 = 300;
 
 /// Models chosen for single modes, overriding `Settings::model` (empty: no override).
-/// CodeAct has none yet: it runs with the common model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ModeModels {
     pub think: String,
     pub act: String,
     pub react: String,
+    pub codeact: String,
 }
-
-/// No model chosen.
-const NO_MODEL: &String = &String::new();
 
 impl ModeModels {
     /// The model chosen for `mode` ("" for none).
@@ -118,17 +116,17 @@ impl ModeModels {
             Mode::Think => &self.think,
             Mode::Act => &self.act,
             Mode::ReAct => &self.react,
-            Mode::CodeAct => NO_MODEL,
+            Mode::CodeAct => &self.codeact,
         }
     }
 
-    /// Where `mode`'s model is chosen (none for CodeAct).
-    pub fn of_mut(&mut self, mode: Mode) -> Option<&mut String> {
+    /// Where `mode`'s model is chosen.
+    pub fn of_mut(&mut self, mode: Mode) -> &mut String {
         match mode {
-            Mode::Think => Some(&mut self.think),
-            Mode::Act => Some(&mut self.act),
-            Mode::ReAct => Some(&mut self.react),
-            Mode::CodeAct => None,
+            Mode::Think => &mut self.think,
+            Mode::Act => &mut self.act,
+            Mode::ReAct => &mut self.react,
+            Mode::CodeAct => &mut self.codeact,
         }
     }
 }
@@ -200,13 +198,14 @@ impl Settings {
             &mut self.mode_models.think,
             &mut self.mode_models.act,
             &mut self.mode_models.react,
+            &mut self.mode_models.codeact,
         ] {
             *m = m.trim().to_string();
         }
         self.tool_endpoints = self.tool_endpoints.repaired();
         self.mcp_timeout_secs = self.mcp_timeout_secs.clamp(1, MAX_MCP_TIMEOUT_SECS);
         for name in std::mem::take(&mut self.disabled_tools) {
-            for mode in [Mode::Act, Mode::ReAct] {
+            for mode in [Mode::Act, Mode::ReAct, Mode::CodeAct] {
                 self.set_tool_enabled(mode, &name, false);
             }
         }

@@ -56,7 +56,7 @@ pub struct Form {
     pub sample: RwSignal<Option<usize>>,
     pub modes: RwSignal<Vec<Mode>>,
     /// Empty: the model the arena's settings give the mode.
-    pub models: RwSignal<[String; 3]>,
+    pub models: RwSignal<[String; Mode::ALL.len()]>,
     pub max_steps: RwSignal<u32>,
     pub concurrency: RwSignal<u32>,
     pub fallback: RwSignal<bool>,

@@ -37,9 +37,7 @@ pub fn with_address_models(params: &PageParams, mut settings: Settings) -> Setti
         settings.model = model.clone();
     }
     for (mode, model) in &params.mode_models {
-        if let Some(slot) = settings.mode_models.of_mut(*mode) {
-            *slot = model.clone();
-        }
+        *settings.mode_models.of_mut(*mode) = model.clone();
     }
     settings
 }

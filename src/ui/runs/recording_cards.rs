@@ -48,7 +48,7 @@ pub async fn play_recording_named(file: &str, shower: FileShow) -> Result<(), St
         .find(|e| e.file == file)
         .ok_or_else(|| format!("There is no recording named {file:?}."))?;
     let run = load_recording(&entry).await?;
-    shower.show(run, entry.label());
+    shower.show_recording(run, entry.label());
     Ok(())
 }
 
@@ -60,7 +60,7 @@ pub async fn play_card(
     loading: RwSignal<Option<String>>,
 ) {
     match load_recording(&entry).await {
-        Ok(run) => shower.show(run, entry.label()),
+        Ok(run) => shower.show_recording(run, entry.label()),
         Err(why) => problem.set(Some(why)),
     }
     loading.set(None);

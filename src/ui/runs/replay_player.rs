@@ -38,6 +38,8 @@ pub struct ReplayControl {
     records: StoredValue<Vec<RunRecord>>,
     /// Changes when a replay ends early: a replay that sees it change stops.
     generation: StoredValue<u32>,
+    /// The user chose a speed: a recording then plays at it, not at the recordings' own.
+    chosen: StoredValue<bool>,
 }
 
 impl ReplayControl {
@@ -49,7 +51,21 @@ impl ReplayControl {
             clock: RwSignal::new(None),
             records: StoredValue::new(Vec::new()),
             generation: StoredValue::new(0),
+            chosen: StoredValue::new(false),
         }
+    }
+
+    /// A shipped recording plays at the recordings' own speed until the user picks one.
+    pub fn at_recording_speed(self) {
+        if !self.chosen.get_value() {
+            self.speed.set(Speed::RECORDING);
+        }
+    }
+
+    /// The speed the user chose, for every replay from now on.
+    pub fn choose(self, speed: Speed) {
+        self.chosen.set_value(true);
+        self.speed.set(speed);
     }
 
     /// Whether panels of this run show a recording (tracked, for views).

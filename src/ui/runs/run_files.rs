@@ -172,7 +172,7 @@ pub fn RunFiles(
                     prop:value=move || replay.speed.get().id()
                     on:change=move |ev| {
                         if let Some(s) = Speed::from_id(&event_target_value(&ev)) {
-                            replay.speed.set(s);
+                            replay.choose(s);
                         }
                     }
                 >

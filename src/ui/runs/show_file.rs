@@ -32,4 +32,10 @@ impl FileShow {
         self.replay.play(fresh.iter().map(|p| p.state).collect());
         bring_panels_into_view();
     }
+
+    /// The same for a shipped recording, at the recordings' speed.
+    pub fn show_recording(self, file: RunFile, title: String) {
+        self.replay.at_recording_speed();
+        self.show(file, title);
+    }
 }

@@ -16,9 +16,7 @@ fn mode_model(s: &Settings, mode: Mode) -> &String {
 }
 
 fn set_mode_model(s: &mut Settings, mode: Mode, model: String) {
-    if let Some(slot) = s.mode_models.of_mut(mode) {
-        *slot = model;
-    }
+    *s.mode_models.of_mut(mode) = model;
 }
 
 #[component]
@@ -110,7 +108,7 @@ pub fn ModelBackend() -> impl IntoView {
 
                 <label>"Model per mode"</label>
                 <div class="mode-models">
-                    {[(Mode::Think, "model-think"), (Mode::Act, "model-act"), (Mode::ReAct, "model-react")]
+                    {[(Mode::Think, "model-think"), (Mode::Act, "model-act"), (Mode::ReAct, "model-react"), (Mode::CodeAct, "model-codeact")]
                         .into_iter()
                         .map(|(mode, id)| {
                             view! {

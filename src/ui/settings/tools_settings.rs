@@ -113,18 +113,23 @@ pub fn ToolsSettings() -> impl IntoView {
 }
 
 /// The modes that call tools, in the order of the choice's columns.
-pub const TOOL_MODES: [Mode; 2] = [Mode::Act, Mode::ReAct];
+pub const TOOL_MODES: [Mode; 3] = [Mode::Act, Mode::ReAct, Mode::CodeAct];
 
 /// Whether `mode` may call the tool `name`: one cell of the tool choice.
 pub fn tool_toggle(settings: RwSignal<Settings>, mode: Mode, name: String) -> impl IntoView {
     let id = format!("tool-{}-{name}", mode.id());
     let label = format!("{name} in {}", mode.label());
+    // A CodeAct program is Python already: its python tool stays off (Settings::tool_enabled).
+    let fixed = mode == Mode::CodeAct
+        && name == <crate::tools::python::Python as crate::tools::TypedTool>::NAME;
     let (read, write) = (name.clone(), name);
     view! {
         <input
             id=id
             type="checkbox"
             aria-label=label
+            disabled=fixed
+            title=fixed.then_some("A CodeAct program is Python already: it has no Python tool.")
             prop:checked=move || settings.with(|s| s.tool_enabled(mode, &read))
             on:change=move |ev| {
                 let on = event_target_checked(&ev);

@@ -1,4 +1,4 @@
-//! The three reasoning modes and the prompts that set them up (text protocol).
+//! The four reasoning modes and the prompts that set them up (text protocol).
 
 use serde::{Deserialize, Serialize};
 
@@ -12,13 +12,13 @@ pub enum Mode {
     Think,
     Act,
     ReAct,
-    /// The model acts by writing Python that calls the tools (issue 50: its loop and record
-    /// are here; the page does not offer it until its sandbox bridge is in).
+    /// The model acts by writing Python that calls the tools; its programs run in the page's
+    /// Python sandbox, and each call they make goes through the run's tools and consent.
     CodeAct,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 3] = [Mode::Think, Mode::Act, Mode::ReAct];
+    pub const ALL: [Mode; 4] = [Mode::Think, Mode::Act, Mode::ReAct, Mode::CodeAct];
 
     pub fn label(self) -> &'static str {
         match self {
@@ -160,12 +160,14 @@ impl Mode {
     }
 }
 
-/// What the mode selector offers: one mode, or all three at once.
+/// What the mode selector offers: one mode, or all four at once. All is the four rather than
+/// a pick of which to show: the arena's point is the same question in every way at once, and
+/// one mode alone is one choice away.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ModeChoice {
     One(Mode),
     All,
-    /// All three in a random order under the letters A, B, C, their names hidden until the
+    /// All four in a random order under the letters A to D, their names hidden until the
     /// user votes for the best answer.
     Blind,
 }
@@ -177,7 +179,6 @@ impl ModeChoice {
         ModeChoice::One(Mode::Think),
         ModeChoice::One(Mode::Act),
         ModeChoice::One(Mode::ReAct),
-        // Alone for now: All and blind runs take it once every view shows four panels.
         ModeChoice::One(Mode::CodeAct),
     ];
 
@@ -192,8 +193,8 @@ impl ModeChoice {
     pub fn label(self) -> &'static str {
         match self {
             ModeChoice::One(m) => m.label(),
-            ModeChoice::All => "All three, side by side",
-            ModeChoice::Blind => "All three, blind vote",
+            ModeChoice::All => "All four, side by side",
+            ModeChoice::Blind => "All four, blind vote",
         }
     }
 
@@ -209,7 +210,7 @@ impl ModeChoice {
     }
 }
 
-/// The three modes in a random order, for a blind run: Fisher-Yates over `random`, which
+/// The four modes in a random order, for a blind run: Fisher-Yates over `random`, which
 /// returns numbers in [0, 1).
 pub fn blind_order(mut random: impl FnMut() -> f64) -> Vec<Mode> {
     let mut modes = Mode::ALL.to_vec();
@@ -269,7 +270,7 @@ mod tests {
         }
         assert_eq!(
             ModeChoice::All.modes(),
-            vec![Mode::Think, Mode::Act, Mode::ReAct]
+            vec![Mode::Think, Mode::Act, Mode::ReAct, Mode::CodeAct]
         );
         assert_eq!(ModeChoice::One(Mode::Act).modes(), vec![Mode::Act]);
         assert_eq!(ModeChoice::from_id("nope"), None);
@@ -302,23 +303,34 @@ mod tests {
     }
 
     #[test]
-    fn a_blind_order_is_any_of_the_six_and_each_panel_has_a_letter() {
+    fn a_blind_order_is_any_of_the_24_and_each_panel_has_a_letter() {
         use std::collections::HashSet;
         let mut seen = HashSet::new();
-        for a in 0..3 {
-            for b in 0..2 {
-                let mut draws = [f64::from(a) / 3.0 + 0.01, f64::from(b) / 2.0 + 0.01].into_iter();
-                let order = blind_order(|| draws.next().unwrap());
-                let mut sorted = order.clone();
-                sorted.sort_by_key(|m| m.id());
-                assert_eq!(sorted.len(), 3);
-                seen.insert(order);
+        for a in 0..4 {
+            for b in 0..3 {
+                for c in 0..2 {
+                    let mut draws = [
+                        f64::from(a) / 4.0 + 0.01,
+                        f64::from(b) / 3.0 + 0.01,
+                        f64::from(c) / 2.0 + 0.01,
+                    ]
+                    .into_iter();
+                    let order = blind_order(|| draws.next().unwrap());
+                    let mut sorted = order.clone();
+                    sorted.sort_by_key(|m| m.id());
+                    sorted.dedup();
+                    assert_eq!(sorted.len(), 4);
+                    seen.insert(order);
+                }
             }
         }
-        assert_eq!(seen.len(), 6, "every order can come up: {seen:?}");
+        assert_eq!(seen.len(), 24, "every order can come up: {seen:?}");
         // A generator that returns 1.0 (out of its range) still picks a mode.
-        assert_eq!(blind_order(|| 1.0).len(), 3);
-        assert_eq!((0..3).map(blind_label).collect::<Vec<_>>(), ["A", "B", "C"]);
+        assert_eq!(blind_order(|| 1.0).len(), 4);
+        assert_eq!(
+            (0..4).map(blind_label).collect::<Vec<_>>(),
+            ["A", "B", "C", "D"]
+        );
         assert_eq!(ModeChoice::from_id("blind"), Some(ModeChoice::Blind));
         assert_eq!(ModeChoice::Blind.modes(), Mode::ALL);
     }
@@ -326,7 +338,7 @@ mod tests {
     #[test]
     fn only_act_only_drops_thoughts_and_not_in_a_blind_run() {
         let kept = |blind| Mode::ALL.map(|m| m.keeps_thoughts(blind));
-        assert_eq!(kept(false), [true, false, true]);
-        assert_eq!(kept(true), [true, true, true]);
+        assert_eq!(kept(false), [true, false, true, true]);
+        assert_eq!(kept(true), [true, true, true, true]);
     }
 }

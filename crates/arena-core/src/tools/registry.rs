@@ -185,7 +185,8 @@ impl Registry {
                 name: b.name.into(),
                 description: b.description.into(),
                 input_hint: b.input_hint.into(),
-                parameters: Value::Null,
+                // CodeAct's prompt lists them as the functions' parameters.
+                parameters: (b.parameters)(),
             })
             .collect()
     }

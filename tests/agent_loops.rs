@@ -18,6 +18,7 @@ use react_arena::agent::{run_agent, AgentEvent, ChatModel, Mode};
 use react_arena::llm::tool_calls::ToolCallDelta;
 use react_arena::llm::{ChatCall, ChatDelta, ChatMessage, LlmError, Role, Usage};
 use react_arena::tools::program::{ProgramLimits, ProgramRun, ProgramStop, PythonTool};
+use react_arena::tools::registry::CACHED_NOTE;
 use react_arena::tools::{typed, TextInput, TypedTool};
 use react_arena::tools::{FailureKind, ProgramCallError, ProgramCalls, ToolFailure, Toolbox};
 use react_arena::tools::{Registry, ToolSpec};
@@ -1497,4 +1498,24 @@ fn codeact_without_an_interpreter_says_so() {
         "{said}"
     );
     assert_eq!(answer_of(&events), Some(("1".into(), false, 2)));
+}
+
+/// A call a program repeats is answered from the run's cache: the panel says so, and the
+/// program gets the same value as the first time, with no note appended to it (the note
+/// would otherwise reach its output and its answer).
+#[test]
+fn codeact_a_repeated_call_gives_the_program_the_same_value_and_the_panel_says_cached() {
+    let model = ScriptedModel::new([
+        says("```python\nprint(calculator(input=\"4821*37\"))\nprint(calculator(input=\"4821*37\"))\n```"),
+        says("Answer: 178377"),
+    ]);
+    let tools = FakeTools::new();
+    let (_, record) = run(Mode::CodeAct, &model, &tools, 2);
+    let runs = &record.turns[0].steps[0].tool_runs;
+    assert_eq!(runs[0].output.as_deref(), Some("Printed:\n178377\n178377"));
+    assert_eq!(runs[1].output.as_deref(), Some("178377"));
+    assert_eq!(
+        runs[2].output.as_deref(),
+        Some(format!("178377\n{CACHED_NOTE}").as_str())
+    );
 }

@@ -13,6 +13,7 @@ use react_arena::agent::Mode;
 use serde_json::json;
 use support::browser::{browser_test, Rig};
 use support::fixtures::FixtureServer;
+use support::layout::resize;
 use support::mock::Reply;
 
 /// The first program fetches and loads Pyodide (several MB) into a fresh sandbox.
@@ -175,5 +176,80 @@ fn codeact_a_program_reaches_no_network_and_stop_ends_a_running_program() {
             .await
             .remove(0);
         assert_eq!(p.status, "stopped", "{p:#?}");
+    });
+}
+
+/// All is the four modes side by side: CodeAct's panel is the fourth, at 1280 px on one row
+/// with the others. Its program calls two tools in a loop (Wikipedia for each title, the
+/// calculator on what it read) and ends with `final_answer`; the comparison row lists it.
+#[test]
+fn an_all_run_shows_codeact_fourth_and_its_program_calls_two_tools_in_a_loop() {
+    browser_test(|rig: Rig| async move {
+        let fixtures = FixtureServer::start().await;
+        rig.mock.script_all_of(
+            &[Mode::CodeAct.prompt_heading(), "Things Fall Apart"],
+            [program(
+                "read the page for each title, then let the calculator count the years",
+                "years = {}\nfor title in ['Things Fall Apart', 'Things Fall Apart']:\n    page = wikipedia(title)\n    year = 1958 if '1958' in page else None\n    years[title] = calculator(f'2026 - {year}')\n    print(title, year, years[title])\nfinal_answer(years['Things Fall Apart'])",
+            )],
+        );
+        for mode in [Mode::Think, Mode::Act, Mode::ReAct] {
+            rig.mock.script_all_of(
+                &[mode.prompt_heading(), "Things Fall Apart"],
+                [Reply::text("Thought: I remember it.\nAnswer: 68")],
+            );
+        }
+        open(&rig, &fixtures).await;
+        resize(&rig, 1280, 900).await;
+        rig.ask(
+            "How many years before 2026 was Things Fall Apart first published?",
+            "all",
+        )
+        .await;
+        let panels = rig.wait_until_settled(PYTHON_SETTLE).await;
+        let modes: Vec<&str> = panels.iter().map(|p| p.mode.as_str()).collect();
+        assert_eq!(modes, ["think", "act", "react", "codeact"], "{panels:#?}");
+        for p in &panels {
+            assert_eq!(p.status, "done", "{p:#?}");
+            assert_eq!(p.answer_text(), "68", "{p:#?}");
+        }
+        let codeact = &panels[3];
+        assert!(
+            codeact.text.contains("Things Fall Apart 1958 68"),
+            "{codeact:#?}"
+        );
+        // Four calls, two per pass of the loop, each shown under the program with its result.
+        let calls = rig
+            .js("return Array.from(document.querySelectorAll('section.panel[data-mode=codeact] .program-call')).map(c => c.innerText)")
+            .await;
+        let calls: Vec<String> = serde_json::from_value(calls).unwrap();
+        assert_eq!(calls.len(), 4, "{calls:?}");
+        for pass in calls.chunks(2) {
+            assert!(pass[0].contains("wikipedia"), "{calls:?}");
+            assert!(
+                pass[1].contains("calculator") && pass[1].contains("→ 68"),
+                "{calls:?}"
+            );
+        }
+        // The page asked the (fixture) Wikipedia once: the second call is the run's cache.
+        let wiki = fixtures
+            .paths_requested()
+            .iter()
+            .filter(|u| u.contains("api.php"))
+            .count();
+        assert!(wiki >= 1, "no Wikipedia request");
+        // Side by side at this width: the four panels' tops are level.
+        let tops = rig
+            .js("return Array.from(document.querySelectorAll('section.panel')).map(p => Math.round(p.getBoundingClientRect().top))")
+            .await;
+        let tops: Vec<i64> = serde_json::from_value(tops).unwrap();
+        assert_eq!(tops.len(), 4);
+        assert!(tops.iter().all(|t| *t == tops[0]), "{tops:?}");
+        // The comparison row names the fourth mode with its answer.
+        let comparison = rig
+            .js("return document.querySelector('.comparison') ? document.querySelector('.comparison').innerText : ''")
+            .await;
+        let comparison = comparison.as_str().unwrap_or_default();
+        assert!(comparison.contains("CodeAct"), "{comparison}");
     });
 }

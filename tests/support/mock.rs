@@ -374,6 +374,14 @@ impl MockEndpoint {
                 paced("Thought: The calculator says 42.\nAnswer: 42"),
             ],
         );
+        // An answer with no program: the panel needs no Python sandbox (tests of programs
+        // script their own).
+        self.script(
+            Mode::CodeAct.prompt_heading(),
+            [paced(
+                "Thought: Six times seven is 42; no program is needed.\nAnswer: 42",
+            )],
+        );
     }
 
     pub fn requests(&self) -> Vec<Recorded> {

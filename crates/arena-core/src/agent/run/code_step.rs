@@ -17,6 +17,7 @@ use crate::agent::ChatModel;
 use crate::llm::ChatMessage;
 use crate::tools::failure::Failed;
 use crate::tools::program::{python_tools, CallBudget, ProgramLimits, ProgramStop, PythonTool};
+use crate::tools::registry::CACHED_NOTE;
 use crate::tools::{ProgramCallError, ProgramCalls, Toolbox};
 
 /// The arguments of a program's call as the record shows them, at most this long.
@@ -181,12 +182,20 @@ impl<T: Toolbox> ProgramCalls for Gate<'_, '_, T> {
         let mut sink = self.sink.borrow_mut();
         match result {
             Ok(text) => {
+                // The panel says a result came from the run's cache; the program gets the
+                // result itself, the same value as the first time (a note appended to it
+                // would end up in the answer).
+                let value = text
+                    .strip_suffix(CACHED_NOTE)
+                    .and_then(|t| t.strip_suffix('\n'))
+                    .unwrap_or(&text)
+                    .to_string();
                 sink.emit(AgentEvent::ProgramCallDone {
-                    text: text.clone(),
+                    text,
                     is_error: false,
                     failure: None,
                 });
-                Ok(text)
+                Ok(value)
             }
             Err(failure) => {
                 sink.emit(AgentEvent::ProgramCallDone {

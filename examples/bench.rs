@@ -8,7 +8,8 @@
 //! beside a reference page (a Gradio app with three Markdown panels, started by scripts/bench
 //! at `BENCH_REFERENCE_URL`): bytes on the wire, requests, time until Run is usable,
 //! unthrottled and on a simulated 4G link, 5 alternating loads each; the schema checker's
-//! hostile cases in this release build and in the page (`BENCH_ONLY=hostile_schemas`).
+//! hostile cases in this release build and in the page (`BENCH_ONLY=hostile_schemas`); CodeAct
+//! and Evaluate's four modes on llama.cpp's server with Qwen (`BENCH_ONLY=codeact`).
 
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "../tests/support/mod.rs"]
@@ -17,6 +18,9 @@ mod support;
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "bench_parts/browser_model.rs"]
 mod browser_model;
+#[cfg(not(target_arch = "wasm32"))]
+#[path = "bench_parts/codeact_real.rs"]
+mod codeact_real;
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "bench_parts/gpu_check.rs"]
 mod gpu_check;
@@ -627,6 +631,15 @@ mod host {
                 let figures = crate::browser_model::scaling_only(&rig).await;
                 println!("{}", serde_json::to_string_pretty(&figures).unwrap());
                 crate::browser_model::print_scaling(&figures);
+            });
+            return;
+        }
+        // `BENCH_ONLY=codeact`: CodeAct and Evaluate's four modes on llama.cpp's server.
+        if std::env::var("BENCH_ONLY").as_deref() == Ok("codeact") {
+            browser_test(|rig| async move {
+                let figures = crate::codeact_real::codeact_real(&rig).await;
+                println!("{}", serde_json::to_string_pretty(&figures).unwrap());
+                crate::codeact_real::print(&figures);
             });
             return;
         }

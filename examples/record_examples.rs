@@ -7,9 +7,10 @@
 //! in for `https://en.wikipedia.org`, so nothing needs the internet. Writes the files and
 //! `index.json`, and prints each mode's answer. Not a test: it judges nothing.
 //!
-//! The page fetched the model from a local copy of the pinned file (the same SHA-256) and
-//! Wikipedia from the fixture server: the recordings name the addresses a visitor's page uses
-//! (the offered model's and Wikipedia's) in their place, nothing else is changed.
+//! The page fetched the model from a local copy of the pinned file (the same SHA-256), and
+//! Wikipedia and Pyodide (CodeAct's sandbox) from the fixture server: the recordings name the
+//! addresses a visitor's page uses (the offered model's and each tool's default) in their
+//! place, nothing else is changed.
 
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "../tests/support/mod.rs"]
@@ -30,30 +31,31 @@ mod host {
 
     use react_arena::browser_model::DEFAULT_MODEL_URL;
     use react_arena::run_file::RunFile;
+    use react_arena::tools::endpoints::ToolEndpoints;
     use serde_json::{json, Value};
 
     use crate::support::browser::{browser_test, Rig, CAPTURE_DOWNLOADS};
     use crate::support::fixtures::FixtureServer;
     use crate::support::model_files::{qwen_path, start_model_files, QWEN_FILE};
 
-    /// (file, title, what it shows, question): three questions where the modes differ.
+    /// (file, title, what it shows, question): three questions where the four modes differ.
     const EXAMPLES: [(&str, &str, &str, &str); 3] = [
         (
             "multiply.json",
             "A tool gets right what a guess gets wrong",
-            "Big-number arithmetic: Think-only works it out in its head; Act-only and ReAct hand it to the calculator. Compare the answers with the right one, 177378.",
+            "Big-number arithmetic: Think-only works it out in its head; Act-only and ReAct hand it to the calculator, and CodeAct writes a program that calls it. Compare the answers with the right one, 177378.",
             "What is 4821 times 37, minus 999?",
         ),
         (
             "lookup.json",
             "Look it up, then work it out",
-            "Two steps: find the year Things Fall Apart was first published (Wikipedia says 1958), then subtract. Think-only can only remember; see whether the tool modes look it up before they compute. (Right answer: 68.)",
+            "Two steps: find the year Things Fall Apart was first published (Wikipedia says 1958), then subtract. Think-only can only remember; see whether the tool modes look it up before they compute, and whether CodeAct's program does both. (Right answer: 68.)",
             "How many years before 2026 was the novel Things Fall Apart first published?",
         ),
         (
             "no-tool.json",
             "A question that needs no tool",
-            "Common knowledge: Think-only answers at once; see whether Act-only and ReAct reach for a tool anyway, and what that costs in steps and time.",
+            "Common knowledge: Think-only answers at once; see whether Act-only, ReAct and CodeAct reach for a tool anyway, and what that costs in steps and time.",
             "Which is longer, a kilometre or a mile?",
         ),
     ];
@@ -80,7 +82,8 @@ mod host {
                 "tool_endpoints": fixtures.endpoints(),
                 "tools_off": {
                     "act": ["web_search", "weather", "python"],
-                    "react": ["web_search", "weather", "python"]
+                    "react": ["web_search", "weather", "python"],
+                    "codeact": ["web_search", "weather", "python"]
                 },
             });
             rig.open_app_with(settings, "", false).await;
@@ -101,10 +104,15 @@ mod host {
             .await;
             let mut index = Vec::new();
             for (file, title, about, question) in EXAMPLES {
-                let text = record(&rig, question).await;
-                let text = text
-                    .replace(&model_url, DEFAULT_MODEL_URL)
-                    .replace(&fixtures.base, "https://en.wikipedia.org");
+                let mut text = record(&rig, question).await.replace(&model_url, DEFAULT_MODEL_URL);
+                // Each tool's address as a visitor's page has it (Pyodide's included: CodeAct
+                // ran in the fixture server's copy), then what is left of the fixture server's
+                // (the Wikipedia pages' own links) as Wikipedia's.
+                let defaults = serde_json::to_value(ToolEndpoints::default()).unwrap();
+                for (key, local) in fixtures.endpoints().as_object().unwrap() {
+                    text = text.replace(local.as_str().unwrap(), defaults[key].as_str().unwrap());
+                }
+                let text = text.replace(&fixtures.base, "https://en.wikipedia.org");
                 let run = RunFile::from_json(&text).expect("the export reads back");
                 let recorded = react_arena::dates::date(run.created);
                 std::fs::write(out_dir.join(file), &text).unwrap();

@@ -193,12 +193,25 @@ fn an_all_run_shows_codeact_fourth_and_its_program_calls_two_tools_in_a_loop() {
                 "years = {}\nfor title in ['Things Fall Apart', 'Things Fall Apart']:\n    page = wikipedia(title)\n    year = 1958 if '1958' in page else None\n    years[title] = calculator(f'2026 - {year}')\n    print(title, year, years[title])\nfinal_answer(years['Things Fall Apart'])",
             )],
         );
-        for mode in [Mode::Think, Mode::Act, Mode::ReAct] {
-            rig.mock.script_all_of(
-                &[mode.prompt_heading(), "Things Fall Apart"],
-                [Reply::text("Thought: I remember it.\nAnswer: 68")],
-            );
-        }
+        let about = |mode: Mode| [mode.prompt_heading(), "Things Fall Apart"];
+        rig.mock.script_all_of(
+            &about(Mode::Think),
+            [Reply::text("Thought: Things Fall Apart, by Chinua Achebe, came out in **1958**; 2026 - 1958 = 68.\nAnswer: 68")],
+        );
+        rig.mock.script_all_of(
+            &about(Mode::Act),
+            [
+                Reply::text("Action: wikipedia\nAction Input: Things Fall Apart"),
+                Reply::text("Answer: 68"),
+            ],
+        );
+        rig.mock.script_all_of(
+            &about(Mode::ReAct),
+            [
+                Reply::text("Thought: I need the year it was first published.\nAction: wikipedia\nAction Input: Things Fall Apart"),
+                Reply::text("Thought: Wikipedia says 1958, and 2026 - 1958 = 68.\nAnswer: 68"),
+            ],
+        );
         open(&rig, &fixtures).await;
         resize(&rig, 1280, 900).await;
         rig.ask(
@@ -251,5 +264,7 @@ fn an_all_run_shows_codeact_fourth_and_its_program_calls_two_tools_in_a_loop() {
             .await;
         let comparison = comparison.as_str().unwrap_or_default();
         assert!(comparison.contains("CodeAct"), "{comparison}");
+        let shot = rig.screenshot("codeact-all-1280.png").await;
+        support::browser::keep_for_docs(&shot, "screenshot-all-mode.png");
     });
 }

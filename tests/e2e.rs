@@ -39,22 +39,22 @@ fn assert_token_only_in_authorization(mock: &MockEndpoint) {
 }
 
 #[test]
-fn all_mode_streams_three_panels_at_the_same_time() {
+fn all_mode_streams_four_panels_at_the_same_time() {
     browser_test(|rig: Rig| async move {
         rig.mock.script_six_times_seven(THINK_42, 120);
         rig.open_app(3).await;
         rig.ask("What is 6 times 7?", "all").await;
 
-        // Poll what the user sees until every panel settles; remember whether all three were
+        // Poll what the user sees until every panel settles; remember whether all four were
         // streaming at one instant before any of them had finished.
         let started = Instant::now();
         let mut all_streaming_at_once = false;
         let mut first_done: Option<Duration> = None;
         loop {
             let panels = rig.panels().await;
-            assert_eq!(panels.len(), 3);
+            assert_eq!(panels.len(), 4);
             let streaming = panels.iter().filter(|p| p.status == "streaming").count();
-            if streaming == 3 && first_done.is_none() {
+            if streaming == 4 && first_done.is_none() {
                 all_streaming_at_once = true;
             }
             if first_done.is_none() && panels.iter().any(|p| p.status == "done") {
@@ -74,11 +74,11 @@ fn all_mode_streams_three_panels_at_the_same_time() {
         }
         assert!(
             all_streaming_at_once,
-            "the three panels never streamed at the same time"
+            "the four panels never streamed at the same time"
         );
 
-        // The mock saw the three first calls arrive before any of them had finished.
-        let first_calls: Vec<_> = [Mode::Think, Mode::Act, Mode::ReAct]
+        // The mock saw the four first calls arrive before any of them had finished.
+        let first_calls: Vec<_> = Mode::ALL
             .iter()
             .map(|m| rig.mock.chat_requests_containing(m.prompt_heading())[0].clone())
             .collect();
@@ -92,7 +92,7 @@ fn all_mode_streams_three_panels_at_the_same_time() {
             .into_iter()
             .map(|p| (p.mode.clone(), p))
             .collect();
-        for mode in ["think", "act", "react"] {
+        for mode in ["think", "act", "react", "codeact"] {
             let p = &panels[mode];
             assert_eq!(p.status, "done", "{p:#?}");
             assert!(p.answer.contains("42"), "{mode}: {}", p.answer);
@@ -113,8 +113,7 @@ fn all_mode_streams_three_panels_at_the_same_time() {
             .await;
         assert_eq!(strong, "product");
 
-        let shot = rig.screenshot("all-mode.png").await;
-        support::browser::keep_for_docs(&shot, "screenshot-all-mode.png");
+        rig.screenshot("all-mode.png").await;
         assert_token_only_in_authorization(&rig.mock);
     });
 }
@@ -267,7 +266,7 @@ fn rate_limit_in_one_panel_shows_there_while_the_others_finish() {
             "{act:#?}"
         );
         assert!(act.answer.is_empty());
-        for mode in ["think", "react"] {
+        for mode in ["think", "react", "codeact"] {
             assert_eq!(by_mode[mode].status, "done", "{:#?}", by_mode[mode]);
             assert!(by_mode[mode].answer.contains("42"));
             assert!(by_mode[mode].error.is_empty());

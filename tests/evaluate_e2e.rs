@@ -1,5 +1,5 @@
 //! The Evaluate view in the browser, against the scripted mock and the Wikipedia fixtures:
-//! a 10-question evaluation across the three modes gives the table worked out by hand below;
+//! a 10-question evaluation across the four modes gives the table worked out by hand below;
 //! the CSV export is that table; a stopped evaluation resumes after a reload without redoing
 //! what it had finished; the view and its question set load only when it is opened.
 #![cfg(not(target_arch = "wasm32"))]
@@ -17,41 +17,10 @@ use serde_json::{json, Value};
 use support::axe::{assert_no_serious, axe};
 use support::browser::{browser_test, Rig, CAPTURE_DOWNLOADS};
 use support::fixtures::FixtureServer;
+use support::hidden_style::QUESTIONS;
 use support::mock::{MockEndpoint, Reply};
 
 const SETTLE: Duration = Duration::from_secs(90);
-
-/// The questions and their gold answers. Each question's tag (`Q01`…) occurs in no other.
-const QUESTIONS: [(&str, &str); 10] = [
-    (
-        "Q01: Who wrote the novel Things Fall Apart?",
-        "Chinua Achebe",
-    ),
-    (
-        "Q02: In which year was Things Fall Apart first published?",
-        "1958",
-    ),
-    (
-        "Q03: Who is the protagonist of Things Fall Apart?",
-        "Okonkwo",
-    ),
-    (
-        "Q04: In which fictional village is Things Fall Apart set?",
-        "Umuofia",
-    ),
-    (
-        "Q05: Which country was the author of Things Fall Apart from?",
-        "Nigeria",
-    ),
-    (
-        "Q06: Which 1964 novel did the same author write?",
-        "Arrow of God",
-    ),
-    ("Q07: Is Things Fall Apart a novel?", "yes"),
-    ("Q08: Which people does Things Fall Apart portray?", "Igbo"),
-    ("Q09: What kind of book is Things Fall Apart?", "novel"),
-    ("Q10: Who wrote Arrow of God?", "Chinua Achebe"),
-];
 
 /// Think-only's answers: Q01–Q05 right (Q01 only after normalising), Q07 says "no" to a
 /// "yes", Q09 half right ("a short novel" → F1 2/3), the rest wrong.
@@ -95,6 +64,22 @@ const REACT: [&str; 10] = [
     "Chinua Achebe",
 ];
 
+/// CodeAct's answers: Q05 wrong ("Nigerian"), the rest right (Q08 after normalising "the").
+/// Q01's program calls Wikipedia and `final_answer` in one step, Q02's only `final_answer`;
+/// the others answer without a program. One step each, one tool call in all.
+const CODEACT: [&str; 10] = [
+    "Chinua Achebe",
+    "1958",
+    "Okonkwo",
+    "Umuofia",
+    "Nigerian",
+    "Arrow of God",
+    "yes",
+    "the Igbo",
+    "novel",
+    "Chinua Achebe",
+];
+
 /// What the observation of the Wikipedia search fixture says: a second step's request holds it.
 const OBSERVED: &str = "Nigerian writer Chinua Achebe, first published";
 
@@ -110,10 +95,11 @@ fn script(mock: &MockEndpoint, delay_ms: u64) {
             .with_usage(100, 10)
             .with_chunk_delay(delay_ms)
     };
-    let (think, act, react) = (
+    let (think, act, react, codeact) = (
         Mode::Think.prompt_heading(),
         Mode::Act.prompt_heading(),
         Mode::ReAct.prompt_heading(),
+        Mode::CodeAct.prompt_heading(),
     );
     let forced = &FORCE_ANSWER_PROMPT[..30];
     for i in 0..QUESTIONS.len() {
@@ -121,6 +107,19 @@ fn script(mock: &MockEndpoint, delay_ms: u64) {
         mock.script_always(
             &[&q, think],
             reply(&format!("Thought: I recall it.\nAnswer: {}", THINK[i])),
+        );
+        let program = match i {
+            0 => "page = wikipedia('Things Fall Apart')\nfinal_answer('Chinua Achebe' if 'Achebe' in page else 'unknown')".to_string(),
+            1 => "final_answer(1958)".to_string(),
+            _ => String::new(),
+        };
+        mock.script_always(
+            &[&q, codeact],
+            reply(&if program.is_empty() {
+                format!("Thought: I know it.\nAnswer: {}", CODEACT[i])
+            } else {
+                format!("Thought: Let the program say it.\n```python\n{program}\n```")
+            }),
         );
         if i == 9 {
             mock.script_always(
@@ -189,6 +188,10 @@ fn expected_rows(with_fallback: bool) -> Vec<Vec<&'static str>> {
         vec![
             "ReAct", "10", "80.0", "86.7", "100.0%", "2.10", "11", "2310", "—", "—",
         ],
+        // 9 right, Q05 wrong. One step each; Q01's program made the one tool call. Unpriced.
+        vec![
+            "CodeAct", "10", "90.0", "90.0", "100.0%", "1.00", "1", "1100", "—", "—",
+        ],
     ];
     if with_fallback {
         // Q10 falls back on Think-only's wrong answer: 7 right, Q08 2/3. Steps: ReAct's 21 and
@@ -242,7 +245,7 @@ async fn show_evaluate(rig: &Rig) {
     .await;
 }
 
-/// Sets up the 10 questions as the user's own JSON file, all three modes with their models,
+/// Sets up the 10 questions as the user's own JSON file, all four modes with their models,
 /// 2 steps and 3 runs at once, and starts.
 async fn start_evaluation(rig: &Rig, fallback: bool) {
     let file: Vec<Value> = QUESTIONS
@@ -261,6 +264,7 @@ async fn start_evaluation(rig: &Rig, fallback: bool) {
         ("#eval-model-think", "mock/think"),
         ("#eval-model-act", "mock/act"),
         ("#eval-model-react", "mock/model"),
+        ("#eval-model-codeact", "mock/model"),
     ] {
         rig.client
             .find(Locator::Css(id))
@@ -307,15 +311,15 @@ async fn wait_done(rig: &Rig, runs: usize) {
 }
 
 #[test]
-fn ten_questions_in_three_modes_give_the_expected_table_and_csv() {
+fn ten_questions_in_four_modes_give_the_expected_table_and_csv() {
     browser_test(|rig| async move {
         let fixtures = FixtureServer::start().await;
         script(&rig.mock, 0);
         open_evaluate(&rig, &fixtures).await;
         rig.js(CAPTURE_DOWNLOADS).await;
         start_evaluation(&rig, true).await;
-        // 30 runs and Think-only is among the modes, so the fallback needs no run of its own.
-        wait_done(&rig, 30).await;
+        // 40 runs and Think-only is among the modes, so the fallback needs no run of its own.
+        wait_done(&rig, 40).await;
 
         let expected: Vec<Vec<String>> = expected_rows(true)
             .into_iter()
@@ -326,7 +330,7 @@ fn ten_questions_in_three_modes_give_the_expected_table_and_csv() {
             rig.js("return Array.from(document.querySelectorAll('#eval-table tbody tr td:nth-child(11)')).map(c => c.innerText)").await,
         )
         .unwrap();
-        assert_eq!(answered.len(), 4);
+        assert_eq!(answered.len(), 5);
 
         // The table CSV is the table, cell for cell (the measured column included).
         rig.click("#eval-export-table").await;
@@ -342,7 +346,7 @@ fn ten_questions_in_three_modes_give_the_expected_table_and_csv() {
         assert_eq!(csv, shown, "the CSV is the table");
         // The answers CSV: a line per run, the model's answer and its score.
         let answers = parse_csv(&files[1].text).unwrap();
-        assert_eq!(answers.len(), 1 + 30);
+        assert_eq!(answers.len(), 1 + 40);
         let q09_think = answers
             .iter()
             .find(|r| r[0] == "own-9" && r[3] == "think")
@@ -441,7 +445,7 @@ fn a_stopped_evaluation_resumes_after_a_reload_without_redoing_its_results() {
             })
             .collect();
         assert!(
-            done.len() >= 4 && done.len() < 30,
+            done.len() >= 4 && done.len() < 40,
             "{} finished before the stop",
             done.len()
         );
@@ -451,12 +455,12 @@ fn a_stopped_evaluation_resumes_after_a_reload_without_redoing_its_results() {
         )
         .unwrap();
         assert!(
-            progress.starts_with(&format!("{} of 30 runs", done.len())),
+            progress.starts_with(&format!("{} of 40 runs", done.len())),
             "{progress}"
         );
 
         rig.click("#eval-resume").await;
-        wait_done(&rig, 30).await;
+        wait_done(&rig, 40).await;
         let redone: Vec<(usize, Mode)> = rig.mock.chat_requests()[requests_at_stop..]
             .iter()
             .filter_map(|r| job_of(&r.body))
@@ -530,6 +534,7 @@ fn the_view_and_hotpotqa_load_only_when_opened_and_show_the_paper() {
         // The first 20, Think-only: one right (the second question's answer is Seth MacFarlane).
         rig.click("#eval-mode-act").await;
         rig.click("#eval-mode-react").await;
+        rig.click("#eval-mode-codeact").await;
         rig.click("#eval-start").await;
         wait_done(&rig, 20).await;
         let rows = table(&rig).await;
@@ -618,6 +623,7 @@ fn hostile_question_files_are_refused_or_shown_as_text_and_damaged_storage_is_sk
         choose_questions(&rig, "markup.json", &file.to_string(), "1 question").await;
         rig.click("#eval-mode-act").await;
         rig.click("#eval-mode-react").await;
+        rig.click("#eval-mode-codeact").await;
         rig.click("#eval-start").await;
         wait_done(&rig, 1).await;
         rig.click("#eval-answers > summary").await;
@@ -675,6 +681,7 @@ fn a_rate_limit_holds_new_runs_for_the_wait_it_asks() {
         .await;
         rig.click("#eval-mode-act").await;
         rig.click("#eval-mode-react").await;
+        rig.click("#eval-mode-codeact").await;
         rig.js("const e = document.querySelector('#eval-concurrency'); e.value = '2'; e.dispatchEvent(new Event('change')); return true;").await;
         rig.click("#eval-start").await;
         wait_done(&rig, 4).await;
@@ -774,6 +781,7 @@ fn a_judge_grades_each_answer_beside_em_and_its_cost_counts() {
         .await;
         rig.click("#eval-mode-act").await;
         rig.click("#eval-mode-react").await;
+        rig.click("#eval-mode-codeact").await;
         rig.client
             .find(Locator::Css("#eval-model-think"))
             .await

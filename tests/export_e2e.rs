@@ -79,6 +79,12 @@ fn script_all_modes(rig: &Rig) {
             slow(Reply::text("Thought: The calculator says 42.\nAnswer: 42")),
         ],
     );
+    rig.mock.script(
+        Mode::CodeAct.prompt_heading(),
+        [slow(Reply::text(
+            "Thought: Six sevens are 42; no program is needed.\nAnswer: 42",
+        ))],
+    );
 }
 
 async fn panel_count_with(rig: &Rig, css: &str) -> u64 {
@@ -98,7 +104,7 @@ async fn wait_for_replay_end(rig: &Rig) {
         "the replay to end",
         SETTLE,
         "const b = document.querySelector('#recording-banner');\
-         return !!b && b.dataset.playing === 'false' && document.querySelectorAll('section.panel').length === 3 && Array.from(document.querySelectorAll('section.panel')).every(p => p.querySelector('ol.steps, .part-missing'));",
+         return !!b && b.dataset.playing === 'false' && document.querySelectorAll('section.panel').length === 4 && Array.from(document.querySelectorAll('section.panel')).every(p => p.querySelector('ol.steps, .part-missing'));",
     )
     .await;
 }

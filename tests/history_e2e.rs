@@ -143,6 +143,10 @@ fn a_reload_mid_run_keeps_everything_shown_and_marks_the_run_stopped() {
                 Reply::text(&format!("{slow}\nAnswer: 42")).with_chunk_delay(150),
             ],
         );
+        rig.mock.script(
+            Mode::CodeAct.prompt_heading(),
+            [Reply::text(&format!("{slow}\nAnswer: 42")).with_chunk_delay(150)],
+        );
         rig.open_app_overriding(json!({ "protocol": "text" })).await;
         rig.ask("How many letters, and what is 6 times 7?", "all")
             .await;
@@ -153,12 +157,14 @@ fn a_reload_mid_run_keeps_everything_shown_and_marks_the_run_stopped() {
              return p('act').dataset.status === 'done'\
                && p('think').querySelector('.live').innerText.includes('letters')\
                && p('react').querySelectorAll('li.step').length === 2\
-               && p('react').querySelectorAll('.live')[1].innerText.includes('letters');",
+               && p('react').querySelectorAll('.live')[1].innerText.includes('letters')\
+               && p('codeact').querySelector('.live').innerText.includes('letters');",
         )
         .await;
         let before = rig.panels().await;
         assert_eq!(find(&before, "think").status, "streaming", "{before:#?}");
         assert_eq!(find(&before, "react").status, "streaming", "{before:#?}");
+        assert_eq!(find(&before, "codeact").status, "streaming", "{before:#?}");
 
         reload(&rig).await;
         // Shown at once as plain text, then as Markdown once the Markdown parser's chunk is in again:
@@ -166,12 +172,12 @@ fn a_reload_mid_run_keeps_everything_shown_and_marks_the_run_stopped() {
         rig.wait_for(
             "the run to be shown again",
             SETTLE,
-            "return document.querySelectorAll('section.panel[data-status=stopped]').length === 2 \
+            "return document.querySelectorAll('section.panel[data-status=stopped]').length === 3 \
                && !!document.querySelector('section.panel[data-mode=act] .answer .md > *')",
         )
         .await;
         let after = rig.panels().await;
-        assert_eq!(after.len(), 3, "{after:#?}");
+        assert_eq!(after.len(), 4, "{after:#?}");
         for (b, a) in before.iter().zip(&after) {
             assert_eq!(a.mode, b.mode);
             assert_eq!(a.counter, b.counter, "{a:#?}");
@@ -190,7 +196,7 @@ fn a_reload_mid_run_keeps_everything_shown_and_marks_the_run_stopped() {
         assert_eq!(act.status, "done", "a finished mode stays finished");
         assert!(act.answer.contains("42"), "{act:#?}");
         assert!(!act.text.contains(INTERRUPTED_NOTICE), "{act:#?}");
-        for mode in ["think", "react"] {
+        for mode in ["think", "react", "codeact"] {
             let p = find(&after, mode);
             assert_eq!(p.status, "stopped", "{p:#?}");
             assert!(p.text.contains(INTERRUPTED_NOTICE), "{p:#?}");
@@ -359,6 +365,13 @@ fn the_token_is_never_stored_with_the_runs() {
             [
                 Reply::text("Thought: compute.\nAction: calculator\nAction Input: 6 * 7"),
                 Reply::text("Thought: done.\nAnswer: 42"),
+                Reply::text("Answer: 84"),
+            ],
+        );
+        rig.mock.script(
+            Mode::CodeAct.prompt_heading(),
+            [
+                Reply::text("Thought: six sevens.\nAnswer: 42"),
                 Reply::text("Answer: 84"),
             ],
         );

@@ -461,6 +461,12 @@ fn script_distinct_answers_after(rig: &Rig, runs: usize, latency_ms: u64) {
                 reply("Thought: done.\nAnswer: 42 by reasoning and acting"),
             ],
         );
+        rig.mock.script(
+            Mode::CodeAct.prompt_heading(),
+            [reply(
+                "Thought: no program needed.\nAnswer: 42 by writing no code",
+            )],
+        );
     }
 }
 
@@ -519,7 +525,12 @@ fn blind_mode_names_no_mode_or_model_until_the_vote_and_the_vote_is_kept() {
             .await;
         assert_eq!(
             labels,
-            json!([["A", "Answer A"], ["B", "Answer B"], ["C", "Answer C"]])
+            json!([
+                ["A", "Answer A"],
+                ["B", "Answer B"],
+                ["C", "Answer C"],
+                ["D", "Answer D"]
+            ])
         );
         assert_eq!(
             shown(&rig).await,
@@ -529,7 +540,7 @@ fn blind_mode_names_no_mode_or_model_until_the_vote_and_the_vote_is_kept() {
         rig.wait_for(
             "the vote bar",
             SETTLE,
-            "return document.querySelectorAll('.vote-best').length === 3",
+            "return document.querySelectorAll('.vote-best').length === 4",
         )
         .await;
         assert_eq!(
@@ -622,13 +633,13 @@ fn blind_mode_names_no_mode_or_model_until_the_vote_and_the_vote_is_kept() {
             votes.contains(&(react.clone(), "react".into(), "best".into())),
             "{votes:?}"
         );
-        assert_eq!(votes.iter().filter(|v| v.2 == "not-best").count(), 2);
+        assert_eq!(votes.iter().filter(|v| v.2 == "not-best").count(), 3);
         assert!(!md.is_empty());
         rig.client.refresh().await.unwrap();
         rig.wait_for(
             "the kept run",
             SETTLE,
-            "return document.querySelectorAll('section.panel .vote-badge').length === 3",
+            "return document.querySelectorAll('section.panel .vote-badge').length === 4",
         )
         .await;
         assert!(rig
@@ -697,10 +708,20 @@ fn blind_panels_of_the_same_output_look_the_same_and_nothing_shares_them_until_t
         for mode in Mode::ALL {
             rig.mock.script(mode.prompt_heading(), [Reply::text(same)]);
         }
-        let models = ["lab/thinker-7b", "lab/actor-8b", "lab/reactor-9b"];
+        let models = [
+            "lab/thinker-7b",
+            "lab/actor-8b",
+            "lab/reactor-9b",
+            "lab/coder-3b",
+        ];
         rig.open_app_overriding(json!({
             "protocol": "text",
-            "mode_models": { "think": models[0], "act": models[1], "react": models[2] },
+            "mode_models": {
+                "think": models[0],
+                "act": models[1],
+                "react": models[2],
+                "codeact": models[3],
+            },
         }))
         .await;
         rig.ask(QUESTION, "blind").await;
@@ -786,10 +807,10 @@ fn blind_panels_of_the_same_output_look_the_same_and_nothing_shares_them_until_t
         assert_eq!(
             rig.js("return document.querySelectorAll('section.panel .inspect').length")
                 .await,
-            json!(3)
+            json!(4)
         );
         let (file, md) = export(&rig).await;
-        assert_eq!(file.records.len(), 3);
+        assert_eq!(file.records.len(), 4);
         for (mode, model) in Mode::ALL.iter().zip(models) {
             assert!(
                 md.contains(mode.label()) && md.contains(model),
@@ -804,7 +825,12 @@ fn blind_panels_of_the_same_output_look_the_same_and_nothing_shares_them_until_t
 fn a_blind_run_s_errors_name_no_model_until_the_vote() {
     browser_test(|rig: Rig| async move {
         // An endpoint's error often names the model it could not serve.
-        let models = ["lab/thinker-7b", "lab/actor-8b", "lab/reactor-9b"];
+        let models = [
+            "lab/thinker-7b",
+            "lab/actor-8b",
+            "lab/reactor-9b",
+            "lab/coder-3b",
+        ];
         for (mode, model) in Mode::ALL.into_iter().zip(models) {
             rig.mock.script(
                 mode.prompt_heading(),
@@ -813,7 +839,12 @@ fn a_blind_run_s_errors_name_no_model_until_the_vote() {
         }
         rig.open_app_overriding(json!({
             "protocol": "text",
-            "mode_models": { "think": models[0], "act": models[1], "react": models[2] },
+            "mode_models": {
+                "think": models[0],
+                "act": models[1],
+                "react": models[2],
+                "codeact": models[3],
+            },
         }))
         .await;
         rig.ask(QUESTION, "blind").await;
@@ -837,7 +868,7 @@ fn a_blind_run_s_errors_name_no_model_until_the_vote() {
         )
         .await;
         for p in rig.panels().await {
-            let model = models[["think", "act", "react"]
+            let model = models[["think", "act", "react", "codeact"]
                 .iter()
                 .position(|m| *m == p.mode)
                 .unwrap()];
@@ -891,22 +922,22 @@ fn the_leaderboard_of_scripted_votes_is_the_one_worked_out_by_hand() {
         let rows = rig
             .js("return Array.from(document.querySelectorAll('#leaderboard-table tbody tr')).map(tr => Array.from(tr.children).map(c => c.innerText))")
             .await;
-        // By hand: ReAct beat both once and tied both twice (2 / 4 / 0); Think-only and
-        // Act-only each lost once to it and tied the rest (0 / 4 / 1). Bradley-Terry: ReAct
-        // wins 2 of its 3 games with each, so its strength is twice theirs (2y/(x+y)·3 = 4
-        // gives y = 2x); with their geometric mean at 1, x = 2^(-1/3): Elo 1000 + 400·log10 x
-        // = 959.9 for the two, and 959.9 + 400·log10 2 = 1080.3 for ReAct.
+        // By hand: ReAct beat the three others once and tied each twice (3 / 6 / 0); each
+        // other mode lost once to it and tied the rest (0 / 6 / 1). Bradley-Terry: ReAct wins
+        // 2 of its 3 games with each, so its strength is twice theirs (2y/(x+y)·3 = 4 gives
+        // y = 2x); with the four's geometric mean at 1, x³·2x = 1, x = 2^(-1/4): Elo
+        // 1000 + 400·log10 x = 969.9 for the three, and 969.9 + 400·log10 2 = 1090.3 for ReAct.
         let rows = rows.as_array().unwrap();
-        assert_eq!(rows.len(), 3, "{rows:#?}");
+        assert_eq!(rows.len(), 4, "{rows:#?}");
         let cells = |i: usize, j: usize| rows[i][j].as_str().unwrap().to_string();
         assert_eq!(
             (cells(0, 0), cells(0, 1), cells(0, 2)),
-            ("ReAct".into(), "mock/model".into(), "2 / 4 / 0".into())
+            ("ReAct".into(), "mock/model".into(), "3 / 6 / 0".into())
         );
-        assert!(cells(0, 3).starts_with("1080 ("), "{rows:#?}");
-        for i in [1, 2] {
-            assert_eq!(cells(i, 2), "0 / 4 / 1");
-            assert!(cells(i, 3).starts_with("960 ("), "{rows:#?}");
+        assert!(cells(0, 3).starts_with("1090 ("), "{rows:#?}");
+        for i in [1, 2, 3] {
+            assert_eq!(cells(i, 2), "0 / 6 / 1");
+            assert!(cells(i, 3).starts_with("970 ("), "{rows:#?}");
             assert_eq!(cells(i, 4), "100% of 4");
         }
         assert_eq!(cells(0, 4), "100% of 4");
@@ -930,12 +961,12 @@ fn the_leaderboard_of_scripted_votes_is_the_one_worked_out_by_hand() {
         let downloads = rig.downloads().await;
         let csv = &downloads[0].text;
         let lines: Vec<&str> = csv.lines().collect();
-        assert_eq!(lines.len(), 4, "{csv}");
+        assert_eq!(lines.len(), 5, "{csv}");
         assert!(
-            lines[1].starts_with("ReAct,mock/model,2,4,0,1080.3,"),
+            lines[1].starts_with("ReAct,mock/model,3,6,0,1090.3,"),
             "{csv}"
         );
-        assert!(lines[2].contains(",0,4,1,959.9,"), "{csv}");
+        assert!(lines[2].contains(",0,6,1,969.9,"), "{csv}");
 
         // Clear starts over, and Undo brings it back; nothing is deleted.
         rig.click("#leaderboard-clear").await;
@@ -954,7 +985,7 @@ fn the_leaderboard_of_scripted_votes_is_the_one_worked_out_by_hand() {
         rig.wait_for(
             "the leaderboard back",
             SETTLE,
-            "return document.querySelectorAll('#leaderboard-table tbody tr').length === 3",
+            "return document.querySelectorAll('#leaderboard-table tbody tr').length === 4",
         )
         .await;
     });

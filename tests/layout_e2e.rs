@@ -71,7 +71,15 @@ fn play_on_a_first_visit_brings_the_panels_into_view() {
             tokio::time::sleep(Duration::from_millis(800)).await;
             let heads = rig.js(PANEL_HEADS).await;
             let heads = heads.as_array().unwrap();
-            assert_eq!(heads.len(), 3, "three panels at {width}: {heads:?}");
+            assert_eq!(heads.len(), 4, "four panels at {width}: {heads:?}");
+            // A first visitor watches at the recordings' own pace: 4×, "as it ran" one choice
+            // away in the same list.
+            assert_eq!(
+                rig.js("return document.querySelector('#replay-speed').value")
+                    .await,
+                json!("4"),
+                "at {width}"
+            );
             // Side by side, every head is in view; stacked on a phone, the first is.
             let in_view = |h: &Value| {
                 h["top"].as_f64().unwrap() >= 0.0
@@ -256,7 +264,7 @@ fn evaluate_lays_out_at_every_width_in_setup_running_and_results() {
         let mut check = LayoutCheck::default();
         for (tag, _, answer) in EVAL_QUESTIONS {
             let tag = &tag[..3];
-            for mode in [Mode::Think, Mode::Act, Mode::ReAct] {
+            for mode in Mode::ALL {
                 rig.mock.script_always(
                     &[tag, mode.prompt_heading()],
                     Reply::text(&format!("Thought: I know it.\nAnswer: {answer}"))

@@ -44,6 +44,14 @@ fn script_healthy(mock: &MockEndpoint, faulty: Mode) {
             ],
         );
     }
+    if faulty != Mode::CodeAct {
+        mock.script(
+            Mode::CodeAct.prompt_heading(),
+            [Reply::text(
+                "Thought: six sevens; no program needed.\nAnswer: 42",
+            )],
+        );
+    }
 }
 
 async fn open(rig: &Rig, mut extra: Value) {
@@ -71,7 +79,7 @@ async fn wait_for_status(rig: &Rig, mode: Mode, status: &str) -> Instant {
     Instant::now()
 }
 
-/// Runs the question in all three modes; returns the faulty panel once it shows its error,
+/// Runs the question in all four modes; returns the faulty panel once it shows its error,
 /// how long after Run that was, and the other panels once they settled.
 async fn run_all_with_fault(rig: &Rig, faulty: Mode) -> (PanelView, Duration, Vec<PanelView>) {
     rig.ask("What is 6 times 7?", "all").await;
@@ -84,7 +92,7 @@ async fn run_all_with_fault(rig: &Rig, faulty: Mode) -> (PanelView, Duration, Ve
 }
 
 fn assert_others_done(others: &[PanelView]) {
-    assert_eq!(others.len(), 2, "{others:#?}");
+    assert_eq!(others.len(), 3, "{others:#?}");
     for p in others {
         assert_eq!(p.status, "done", "{p:#?}");
         assert!(p.answer.contains("42"), "{p:#?}");

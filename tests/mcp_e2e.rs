@@ -23,6 +23,8 @@ use support::mcp::{
 use support::mock::Reply;
 
 const SETTLE: Duration = Duration::from_secs(60);
+/// A run whose CodeAct program first loads Pyodide (several MB) into a fresh sandbox.
+const PYTHON_SETTLE: Duration = Duration::from_secs(180);
 /// The token the tests give the hostile `/ok` server: a marker, like the others.
 const OK_MCP_TOKEN: &str = "mcp-marker-OK-4242424242";
 
@@ -160,8 +162,14 @@ fn all_mode_calls_both_real_servers_in_each_protocol() {
         let real = tokio::task::spawn_blocking(start_real_servers)
             .await
             .unwrap();
-        rig.open_app_overriding(json!({ "protocol": "text", "max_steps": 4 }))
-            .await;
+        // The fixture server hosts Pyodide, for CodeAct's programs.
+        let fixtures = support::fixtures::FixtureServer::start().await;
+        rig.open_app_overriding(json!({
+            "protocol": "text",
+            "max_steps": 4,
+            "tool_endpoints": fixtures.endpoints(),
+        }))
+        .await;
         open_mcp_settings(&rig).await;
 
         let said = connect_trusted(&rig, &real.everything_url, "Everything", "").await;
@@ -187,7 +195,7 @@ fn all_mode_calls_both_real_servers_in_each_protocol() {
 
         for protocol in ["text", "native", "json"] {
             let question = format!("What is 2 + 3, and the station code of Paris? ({protocol})");
-            run_protocol(&rig, protocol, &question).await;
+            run_protocol(&rig, protocol, &question, true).await;
         }
 
         // Each token went to its own server only.
@@ -245,19 +253,42 @@ fn both_real_servers_answer_a_cross_origin_isolated_page() {
             &rig,
             "text",
             "What is 2 + 3, and the station code of Paris? (isolated)",
+            false,
         )
         .await;
         assert_eq!(rig.js("return window.crossOriginIsolated").await, true);
     });
 }
 
-async fn run_protocol(rig: &Rig, protocol: &str, question: &str) {
+/// An All run of `question` in `protocol`; CodeAct answers with a program that calls both
+/// servers when `program` (Pyodide is hosted), else in words.
+async fn run_protocol(rig: &Rig, protocol: &str, question: &str, program: bool) {
     new_conversation(rig).await;
     choose_protocol(rig, protocol).await;
-    script_replies(rig, protocol, question);
+    script_replies(rig, protocol, question, program);
     rig.ask(question, "all").await;
-    let panels = rig.wait_until_settled(SETTLE).await;
-    for p in panels.iter().filter(|p| p.mode != "think") {
+    let panels = rig.wait_until_settled(PYTHON_SETTLE).await;
+    let codeact = panels.iter().find(|p| p.mode == "codeact").unwrap();
+    answered(codeact);
+    assert_eq!(codeact.answer_text(), "5, and PS-2643", "{codeact:#?}");
+    if program {
+        // The program's calls reached the same real servers, through the page.
+        assert_eq!(codeact.actions.len(), 3, "{codeact:#?}");
+        assert!(codeact.actions[1].contains("get-sum"), "{codeact:#?}");
+        assert!(
+            codeact.actions[1].contains("The sum of 2 and 3 is 5."),
+            "{codeact:#?}"
+        );
+        assert!(codeact.actions[2].contains("station_code"), "{codeact:#?}");
+        assert!(
+            codeact.actions[2].contains(&station_code_text("Paris")),
+            "{codeact:#?}"
+        );
+    }
+    for p in panels
+        .iter()
+        .filter(|p| p.mode == "act" || p.mode == "react")
+    {
         answered(p);
         assert_eq!(p.actions.len(), 2, "{protocol}: {p:#?}");
         assert!(p.actions[0].contains("get-sum"), "{protocol}: {p:#?}");
@@ -315,9 +346,17 @@ async fn run_protocol(rig: &Rig, protocol: &str, question: &str) {
 
 /// Scripts this question's replies: Think-only answers; Act-only and ReAct call get-sum and
 /// station_code, then answer.
-fn script_replies(rig: &Rig, protocol: &str, question: &str) {
+fn script_replies(rig: &Rig, protocol: &str, question: &str, program: bool) {
     let sum = r#"{"a": 2, "b": 3}"#;
     let city = r#"{"city": "Paris"}"#;
+    rig.mock.script_all_of(
+        &[Mode::CodeAct.prompt_heading(), question],
+        [Reply::text(if program {
+            "Thought: Both servers, in one program.\n```python\ntotal = get_sum(a=2, b=3)\ncode = station_code(city='Paris')\nprint(total, code)\nimport re\nfinal_answer(re.search(r'is (\\d+)', total).group(1) + ', and ' + re.search(r'[A-Z]+-\\d+', code).group(0))\n```"
+        } else {
+            "Thought: I know both.\nAnswer: 5, and PS-2643"
+        })],
+    );
     rig.mock.script_all_of(
         &[Mode::Think.prompt_heading(), question],
         [Reply::text(

@@ -139,8 +139,8 @@ async fn press(rig: &Rig, key: Key) {
 #[test]
 fn on_a_phone_the_modes_are_tabs_that_say_their_state_and_move_only_when_asked() {
     browser_test(|rig: Rig| async move {
-        // Scripted so the modes end in a known order: ReAct first, then Act-only fails, and
-        // Think-only ends last.
+        // Scripted so the modes end in a known order: ReAct first, then Act-only fails, then
+        // CodeAct, and Think-only ends last.
         rig.mock.script(
             Mode::ReAct.prompt_heading(),
             [Reply::text("Thought: Six sevens.\nAnswer: 42").with_latency(600)],
@@ -151,6 +151,13 @@ fn on_a_phone_the_modes_are_tabs_that_say_their_state_and_move_only_when_asked()
             [Reply::text("Action: calculator")
                 .with_latency(1_500)
                 .ending(Ending::ErrorEvent("The model failed mid-answer.".into()))],
+        );
+        rig.mock.script(
+            Mode::CodeAct.prompt_heading(),
+            [
+                Reply::text("Thought: Six sevens; no program needed.\nAnswer: 42")
+                    .with_latency(2_200),
+            ],
         );
         rig.mock.script(
             Mode::Think.prompt_heading(),
@@ -167,7 +174,7 @@ fn on_a_phone_the_modes_are_tabs_that_say_their_state_and_move_only_when_asked()
         rig.js(WATCH_NEWS).await;
         rig.ask("What is 6 times 7?", "all").await;
         let panels = rig.wait_until_settled(SETTLE).await;
-        assert_eq!(panels.len(), 3);
+        assert_eq!(panels.len(), 4);
         let height = rig
             .js("return document.scrollingElement.scrollHeight")
             .await
@@ -193,9 +200,10 @@ fn on_a_phone_the_modes_are_tabs_that_say_their_state_and_move_only_when_asked()
         };
         let react_done = first("ReAct Done");
         let act_error = first("Act-only Error");
+        let codeact_done = first("CodeAct Done");
         let think_done = first("Think-only Done");
         assert!(
-            react_done < act_error && act_error < think_done,
+            react_done < act_error && act_error < codeact_done && codeact_done < think_done,
             "the tabs followed the modes as they ended: {seen:#?}"
         );
         assert!(
@@ -213,6 +221,7 @@ fn on_a_phone_the_modes_are_tabs_that_say_their_state_and_move_only_when_asked()
                 json!("Think-only"),
                 json!("Act-only"),
                 json!("ReAct"),
+                json!("CodeAct"),
                 json!("Compare")
             ]
         );
@@ -226,6 +235,10 @@ fn on_a_phone_the_modes_are_tabs_that_say_their_state_and_move_only_when_asked()
         );
         assert!(
             now[2]["state"].as_str().unwrap().starts_with("Done"),
+            "{now:#?}"
+        );
+        assert!(
+            now[3]["state"].as_str().unwrap().starts_with("Done"),
             "{now:#?}"
         );
 
@@ -310,7 +323,9 @@ fn on_a_phone_the_modes_are_tabs_that_say_their_state_and_move_only_when_asked()
         assert_eq!(selected(&rig).await, 2, "{now:#?}");
         assert_eq!(now[2]["focused"], json!(true), "{now:#?}");
         press(&rig, Key::Right).await;
-        assert_eq!(selected(&rig).await, 3, "the comparison's tab");
+        assert_eq!(selected(&rig).await, 3, "CodeAct's tab");
+        press(&rig, Key::Right).await;
+        assert_eq!(selected(&rig).await, 4, "the comparison's tab");
         assert_eq!(rig.js(VISIBLE_PANELS).await, json!([]));
         assert_eq!(
             rig.js("const c = document.querySelector('#comparison'); return !!c && c.getBoundingClientRect().top < innerHeight;")
@@ -325,7 +340,7 @@ fn on_a_phone_the_modes_are_tabs_that_say_their_state_and_move_only_when_asked()
             "Right from the last wraps to the first"
         );
         press(&rig, Key::End).await;
-        assert_eq!(selected(&rig).await, 3);
+        assert_eq!(selected(&rig).await, 4);
         press(&rig, Key::Home).await;
         assert_eq!(selected(&rig).await, 0);
         press(&rig, Key::Left).await;
@@ -370,7 +385,7 @@ fn on_a_phone_the_modes_are_tabs_that_say_their_state_and_move_only_when_asked()
 #[test]
 fn a_blind_run_s_tabs_name_no_mode_or_model_before_the_vote() {
     browser_test(|rig: Rig| async move {
-        for mode in [Mode::Think, Mode::Act, Mode::ReAct] {
+        for mode in Mode::ALL {
             rig.mock.script(
                 mode.prompt_heading(),
                 [Reply::text("Thought: Six sevens.\nAnswer: 42").with_latency(800)],
@@ -379,7 +394,7 @@ fn a_blind_run_s_tabs_name_no_mode_or_model_before_the_vote() {
         be_a_phone(&rig).await;
         rig.open_app_overriding(json!({
             "protocol": "text",
-            "mode_models": { "think": "lab/thinker-7b", "act": "lab/actor-8b", "react": "lab/reactor-9b" },
+            "mode_models": { "think": "lab/thinker-7b", "act": "lab/actor-8b", "react": "lab/reactor-9b", "codeact": "lab/coder-3b" },
         }))
         .await;
         rig.js(WATCH_TABS).await;
@@ -393,7 +408,8 @@ fn a_blind_run_s_tabs_name_no_mode_or_model_before_the_vote() {
             .await;
         let strip = strip.as_str().unwrap();
         for name in [
-            "Think", "Act-only", "ReAct", "think", "react", "lab/", "thinker", "actor", "reactor",
+            "Think", "Act-only", "ReAct", "CodeAct", "think", "react", "codeact", "lab/",
+            "thinker", "actor", "reactor", "coder",
         ] {
             assert!(!strip.contains(name), "the tabs name {name}: {strip}");
             assert!(
@@ -406,7 +422,10 @@ fn a_blind_run_s_tabs_name_no_mode_or_model_before_the_vote() {
             .iter()
             .map(|t| t["name"].as_str().unwrap().to_string())
             .collect();
-        assert_eq!(names, ["Answer A", "Answer B", "Answer C", "Compare"]);
+        assert_eq!(
+            names,
+            ["Answer A", "Answer B", "Answer C", "Answer D", "Compare"]
+        );
         let violations = support::axe::axe(&rig).await;
         assert!(violations.is_empty(), "{violations:#?}");
     });
@@ -426,6 +445,8 @@ fn the_embed_on_a_phone_uses_the_tabs_and_its_height_follows_the_shown_tab() {
             .script(Mode::Act.prompt_heading(), [Reply::text("Answer: 42")]);
         rig.mock
             .script(Mode::ReAct.prompt_heading(), [Reply::text("Answer: 42")]);
+        rig.mock
+            .script(Mode::CodeAct.prompt_heading(), [Reply::text("Answer: 42")]);
         rig.open_app_overriding(json!({ "protocol": "text", "max_steps": 3 }))
             .await;
         rig.ask("What is 6 times 7?", "all").await;
@@ -439,8 +460,8 @@ fn the_embed_on_a_phone_uses_the_tabs_and_its_height_follows_the_shown_tab() {
         rig.wait_for(
             "the tabs in the embed, the run played to its end",
             SETTLE,
-            "return document.querySelectorAll('#mode-tabs [role=tab]').length === 4 \
-               && document.querySelectorAll('section.panel[data-status=done]').length === 3",
+            "return document.querySelectorAll('#mode-tabs [role=tab]').length === 5 \
+               && document.querySelectorAll('section.panel[data-status=done]').length === 4",
         )
         .await;
         assert_eq!(rig.js(VISIBLE_PANELS).await, json!(["mode-panel-0"]));

@@ -49,6 +49,10 @@ fn after_an_all_run_a_table_compares_the_modes_with_the_scripted_numbers() {
                 Reply::text("Thought: it says 42.\nAnswer: 42").with_usage(90, 10),
             ],
         );
+        rig.mock.script(
+            Mode::CodeAct.prompt_heading(),
+            [Reply::text("Thought: no program needed.\nAnswer: 42").with_usage(200, 30)],
+        );
         rig.open_app_overriding(json!({ "protocol": "text" })).await;
         assert_eq!(
             rig.js("return !!document.querySelector('#comparison')")
@@ -61,7 +65,7 @@ fn after_an_all_run_a_table_compares_the_modes_with_the_scripted_numbers() {
         rig.wait_for(
             "the comparison table",
             SETTLE,
-            "return document.querySelectorAll('#comparison tbody tr').length === 3",
+            "return document.querySelectorAll('#comparison tbody tr').length === 4",
         )
         .await;
         let rows: Vec<Value> = rig.js(READ_COMPARISON).await.as_array().unwrap().clone();
@@ -76,6 +80,7 @@ fn after_an_all_run_a_table_compares_the_modes_with_the_scripted_numbers() {
         assert_eq!(act["cells"][2], "1");
         assert_eq!(act["cells"][4], "120 in + 15 out");
         assert_eq!(react["cells"][4], "150 in + 25 out");
+        assert_eq!(row("codeact")["cells"][4], "200 in + 30 out");
         assert_eq!(react["cells"][5], "–", "no price known for the mock model");
         let time = act["cells"][3].as_str().unwrap();
         assert!(time.ends_with(" ms") || time.ends_with(" s"), "{time}");
@@ -227,6 +232,10 @@ fn each_mode_can_run_its_own_model_and_the_table_prices_it() {
             Mode::ReAct.prompt_heading(),
             [Reply::text("Thought: easy.\nAnswer: 42").with_usage(10, 10)],
         );
+        rig.mock.script(
+            Mode::CodeAct.prompt_heading(),
+            [Reply::text("Thought: easy.\nAnswer: 42").with_usage(10, 10)],
+        );
         rig.open_app_overriding(json!({
             "protocol": "text",
             "mode_models": { "think": "mock/think", "act": "mock/act" }
@@ -243,18 +252,19 @@ fn each_mode_can_run_its_own_model_and_the_table_prices_it() {
         assert_eq!(model_of(Mode::Think.prompt_heading()), "mock/think");
         assert_eq!(model_of(Mode::Act.prompt_heading()), "mock/act");
         assert_eq!(model_of(Mode::ReAct.prompt_heading()), "mock/model");
+        assert_eq!(model_of(Mode::CodeAct.prompt_heading()), "mock/model");
         let lists = rig
             .mock
             .requests()
             .into_iter()
             .filter(|r| r.uri.ends_with("/models"))
             .count();
-        assert_eq!(lists, 1, "the model list is read once for the three modes");
+        assert_eq!(lists, 1, "the model list is read once for the four modes");
 
         rig.wait_for(
             "the comparison table",
             SETTLE,
-            "return document.querySelectorAll('#comparison tbody tr').length === 3",
+            "return document.querySelectorAll('#comparison tbody tr').length === 4",
         )
         .await;
         let rows: Vec<Value> = rig.js(READ_COMPARISON).await.as_array().unwrap().clone();

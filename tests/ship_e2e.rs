@@ -17,7 +17,7 @@ use support::mock::{Reply, THINK_42};
 const SETTLE: Duration = Duration::from_secs(40);
 
 #[test]
-fn a_first_visit_without_a_token_plays_a_recording_in_three_panels_with_no_request() {
+fn a_first_visit_without_a_token_plays_a_recording_in_four_panels_with_no_request() {
     browser_test(|rig| async move {
         rig.open_fresh(&rig.app_url).await;
         rig.wait_for_recordings().await;
@@ -45,7 +45,7 @@ fn a_first_visit_without_a_token_plays_a_recording_in_three_panels_with_no_reque
             "labelled as a recording with its model: {banner}"
         );
         let file = shipped("multiply.json");
-        assert_eq!(panels.len(), 3);
+        assert_eq!(panels.len(), 4);
         for (panel, record) in panels.iter().zip(&file.records) {
             assert_eq!(panel.mode, record.config.mode.id());
             let answer = record.turns[0].answer.as_ref().unwrap().text.clone();
@@ -212,7 +212,7 @@ fn under_a_sub_path_the_app_runs_keeps_runs_loads_python_and_plays_recordings() 
         .await;
         sub.choose_speed("instant").await;
         let panels = sub.wait_for_replay_end(Duration::from_secs(90)).await;
-        assert_eq!(panels.len(), 3, "{panels:#?}");
+        assert_eq!(panels.len(), 4, "{panels:#?}");
         assert!(
             panels.iter().all(|p| !p.answer.trim().is_empty()),
             "{panels:#?}"

@@ -533,6 +533,14 @@ fn streaming_does_not_shift_the_layout() {
                 Reply::text("Thought: The calculator says 42.\nAnswer: 42").with_chunk_delay(delay),
             ],
         );
+        rig.mock.script(
+            Mode::CodeAct.prompt_heading(),
+            [
+                Reply::text("Thought: Six sevens are 42; no program is needed.\nAnswer: 42")
+                    .with_chunk_delay(delay)
+                    .with_latency(600),
+            ],
+        );
         rig.open_app(3).await;
         let bar_height = "return document.querySelector('.question-bar').offsetHeight;";
         let bar_before = rig.js(bar_height).await;

@@ -7,6 +7,7 @@ pub mod browser;
 pub mod cdp;
 pub mod first_load;
 pub mod fixtures;
+pub mod hidden_style;
 pub mod http_model;
 pub mod https_endpoint;
 pub mod kernels;

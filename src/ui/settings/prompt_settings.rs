@@ -16,7 +16,7 @@ pub fn PromptSettings() -> impl IntoView {
         <span class="settings-label">"System prompts"</span>
         <div class="prompt-edits">
             <p class="hint">
-                "What each mode is told before the question. Edit one to try your own: it is sent exactly as written (with native tool calls too) and kept with the run. The default shown lists the tools the mode may call, for the text protocol."
+                "What each mode is told before the question. Edit one to try your own: it is sent exactly as written (with native tool calls too) and kept with the run. The default shown lists the tools the mode may call, for the text protocol (CodeAct's, as the Python functions its programs get)."
             </p>
             {Mode::ALL.map(|mode| view! { <PromptEdit mode=mode settings=settings field_error=field_error /> })}
         </div>

@@ -72,7 +72,7 @@ pub fn ToolsSettings() -> impl IntoView {
                 .collect_view()}
         </select>
         <p class="hint wide" id="protocol-hint">
-            "Auto: the model's native tool calls (OpenAI tools) when it has them, else text lines (Thought / Action / Action Input). JSON actions may call several tools in one step."
+            "How Act-only and ReAct call tools. Auto: the model's native tool calls (OpenAI tools) when it has them, else text lines (Thought / Action / Action Input). JSON actions may call several tools in one step. CodeAct needs none of these: its actions are Python programs that call the tools as functions, so any model that writes Python can run it."
         </p>
         <span class="settings-label" id="tools-label">"Tools"</span>
         <table class="tool-choice" aria-labelledby="tools-label">

@@ -104,7 +104,9 @@ mod host {
             .await;
             let mut index = Vec::new();
             for (file, title, about, question) in EXAMPLES {
-                let mut text = record(&rig, question).await.replace(&model_url, DEFAULT_MODEL_URL);
+                let mut text = record(&rig, question)
+                    .await
+                    .replace(&model_url, DEFAULT_MODEL_URL);
                 // Each tool's address as a visitor's page has it (Pyodide's included: CodeAct
                 // ran in the fixture server's copy), then what is left of the fixture server's
                 // (the Wikipedia pages' own links) as Wikipedia's.

@@ -1519,3 +1519,37 @@ fn codeact_a_repeated_call_gives_the_program_the_same_value_and_the_panel_says_c
         Some(format!("178377\n{CACHED_NOTE}").as_str())
     );
 }
+
+/// The loop check, for programs: the same program a third time in a row is not run; the
+/// model reads why and may change course.
+#[test]
+fn codeact_the_same_program_a_third_time_in_a_row_is_not_run_again() {
+    let same = "```python\nprint(calculator(input=\"4821*37\"))\n```";
+    let model = ScriptedModel::new([
+        says(same),
+        says("Thought: again\n```python\nprint(calculator(input=\"4821*37\"))\n```"),
+        says(same),
+        says("```python\nfinal_answer(\"178377\")\n```"),
+    ]);
+    let tools = FakeTools::new();
+    let (events, record) = run(Mode::CodeAct, &model, &tools, 5);
+    assert_eq!(answer_of(&events), Some(("178377".into(), false, 4)));
+    // Run twice, not the third time; then the different one.
+    assert_eq!(tools.programs.borrow().len(), 3);
+    let third = &record.turns[0].steps[2].tool_runs[0];
+    assert!(third.program, "{third:#?}");
+    assert!(
+        third
+            .output
+            .as_deref()
+            .unwrap_or_default()
+            .contains("same program 3 times in a row; it was not run again"),
+        "{third:#?}"
+    );
+    let read = model.messages_of_call(3);
+    assert!(read
+        .last()
+        .unwrap()
+        .content
+        .starts_with("Observation: Error: You wrote this same program 3 times"));
+}

@@ -271,6 +271,14 @@ fn disabled_tools_are_not_offered_to_the_model() {
         open_with_tools(&rig, &fixtures, json!({})).await;
         rig.open_settings().await;
         rig.click("#tool-react-python").await;
+        // CodeAct's own column: its choice is its own, and its python box cannot be ticked
+        // (a program is Python already).
+        rig.click("#tool-codeact-calculator").await;
+        assert_eq!(
+            rig.js("const b = document.querySelector('#tool-codeact-python'); return [b.disabled, b.checked, document.querySelector('#tool-react-calculator').checked]")
+                .await,
+            json!([true, false, true])
+        );
         let p = run_react(&rig, "Use python.", SETTLE).await;
 
         let first = &rig.mock.chat_requests()[0].body;
@@ -286,10 +294,9 @@ fn disabled_tools_are_not_offered_to_the_model() {
             .js("return localStorage.getItem('react-arena.settings')")
             .await;
         assert!(
-            stored
-                .as_str()
-                .unwrap()
-                .contains("\"tools_off\":{\"act\":[],\"react\":[\"python\"]}"),
+            stored.as_str().unwrap().contains(
+                "\"tools_off\":{\"act\":[],\"react\":[\"python\"],\"codeact\":[\"calculator\"]}"
+            ),
             "{stored}"
         );
     });

@@ -548,6 +548,16 @@ mod tests {
         assert_eq!(s.model_for(Mode::Act), "org/act-model:groq");
         assert_eq!(s.model_for(Mode::Think), DEFAULT_MODEL);
         assert_eq!(s.model_for(Mode::ReAct), DEFAULT_MODEL);
+        assert_eq!(s.model_for(Mode::CodeAct), DEFAULT_MODEL);
+        // CodeAct's own, kept and read back like the others'; settings stored before it
+        // existed read with none.
+        let mut s = s;
+        s.mode_models.codeact = " org/coder ".into();
+        let s = Settings::from_json(&s.to_json());
+        assert_eq!(s.model_for(Mode::CodeAct), "org/coder");
+        let old = Settings::from_json(r#"{"mode_models":{"act":"a","react":"r"}}"#);
+        assert_eq!(old.model_for(Mode::CodeAct), DEFAULT_MODEL);
+        assert_eq!(old.model_for(Mode::ReAct), "r");
     }
 
     #[test]
@@ -579,7 +589,17 @@ mod tests {
         let old = Settings::from_json(r#"{"disabled_tools":["weather"]}"#);
         assert_eq!(old.tools_off.act, ["weather"]);
         assert_eq!(old.tools_off.react, ["weather"]);
+        assert_eq!(old.tools_off.codeact, ["weather"]);
         assert!(old.disabled_tools.is_empty());
+        // CodeAct's choice is its own; its python tool stays off whatever is stored.
+        let mut s = Settings::from_json(r#"{"tools_off":{"act":[],"react":["calculator"]}}"#);
+        assert!(s.tool_enabled(Mode::CodeAct, "calculator"));
+        assert!(!s.tool_enabled(Mode::CodeAct, "python"));
+        s.set_tool_enabled(Mode::CodeAct, "wikipedia", false);
+        assert!(
+            !s.tool_enabled(Mode::CodeAct, "wikipedia") && s.tool_enabled(Mode::ReAct, "wikipedia")
+        );
+        assert_eq!(s.tools_off.codeact, ["wikipedia"]);
         let odd = Settings::from_json(
             r#"{"python_timeout_secs":0,"tool_endpoints":{"wttr":"file:///etc"}}"#,
         );

@@ -8,10 +8,10 @@ use std::cell::{Cell, RefCell};
 
 use serde_json::Value;
 
-use super::{Flow, Run, Sink};
+use super::{Flow, Run, Sink, REPEAT_LIMIT};
 use crate::agent::events::AgentEvent;
 use crate::agent::protocols::code_action::{
-    parse_code_reply, program_observation, CodeDecision, CODE_FORMAT_REMINDER,
+    parse_code_reply, program_observation, CodeDecision, CODE_FORMAT_REMINDER, PROGRAM_TOOL,
 };
 use crate::agent::ChatModel;
 use crate::llm::ChatMessage;
@@ -93,6 +93,27 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         self.sink.emit(AgentEvent::Program {
             code: code.to_string(),
         });
+        // The loop check of the other modes, for programs: the same program three times in a
+        // row is not run again (a small model rewrites the one that printed the answer instead
+        // of calling final_answer).
+        let key = (PROGRAM_TOOL.to_string(), code.trim().to_string());
+        let repeats = self.history.iter().rev().take_while(|k| **k == key).count();
+        self.history.push(key);
+        if repeats + 1 >= REPEAT_LIMIT {
+            let text = format!(
+                "Error: You wrote this same program {} times in a row; it was not run again. \
+                 Change course: write a different program, or call final_answer(...) with what \
+                 you know.",
+                repeats + 1
+            );
+            self.append(ChatMessage::user(format!("Observation: {text}")));
+            self.sink.emit(AgentEvent::Observation {
+                text,
+                is_error: true,
+                failure: None,
+            });
+            return Flow::Continue;
+        }
         let functions = python_tools(&self.specs);
         let tools = self.tools;
         tools.begin_calls();

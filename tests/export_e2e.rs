@@ -246,7 +246,7 @@ fn an_exported_run_replays_from_its_file_without_token_or_network() {
         );
         assert_eq!(
             panel_count_with(&rig, "section.panel .recording-badge").await,
-            3
+            4
         );
         let banner = rig
             .js("return document.querySelector('#recording-banner').innerText")
@@ -257,7 +257,7 @@ fn an_exported_run_replays_from_its_file_without_token_or_network() {
         );
         assert_eq!(
             panel_count_with(&rig, "#comparison tbody tr").await,
-            3,
+            4,
             "the comparison is read off the replayed records"
         );
         assert_eq!(

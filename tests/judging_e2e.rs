@@ -66,7 +66,8 @@ async fn wait_for_status(rig: &Rig, mode: &str, status: &str) {
     .await;
 }
 
-fn script_act_and_react(rig: &Rig) {
+/// The tool modes answer 42 (CodeAct with no program: this is about the panels, not Python).
+fn script_tool_modes(rig: &Rig) {
     rig.mock.script(
         Mode::Act.prompt_heading(),
         [
@@ -81,6 +82,10 @@ fn script_act_and_react(rig: &Rig) {
             Reply::text("Thought: the calculator says 42.\nAnswer: 42"),
         ],
     );
+    rig.mock.script(
+        Mode::CodeAct.prompt_heading(),
+        [Reply::text("Thought: six sevens.\nAnswer: 42")],
+    );
 }
 
 #[test]
@@ -93,7 +98,7 @@ fn retry_of_one_mode_leaves_the_others_and_both_attempts_are_exported() {
                 Reply::text("Thought: six sevens.\nAnswer: 42"),
             ],
         );
-        script_act_and_react(&rig);
+        script_tool_modes(&rig);
         rig.open_app_overriding(json!({ "protocol": "text" })).await;
         rig.ask(QUESTION, "all").await;
         let before = rig.wait_until_settled(SETTLE).await;
@@ -142,7 +147,7 @@ fn retry_of_one_mode_leaves_the_others_and_both_attempts_are_exported() {
         // The other panels offer Retry, and no panel offers Stop now.
         assert_eq!(
             rig.js("return [document.querySelectorAll('.panel-retry').length, document.querySelectorAll('.panel-stop').length]").await,
-            json!([3, 0])
+            json!([4, 0])
         );
 
         let (file, md) = export(&rig).await;
@@ -546,7 +551,7 @@ fn blind_mode_names_no_mode_or_model_until_the_vote_and_the_vote_is_kept() {
         assert_eq!(
             rig.js("return document.querySelectorAll('.vote-best:disabled').length")
                 .await,
-            json!(3),
+            json!(4),
             "no vote before every panel has finished"
         );
         rig.wait_until_settled(SETTLE).await;
@@ -604,7 +609,7 @@ fn blind_mode_names_no_mode_or_model_until_the_vote_and_the_vote_is_kept() {
         );
         assert_eq!(
             rig.js("return [document.querySelectorAll('section.panel .inspect').length, document.querySelectorAll('#comparison tbody tr').length]").await,
-            json!([3, 3]),
+            json!([4, 4]),
             "named after the vote"
         );
         let shot = rig.screenshot("blind-after-vote.png").await;
@@ -731,7 +736,7 @@ fn blind_panels_of_the_same_output_look_the_same_and_nothing_shares_them_until_t
         let thoughts = rig
             .js("return Array.from(document.querySelectorAll('section.panel')).map(p => p.querySelectorAll('.thought').length)")
             .await;
-        if thoughts != json!([1, 1, 1]) {
+        if thoughts != json!([1, 1, 1, 1]) {
             tells.push(format!("the Thought line is not shown alike: {thoughts}"));
         }
         // Inspect shows the system prompt, which names the mode.
@@ -797,7 +802,7 @@ fn blind_panels_of_the_same_output_look_the_same_and_nothing_shares_them_until_t
         let panels = rig.panels().await;
         let mut modes: Vec<&str> = panels.iter().map(|p| p.mode.as_str()).collect();
         modes.sort_unstable();
-        assert_eq!(modes, ["act", "react", "think"]);
+        assert_eq!(modes, ["act", "codeact", "react", "think"]);
         for p in &panels {
             assert!(p.usage.contains("completion tokens"), "{p:#?}");
             assert_eq!(p.thoughts.len(), 1, "{p:#?}");

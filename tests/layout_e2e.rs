@@ -310,7 +310,7 @@ fn evaluate_lays_out_at_every_width_in_setup_running_and_results() {
         rig.wait_for(
             "the evaluation to finish",
             SETTLE,
-            "const t = document.querySelector('#eval-progress-text'); return !!t && t.innerText.startsWith('9 of 9 runs') && document.querySelector('#eval-stop').hidden;",
+            "const t = document.querySelector('#eval-progress-text'); return !!t && t.innerText.startsWith('12 of 12 runs') && document.querySelector('#eval-stop').hidden;",
         )
         .await;
         rig.click("#eval-answers > summary").await;

@@ -346,7 +346,7 @@ fn on_a_phone_the_modes_are_tabs_that_say_their_state_and_move_only_when_asked()
         press(&rig, Key::Left).await;
         assert_eq!(
             selected(&rig).await,
-            3,
+            4,
             "Left from the first wraps to the last"
         );
 

@@ -350,11 +350,11 @@ pub enum Speed {
 
 impl Speed {
     pub const ALL: [Speed; 3] = [Speed::Real, Speed::Fast, Speed::Instant];
-    /// What a shipped recording plays at until the user picks a speed. The in-browser model
-    /// wrote about 20 tokens a second on the 2-core machine that recorded them, and the
-    /// slowest mode took over three minutes: a first visitor leaves before that. At 4× the
-    /// text still streams at a pace one can read along, and every panel ends within about a
-    /// minute; "as it ran" stays in the same list.
+    /// What a shipped recording plays at until the user picks a speed. The shipped ones last
+    /// 85 to 114 s as they ran (four modes taking turns on the in-browser model, two cores),
+    /// the earlier three-panel ones over three minutes: a first visitor leaves before that. At
+    /// 4× every panel ends within half a minute and the text still streams at a pace one can
+    /// read along; "as it ran" stays in the same list.
     pub const RECORDING: Speed = Speed::Fast;
 
     /// How many ms of the recording pass per ms of replay; `None` for instant.

@@ -421,7 +421,7 @@ fn a_blind_run_keeps_the_same_thought_in_every_mode() {
         })
         .collect();
     let same = (Some("six sevens.".to_string()), Some("42".to_string()));
-    assert_eq!(steps, [same.clone(), same.clone(), same]);
+    assert_eq!(steps, [same.clone(), same.clone(), same.clone(), same]);
 }
 
 #[test]

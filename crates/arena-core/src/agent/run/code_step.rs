@@ -96,9 +96,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         // The loop check of the other modes, for programs: the same program three times in a
         // row is not run again (a small model rewrites the one that printed the answer instead
         // of calling final_answer).
-        let key = (PROGRAM_TOOL.to_string(), code.trim().to_string());
-        let repeats = self.history.iter().rev().take_while(|k| **k == key).count();
-        self.history.push(key);
+        let repeats = self.repeats_of((PROGRAM_TOOL.to_string(), code.trim().to_string()));
         if repeats + 1 >= REPEAT_LIMIT {
             let text = format!(
                 "Error: You wrote this same program {} times in a row; it was not run again. \

@@ -414,6 +414,14 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         self.append(ChatMessage::user(message));
     }
 
+    /// How many times in a row `key` (a tool and its input, or a program) came just before
+    /// this one, which is kept for the next check.
+    fn repeats_of(&mut self, key: (String, String)) -> usize {
+        let repeats = self.history.iter().rev().take_while(|k| **k == key).count();
+        self.history.push(key);
+        repeats
+    }
+
     fn repeat_warning(&mut self, call: &Planned) -> Option<String> {
         let Ok(input) = &call.input else {
             return None;
@@ -422,8 +430,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
             call.tool.trim().to_ascii_lowercase(),
             input.trim().to_string(),
         );
-        let repeats = self.history.iter().rev().take_while(|k| **k == key).count();
-        self.history.push(key);
+        let repeats = self.repeats_of(key);
         (repeats + 1 >= REPEAT_LIMIT).then(|| {
             format!(
                 "You called {} with the same input {} times in a row; it was not run again. \

@@ -557,10 +557,12 @@ mod host {
 
     /// Wall time of one run of `mode` ("think", "act", "react" or "all").
     async fn wall_time(rig: &Rig, mode: &str) -> f64 {
+        // CodeAct answers without a program: the figure is the page's concurrency, not Python.
         for (m, latency, calls) in [
             (Mode::Think, 1000, 1),
             (Mode::Act, 2000, 3),
             (Mode::ReAct, 3000, 3),
+            (Mode::CodeAct, 2500, 1),
         ] {
             let replies = (0..calls).map(move |i| {
                 let text = if i + 1 == calls {
@@ -596,10 +598,12 @@ mod host {
                 replies.chain([Reply::text("Answer: done")]),
             );
         }
-        rig.mock.script(
-            Mode::Think.prompt_heading(),
-            [Reply::text("Answer: done").with_chunk_delay(0)],
-        );
+        for m in [Mode::Think, Mode::CodeAct] {
+            rig.mock.script(
+                m.prompt_heading(),
+                [Reply::text("Answer: done").with_chunk_delay(0)],
+            );
+        }
         rig.open_app_with(settings(rig, steps), MARKER_TOKEN, false)
             .await;
         rig.ask("A long run.", "all").await;

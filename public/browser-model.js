@@ -316,7 +316,7 @@ function cpuAttention(context) {
 }
 const GPU_BATCH = 512;
 // Slots: llama.cpp gives a prompt the slot whose cache shares the longest start with it, so
-// each panel of an All run (three) and Evaluate's one keeps its conversation cached between
+// each panel of an All run (four) keeps its conversation cached between
 // calls. wllama's default too; said here because the cache depends on it.
 const SLOTS = 4;
 // More threads than this are not asked for. Generation is bound by memory, yet on a 16-core

@@ -144,7 +144,7 @@ fn all_modes_run_to_the_end_on_the_model_in_this_browser_and_a_reload_starts_fro
         );
         assert_eq!(model_requests.load(Ordering::SeqCst), 1);
 
-        // All three modes on the one model: they take turns, and a waiting panel says whose
+        // All four modes on the one model: they take turns, and a waiting panel says whose
         // turn it is.
         rig.ask("What is 6 times 7?", "all").await;
         let started = Instant::now();
@@ -175,12 +175,17 @@ fn all_modes_run_to_the_end_on_the_model_in_this_browser_and_a_reload_starts_fro
             tokio::time::sleep(Duration::from_millis(200)).await;
         };
         let all_run_secs = started.elapsed().as_secs_f64();
-        assert_eq!(panels.len(), 3);
+        assert_eq!(panels.len(), 4);
         for p in &panels {
             assert_eq!(p.status, "done", "{p:#?}");
             assert!(!p.answer.trim().is_empty(), "{p:#?}");
-            // Read from the runtime's usage chunk; the model costs nothing.
-            assert!(p.usage.contains("tokens/s"), "{p:#?}");
+            // Read from the runtime's usage chunk; the model costs nothing. (The tiny model
+            // writes CodeAct no program: its step of two calls and its short forced answer
+            // leave under the half second of generation a rate is shown for.)
+            if p.mode != "codeact" {
+                assert!(p.usage.contains("tokens/s"), "{p:#?}");
+            }
+            assert!(p.usage.contains("completion tokens"), "{p:#?}");
             assert!(p.usage.contains("$0.0000"), "{p:#?}");
             assert!(!p.usage.contains("estimated"), "{p:#?}");
         }

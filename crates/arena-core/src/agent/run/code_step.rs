@@ -61,14 +61,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
                 }
                 CodeDecision::Invalid { thought } => {
                     self.emit_thought(thought);
-                    let text = format!("Error: {CODE_FORMAT_REMINDER}");
-                    self.append(ChatMessage::user(format!("Observation: {text}")));
-                    self.sink.emit(AgentEvent::Observation {
-                        text,
-                        is_error: true,
-                        failure: None,
-                    });
-                    return Flow::Continue;
+                    return self.observe_error(format!("Error: {CODE_FORMAT_REMINDER}"));
                 }
                 CodeDecision::Run {
                     thought,
@@ -81,6 +74,17 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
                 }
             }
         }
+    }
+
+    /// The step ends on an error the model reads as its Observation (no program ran).
+    fn observe_error(&mut self, text: String) -> Flow {
+        self.observe_in_text(std::slice::from_ref(&text));
+        self.sink.emit(AgentEvent::Observation {
+            text,
+            is_error: true,
+            failure: None,
+        });
+        Flow::Continue
     }
 
     async fn run_program(
@@ -98,19 +102,12 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         // of calling final_answer).
         let repeats = self.repeats_of((PROGRAM_TOOL.to_string(), code.trim().to_string()));
         if repeats + 1 >= REPEAT_LIMIT {
-            let text = format!(
+            return self.observe_error(format!(
                 "Error: You wrote this same program {} times in a row; it was not run again. \
                  Change course: write a different program, or call final_answer(...) with what \
                  you know.",
                 repeats + 1
-            );
-            self.append(ChatMessage::user(format!("Observation: {text}")));
-            self.sink.emit(AgentEvent::Observation {
-                text,
-                is_error: true,
-                failure: None,
-            });
-            return Flow::Continue;
+            ));
         }
         let functions = python_tools(&self.specs);
         let tools = self.tools;

@@ -6,9 +6,9 @@
 
 pub use arena_core::{
     agent, browser_model, dates, draw_budget, edited_prompts, evaluation, export, follow,
-    hidden_text, history, kept_secrets, leaderboard, live_lines, llm, markdown, markdown_blocks,
-    mcp, origin, page_params, panel_lines, progress, recordings, run_file, run_limits, run_setup,
-    seeded, settings, shortcuts, token_trust, tools, turn_request,
+    hidden_text, history, hub, kept_secrets, leaderboard, live_lines, llm, markdown,
+    markdown_blocks, mcp, origin, page_params, panel_lines, progress, recordings, run_file,
+    run_limits, run_setup, seeded, settings, shortcuts, token_trust, tools, turn_request,
 };
 
 #[cfg(target_arch = "wasm32")]

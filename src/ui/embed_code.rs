@@ -17,7 +17,7 @@ use crate::web::deflate::deflate;
 use crate::web::parent_height::HEIGHT_MESSAGE;
 
 /// The page's own address, without query or fragment.
-fn page_base() -> String {
+pub fn page_base() -> String {
     web_sys::window()
         .and_then(|w| {
             let l = w.location();

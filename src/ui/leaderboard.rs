@@ -17,7 +17,7 @@ use crate::web::clock::wall_ms;
 use crate::web::{download, eval_store, storage};
 
 /// Every kept evaluation with its results; one that cannot be read is left out.
-async fn evaluations() -> Vec<(EvalSpec, Vec<JobResult>)> {
+pub async fn evaluations() -> Vec<(EvalSpec, Vec<JobResult>)> {
     let Ok(texts) = eval_store::specs().await else {
         return Vec::new();
     };

@@ -10,6 +10,7 @@ mod copy_button;
 mod embed_code;
 mod evaluate;
 mod host_confirm;
+mod hub;
 mod leaderboard;
 mod mode_tabs;
 mod panel;

@@ -10,6 +10,9 @@ use crate::ui::blind_vote::BlindVoting;
 use crate::ui::comparison::Comparison;
 use crate::ui::embed_code::EmbedCode;
 use crate::ui::host_confirm::HostConfirm;
+use crate::ui::hub::community::CommunityBoard;
+use crate::ui::hub::open_run::show_hub_run;
+use crate::ui::hub::publish::HubPublish;
 use crate::ui::leaderboard::Leaderboard;
 use crate::ui::mode_tabs::ModeTabs;
 use crate::ui::panel::panel_run::RunBody;
@@ -54,6 +57,8 @@ pub fn draw(part: Part) -> AnyView {
             view! {
                 <History keeper=keeper open=opened == Some("history") />
                 <Leaderboard runs=keeper.runs open=opened == Some("leaderboard") />
+                <HubPublish runs=keeper.runs />
+                <CommunityBoard />
             }
             .into_any()
         }
@@ -105,6 +110,11 @@ pub fn carry_out(job: Job) {
                 shower,
                 alert,
             } => show_carried_run(&encoded, shower, alert).await,
+            Job::ShowHubRun {
+                address,
+                shower,
+                alert,
+            } => show_hub_run(&address, shower, alert).await,
             Job::PlayRecording {
                 file,
                 shower,

@@ -96,6 +96,12 @@ pub enum Job {
         shower: FileShow,
         alert: RwSignal<Option<String>>,
     },
+    /// Shows the run published on the Hub that `?hub=` names (`owner/repo/path.json`).
+    ShowHubRun {
+        address: String,
+        shower: FileShow,
+        alert: RwSignal<Option<String>>,
+    },
     /// Plays the shipped recording the address names.
     PlayRecording {
         file: String,
@@ -183,6 +189,7 @@ impl SayMissing {
     fn of(job: &Job) -> Self {
         match job {
             Job::ShowCarriedRun { alert, .. }
+            | Job::ShowHubRun { alert, .. }
             | Job::PlayRecording { alert, .. }
             | Job::Export { alert, .. }
             | Job::Import { alert, .. } => Self::Alert(*alert),

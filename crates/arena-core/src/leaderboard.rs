@@ -101,9 +101,16 @@ fn connected(n: usize, results: &[Pair]) -> bool {
     seen.into_iter().all(|s| s)
 }
 
-/// Bradley-Terry strengths by Hunter's MM iterations, ties as half a win each; `None` when a
-/// contestant never won nor tied (its strength would go to zero).
-fn strengths(n: usize, results: &[Pair]) -> Option<Vec<f64>> {
+/// How closely the ratings shown are fitted: to 1e-13 of a strength (the community view's
+/// pooled ranking is held to a reference computation within 1e-9 of a rating), and the
+/// bootstrap's resamples, which only place an interval's ends, as before (1e-10, 500 at most).
+const FIT: (f64, usize) = (1e-13, 20_000);
+const RESAMPLE_FIT: (f64, usize) = (1e-10, 500);
+
+/// Bradley-Terry strengths by Hunter's MM iterations, ties as half a win each, iterated until
+/// no strength moves by more than `fit.0` (or `fit.1` iterations); `None` when a contestant
+/// never won nor tied (its strength would go to zero).
+fn strengths(n: usize, results: &[Pair], fit: (f64, usize)) -> Option<Vec<f64>> {
     let mut wins = vec![0.0; n];
     let mut games = vec![vec![0.0; n]; n];
     for &(a, b, s) in results {
@@ -118,7 +125,7 @@ fn strengths(n: usize, results: &[Pair]) -> Option<Vec<f64>> {
         return None;
     }
     let mut p = vec![1.0; n];
-    for _ in 0..500 {
+    for _ in 0..fit.1 {
         let mut next = vec![0.0; n];
         for i in 0..n {
             let denominator: f64 = (0..n)
@@ -138,7 +145,7 @@ fn strengths(n: usize, results: &[Pair]) -> Option<Vec<f64>> {
             .map(|(a, b)| (a - b).abs())
             .fold(0.0, f64::max);
         p = next;
-        if change < 1e-10 {
+        if change < fit.0 {
             break;
         }
     }
@@ -196,7 +203,7 @@ pub fn standings(votes: &[Vote]) -> Vec<Standing> {
     let k = rated.len();
     let all: Vec<Pair> = rated_votes.iter().flatten().copied().collect();
     if k >= 2 {
-        if let Some(p) = strengths(k, &all) {
+        if let Some(p) = strengths(k, &all, FIT) {
             let mut samples: Vec<Vec<f64>> = vec![Vec::new(); k];
             // Seeded: the same votes always give the same intervals.
             let mut rng = SplitMix64::new(all.len() as u64);
@@ -204,7 +211,7 @@ pub fn standings(votes: &[Vote]) -> Vec<Standing> {
                 let drawn: Vec<Pair> = (0..rated_votes.len())
                     .flat_map(|_| rated_votes[rng.below(rated_votes.len())].iter().copied())
                     .collect();
-                if let Some(q) = strengths(k, &drawn) {
+                if let Some(q) = strengths(k, &drawn, RESAMPLE_FIT) {
                     for (i, s) in q.iter().enumerate() {
                         samples[i].push(elo(*s));
                     }

@@ -14,6 +14,7 @@ pub mod export;
 pub mod follow;
 pub mod hidden_text;
 pub mod history;
+pub mod hub;
 pub mod kept_secrets;
 pub mod leaderboard;
 pub mod live_lines;

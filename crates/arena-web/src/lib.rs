@@ -23,6 +23,7 @@ pub mod eval_store;
 pub mod evaluate_loader;
 pub mod fetch;
 pub mod file_read;
+pub mod hub_fetch;
 pub mod idb;
 pub mod jsonp;
 pub mod markdown_chunk;

@@ -271,3 +271,17 @@ pub fn save_leaderboard_since(since: f64) -> Result<(), String> {
         .write(LEADERBOARD_SINCE_KEY, &format!("{since:.0}"))
         .map_err(|e| format!("The leaderboard's Clear was not saved: {e}."))
 }
+
+const HUB_URL_KEY: &str = "react-arena.hub-url";
+
+/// The Hub's address the user set in the publish dialog (empty: the Hub itself). Kept apart
+/// from the settings, which run files carry: no file can choose where the token is sent.
+pub fn load_hub_url() -> String {
+    Area::Local.read(HUB_URL_KEY).unwrap_or_default()
+}
+
+pub fn save_hub_url(url: &str) -> Result<(), String> {
+    Area::Local
+        .write(HUB_URL_KEY, url)
+        .map_err(|e| format!("The Hub's address was not saved: {e}."))
+}

@@ -69,6 +69,12 @@ pub fn apply(
     let mut problems = params.problems.clone();
     if params.run.is_some() {
         show_run(params, shower, alert);
+    } else if let Some(address) = params.hub.clone() {
+        start(Job::ShowHubRun {
+            address,
+            shower,
+            alert,
+        });
     } else if let Some(file) = params.recording.clone() {
         start(Job::PlayRecording {
             file,

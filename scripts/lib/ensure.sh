@@ -14,6 +14,9 @@ export LLAMA_PYTHON="${LLAMA_PYTHON:-$LLAMA_VENV/bin/python}"
 MCP_SDK_VERSION=2.3.0
 MCP_VENV="$ROOT/.tools/mcp-venv"
 export MCP_PYTHON="${MCP_PYTHON:-$MCP_VENV/bin/python}"
+HUB_CLIENT_VERSION=2.4.0
+HUB_VENV="$ROOT/.tools/hub-venv"
+export HUB_PYTHON="${HUB_PYTHON:-$HUB_VENV/bin/python}"
 GRADIO_VERSION=6.31.0
 GRADIO_VENV="$ROOT/.tools/gradio-venv"
 
@@ -63,14 +66,16 @@ ensure_node_modules() {
   # binaryen's wasm-opt (Debian's older one breaks the page), Pyodide, which the browser
   # tests self-host, axe-core, which the accessibility test injects, terser and csso, which
   # minify the release build's JavaScript and stylesheets, the reference MCP server
-  # (server-everything), which the MCP tests start, and wllama, the in-browser model's runtime
-  # the build ships; all pinned in package.json.
+  # (server-everything), which the MCP tests start, the Hub's JavaScript client
+  # (@huggingface/hub), which the Hub stand-in's tests check it against, and wllama, the
+  # in-browser model's runtime the build ships; all pinned in package.json.
   if [ ! -x "$ROOT/node_modules/.bin/wasm-opt" ] || [ ! -f "$ROOT/node_modules/pyodide/pyodide.mjs" ] \
     || [ ! -f "$ROOT/node_modules/axe-core/axe.min.js" ] \
     || [ ! -x "$ROOT/node_modules/.bin/terser" ] || [ ! -f "$ROOT/node_modules/csso/package.json" ] \
     || [ ! -f "$ROOT/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ] \
+    || [ ! -f "$ROOT/node_modules/@huggingface/hub/dist/index.mjs" ] \
     || [ ! -f "$ROOT/node_modules/@wllama/wllama/esm/wasm/wllama.wasm" ]; then
-    say "installing wasm-opt (binaryen), pyodide, axe-core, terser, csso, the reference MCP server and wllama with npm ci"
+    say "installing wasm-opt (binaryen), pyodide, axe-core, terser, csso, the reference MCP server, @huggingface/hub and wllama with npm ci"
     (cd "$ROOT" && npm ci --no-audit --no-fund)
   fi
 }
@@ -146,6 +151,18 @@ ensure_mcp_servers() {
     say "installing the MCP Python SDK (mcp $MCP_SDK_VERSION) into .tools/mcp-venv"
     python3 -m venv "$MCP_VENV"
     "$MCP_VENV/bin/pip" install -q "mcp==$MCP_SDK_VERSION"
+  fi
+}
+
+# The Hub stand-in (tests/hub_standin.py, stdlib HTTP server and PyYAML) and the two official
+# clients it is checked against: PyPI huggingface_hub (PyYAML comes with it) in .tools/hub-venv,
+# and npm @huggingface/hub, which comes with node_modules.
+ensure_hub_clients() {
+  ensure_node_modules
+  if ! "$HUB_PYTHON" -c "import importlib.metadata as m, sys, yaml; sys.exit(m.version('huggingface_hub') != '$HUB_CLIENT_VERSION')" 2>/dev/null; then
+    say "installing huggingface_hub $HUB_CLIENT_VERSION into .tools/hub-venv"
+    python3 -m venv "$HUB_VENV"
+    "$HUB_VENV/bin/pip" install -q "huggingface_hub==$HUB_CLIENT_VERSION"
   fi
 }
 

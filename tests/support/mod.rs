@@ -10,6 +10,7 @@ pub mod fixtures;
 pub mod hidden_style;
 pub mod http_model;
 pub mod https_endpoint;
+pub mod hub;
 pub mod kernels;
 pub mod layout;
 pub mod llama;

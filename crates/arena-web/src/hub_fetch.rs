@@ -77,9 +77,15 @@ pub async fn hub_fetch(request: HubRequest<'_>, stop: &HubStop) -> Result<HubRep
     } else {
         Method::GET
     };
-    let mut builder = RequestBuilder::new(request.url)
+    // The query goes in through the builder: gloo adds a stray `&` to a URL that has one.
+    let (path, query) = request.url.split_once('?').unwrap_or((request.url, ""));
+    let mut builder = RequestBuilder::new(path)
         .method(method)
         .abort_signal(Some(&controller.signal()));
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        builder = builder.query([(name, value)]);
+    }
     if let Some(token) = request.token {
         builder = builder.header("Authorization", &format!("Bearer {token}"));
     }

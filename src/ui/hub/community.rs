@@ -153,11 +153,11 @@ pub fn CommunityBoard() -> impl IntoView {
         stop.set_value(halt.clone());
         repos.set(Vec::new());
         reading.set(true);
-        status.set(Some(
-            "Asking the Hub for datasets tagged react-arena…".into(),
-        ));
+        let base = hub_url();
+        status.set(Some(format!(
+            "Asking {base} for datasets tagged react-arena…"
+        )));
         spawn_local(async move {
-            let base = hub_url();
             let urls = HubUrls { base: &base };
             let listed = match get(&urls.datasets_tagged(TAG, MAX_REPOS), LIST_CAP, &halt).await {
                 Ok(reply) if reply.ok() => reply,

@@ -17,7 +17,7 @@ use crate::hub::publish::{
     preupload_body, run_file, votes_file, HubFileText, DEFAULT_REPO_NAME, LICENCES,
 };
 use crate::hub::reply::{commit_url, failure, tree_files, user_name};
-use crate::hub::repo::{hub_base, HubUrls, RepoId, DEFAULT_HUB_URL};
+use crate::hub::repo::{hub_base, token_may_go_to, HubUrls, RepoId, DEFAULT_HUB_URL};
 use crate::hub::votes::{vote_line, VoteDetail};
 use crate::leaderboard::vote_of;
 use crate::origin::Origin;
@@ -155,12 +155,7 @@ async fn prepare(
         return Err("Paste your Hugging Face token in Settings first: publishing writes to a repository of yours with it.".into());
     }
     let base = hub_base(&choice.hub);
-    if Origin::of(&base).is_none() {
-        return Err(format!(
-            "“{}” is not an http(s) address of the Hub.",
-            choice.hub
-        ));
-    }
+    token_may_go_to(&base)?;
     let urls = HubUrls { base: &base };
     let (files, votes, evaluations, run_paths) = files_of(&choice, &summaries, &evals).await?;
     if files.is_empty() {
@@ -275,9 +270,6 @@ pub fn HubPublish(
     };
     let review = move |_| {
         problem.set(None);
-        if let Err(e) = storage::save_hub_url(hub.get_untracked().trim()) {
-            problem.set(Some(e));
-        }
         let choice = Choice {
             hub: hub.get_untracked(),
             repo: repo.get_untracked(),
@@ -310,10 +302,12 @@ pub fn HubPublish(
         });
     };
     let send_it = move |_| {
-        let Step::Review(prepared) = &*step.read_untracked() else {
-            return;
+        // Cloned out of the step before it is set again (a read guard held across `set`
+        // would panic).
+        let prepared = match &*step.read_untracked() {
+            Step::Review(prepared) => prepared.clone(),
+            _ => return,
         };
-        let prepared = prepared.clone();
         let token = ctx.token.get_untracked();
         let halt = HubStop::default();
         stop.set_value(halt.clone());
@@ -348,7 +342,14 @@ pub fn HubPublish(
             <div class="hub-form">
                 <label>"Hub address"
                     <input id="hub-url" type="url" placeholder=DEFAULT_HUB_URL prop:value=move || hub.get()
-                        on:input=move |ev| hub.set(event_target_value(&ev)) />
+                        on:input=move |ev| {
+                            // Kept as it is typed: the community view reads from the same Hub.
+                            let url = event_target_value(&ev);
+                            if let Err(e) = storage::save_hub_url(url.trim()) {
+                                problem.set(Some(e));
+                            }
+                            hub.set(url);
+                        } />
                 </label>
                 <label>"Repository (a dataset of yours)"
                     <input id="hub-repo" type="text" placeholder=format!("you/{DEFAULT_REPO_NAME}") prop:value=move || repo.get()

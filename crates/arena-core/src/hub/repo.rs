@@ -145,6 +145,21 @@ pub fn hub_base(setting: &str) -> String {
     }
 }
 
+/// Whether the token may go to `base`: https, or plain http to this machine only (a token in
+/// the clear over the network could be read on the way).
+pub fn token_may_go_to(base: &str) -> Result<(), String> {
+    match crate::origin::Origin::of(base) {
+        Some(o) if o.is_https() || o.is_local() => Ok(()),
+        Some(o) => Err(format!(
+            "The Hub's address {o} is plain http: your token would cross the network unencrypted. Use https (or a Hub on this machine)."
+        )),
+        None => Err(format!(
+            "“{}” is not an http(s) address of the Hub.",
+            shown(base)
+        )),
+    }
+}
+
 fn repo_path(repo: &RepoId) -> String {
     format!("{}/{}", segment(&repo.owner), segment(&repo.name))
 }
@@ -262,6 +277,18 @@ mod tests {
         ] {
             assert!(HubFile::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_token_goes_only_over_https_or_to_this_machine() {
+        assert!(token_may_go_to("https://huggingface.co").is_ok());
+        assert!(token_may_go_to("http://127.0.0.1:8080").is_ok());
+        assert!(token_may_go_to("http://localhost:1").is_ok());
+        assert!(token_may_go_to("http://hub.example")
+            .unwrap_err()
+            .contains("plain http"));
+        assert!(token_may_go_to("javascript:alert(1)").is_err());
+        assert!(token_may_go_to("https://user@hub.example").is_err());
     }
 
     #[test]

@@ -332,6 +332,10 @@ fn a_vote_an_evaluation_and_a_run_published_in_one_visit_are_read_back_pooled_an
                 format!("GET /api/datasets/{PUBLISHED}/tree/main?recursive=true"),
             ]
         );
+        rig.js("document.querySelector('#hub-publish-section').scrollIntoView(); return true;")
+            .await;
+        let shot = rig.screenshot("hub-review.png").await;
+        support::browser::keep_for_docs(&shot, "hub-review.png");
         let (summary, files) = files_of_body(&shown);
         assert_eq!(
             summary,
@@ -524,6 +528,10 @@ fn a_vote_an_evaluation_and_a_run_published_in_one_visit_are_read_back_pooled_an
             [json!("2"), json!("50.0"), json!("50.0")]
         );
         assert_eq!(row("CodeAct", "mock/model")[5], "—");
+        rig.js("document.querySelector('#community').scrollIntoView(); return true;")
+            .await;
+        let shot = rig.screenshot("community-leaderboard.png").await;
+        support::browser::keep_for_docs(&shot, "community-leaderboard.png");
         // Leaving bob's votes out ranks without them, still as the reference does.
         rig.click(".community-repo[data-repo='bob/arena-votes'] .community-include")
             .await;

@@ -265,7 +265,7 @@ pub fn CommunityBoard() -> impl IntoView {
 
     view! {
         <section aria-label="Community leaderboard">
-            <details id="community" class="community">
+            <details id="community" class="leaderboard community">
                 <summary>"Community leaderboard"</summary>
                 <p class="hint">"Everyone's published votes and evaluations: the public datasets on the Hub tagged react-arena, read without your token. A voter's repeated identical vote on a question counts once. Untick a repository to leave it out."</p>
                 <div class="dialog-actions">

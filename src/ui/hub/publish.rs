@@ -340,7 +340,8 @@ pub fn HubPublish(
     let form = move || {
         view! {
             <div class="hub-form">
-                <label>"Hub address"
+                <div class="settings-grid">
+                    <label for="hub-url">"Hub address"</label>
                     <input id="hub-url" type="url" placeholder=DEFAULT_HUB_URL prop:value=move || hub.get()
                         on:input=move |ev| {
                             // Kept as it is typed: the community view reads from the same Hub.
@@ -350,36 +351,36 @@ pub fn HubPublish(
                             }
                             hub.set(url);
                         } />
-                </label>
-                <label>"Repository (a dataset of yours)"
+                    <label for="hub-repo">"Repository"</label>
                     <input id="hub-repo" type="text" placeholder=format!("you/{DEFAULT_REPO_NAME}") prop:value=move || repo.get()
                         on:input=move |ev| repo.set(event_target_value(&ev)) />
-                </label>
-                <label class="inline">
-                    <input id="hub-private" type="checkbox" prop:checked=move || private.get()
-                        on:change=move |ev| private.set(event_target_checked(&ev)) />
-                    "Private (only when the repository is new: the community leaderboard never reads a private one)"
-                </label>
-                <label>"Licence"
+                    <label for="hub-licence">"Licence"</label>
                     <select id="hub-licence" on:change=move |ev| licence.set(event_target_value(&ev))>
                         {LICENCES.iter().map(|(id, name)| view! {
                             <option value=*id selected=move || licence.get() == *id>{*name}</option>
                         }).collect_view()}
                     </select>
-                </label>
+                </div>
+                <div>
+                    <label class="inline">
+                        <input id="hub-private" type="checkbox" prop:checked=move || private.get()
+                            on:change=move |ev| private.set(event_target_checked(&ev)) />
+                        "Private (when the repository is new; the community leaderboard never reads a private one)"
+                    </label>
+                </div>
                 <fieldset>
                     <legend>"What to publish"</legend>
-                    <label class="inline">
+                    <label class="inline hub-choice">
                         <input id="hub-votes" type="checkbox" prop:checked=move || votes.get()
                             on:change=move |ev| votes.set(event_target_checked(&ev)) />
                         {move || format!("Blind votes ({})", voted.get())}
                     </label>
-                    <label class="inline sub">
+                    <label class="inline hub-choice">
                         <input id="hub-question-text" type="checkbox" prop:checked=move || question_text.get()
                             on:change=move |ev| question_text.set(event_target_checked(&ev)) />
                         "Include each question's text (else only its SHA-256)"
                     </label>
-                    <label class="inline sub">
+                    <label class="inline hub-choice">
                         <input id="hub-answers" type="checkbox" prop:checked=move || answers.get()
                             on:change=move |ev| answers.set(event_target_checked(&ev)) />
                         "Include the answers (votes and evaluations)"
@@ -388,7 +389,7 @@ pub fn HubPublish(
                         let id = spec.id.clone();
                         let key = id.clone();
                         view! {
-                            <label class="inline">
+                            <label class="inline hub-choice">
                                 <input type="checkbox" class="hub-eval" data-id=id.clone()
                                     prop:checked=move || chosen_evals.with(|c| c.contains(&key))
                                     on:change=move |ev| {
@@ -404,7 +405,7 @@ pub fn HubPublish(
                         let id = r.id.clone();
                         let key = id.clone();
                         view! {
-                            <label class="inline">
+                            <label class="inline hub-choice">
                                 <input type="checkbox" class="hub-run" data-id=id.clone()
                                     prop:checked=move || chosen_runs.with(|c| c.contains(&key))
                                     on:change=move |ev| {
@@ -476,7 +477,7 @@ pub fn HubPublish(
 
     view! {
         <section aria-label="Publish to the Hub">
-            <details id="hub-publish-section" class="hub-publish" on:toggle=on_toggle>
+            <details id="hub-publish-section" class="leaderboard hub-publish" on:toggle=on_toggle>
                 <summary>"Publish to the Hub…"</summary>
                 <p class="hint">"Share your blind votes, evaluations and runs in a dataset repository of yours on the Hugging Face Hub, where the community leaderboard can read them. You see every byte before it is sent."</p>
                 {move || problem.get().map(|p| view! { <p id="hub-problem" class="welcome-error" role="alert">{p}</p> })}

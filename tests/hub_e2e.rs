@@ -329,9 +329,16 @@ fn a_vote_an_evaluation_and_a_run_published_in_one_visit_are_read_back_pooled_an
             asked,
             [
                 "GET /api/whoami-v2".to_string(),
-                format!("GET /api/datasets/{PUBLISHED}/tree/main?recursive=true"),
-            ]
+                format!("GET /api/datasets/{PUBLISHED}"),
+            ],
+            "a new repository has no files to list"
         );
+        assert!(rig
+            .js("return document.querySelector('#hub-review-what').innerText")
+            .await
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("To a new public repository {PUBLISHED} (")));
         rig.js("document.querySelector('#hub-publish-section').scrollIntoView(); return true;")
             .await;
         let shot = rig.screenshot("hub-review.png").await;
@@ -455,23 +462,26 @@ fn a_vote_an_evaluation_and_a_run_published_in_one_visit_are_read_back_pooled_an
         let status = rig
             .js("return document.querySelector('#community-status').innerText")
             .await;
-        assert!(
-            status.as_str().unwrap().starts_with("Read 5 repositories"),
-            "{status}"
-        );
+        assert!(status.as_str().unwrap().starts_with("Read "), "{status}");
         let listed = rig
-            .js("return Array.from(document.querySelectorAll('.community-repo')).map(li => li.dataset.repo).sort()")
+            .js("return Array.from(document.querySelectorAll('.community-repo')).map(li => li.dataset.repo)")
             .await;
-        assert_eq!(
-            listed,
-            json!([
-                "alice/react-arena-results",
-                "bob/arena-votes",
-                PUBLISHED,
-                "carol/arena",
-                "dave/markup-models"
-            ]),
-            "the private repository is never read"
+        for repo in [
+            "alice/react-arena-results",
+            "bob/arena-votes",
+            PUBLISHED,
+            "carol/arena",
+            "dave/markup-models",
+            "mallory/skew-attempt",
+        ] {
+            assert!(
+                listed.as_array().unwrap().contains(&json!(repo)),
+                "{repo} not in {listed}"
+            );
+        }
+        assert!(
+            !listed.to_string().contains("erin/"),
+            "the private repository is read: {listed}"
         );
         for r in hub.log().await {
             assert!(
@@ -705,7 +715,7 @@ fn hostile_hub_replies_are_bounded_said_and_stop_without_losing_the_form() {
         type_into(&rig, "#hub-repo", "bob/hostile-errors").await;
         rig.click(".hub-run").await;
         hub.fault(json!({ "status": {
-            "path_prefix": "/api/datasets/bob/hostile-errors/tree", "code": 401 } }))
+            "path_prefix": "/api/datasets/bob/hostile-errors", "code": 401, "times": 1 } }))
             .await;
         rig.click("#hub-review").await;
         let problem = wait_problem(&rig).await;
@@ -756,7 +766,18 @@ fn hostile_hub_replies_are_bounded_said_and_stop_without_losing_the_form() {
                 && problem.contains("try again in 55 s"),
             "{problem}"
         );
+        // Private ticked for a repository that is public: refused before anything is written.
         hub.fault(json!({ "clear": true })).await;
+        hub.seed("bob", "public-one", false, &[("README.md", TAGGED_CARD)])
+            .await;
+        type_into(&rig, "#hub-repo", "bob/public-one").await;
+        rig.click("#hub-private").await;
+        rig.click("#hub-review").await;
+        let problem = wait_problem(&rig).await;
+        assert!(
+            problem.starts_with("bob/public-one is public: what you publish there is public."),
+            "{problem}"
+        );
     });
 }
 

@@ -101,15 +101,16 @@ fn connected(n: usize, results: &[Pair]) -> bool {
     seen.into_iter().all(|s| s)
 }
 
-/// How closely the ratings shown are fitted: to 1e-13 of a strength (the community view's
-/// pooled ranking is held to a reference computation within 1e-9 of a rating), and the
-/// bootstrap's resamples, which only place an interval's ends, as before (1e-10, 500 at most).
-const FIT: (f64, usize) = (1e-13, 20_000);
+/// How closely the ratings shown are fitted: until no strength moves by more than 1e-13 of
+/// itself (the community view's pooled ranking is held to a reference computation within 1e-9
+/// of a rating), and the bootstrap's resamples, which only place an interval's ends, to 1e-10
+/// in at most 500 iterations.
+const FIT: (f64, usize) = (1e-13, 5_000);
 const RESAMPLE_FIT: (f64, usize) = (1e-10, 500);
 
 /// Bradley-Terry strengths by Hunter's MM iterations, ties as half a win each, iterated until
-/// no strength moves by more than `fit.0` (or `fit.1` iterations); `None` when a contestant
-/// never won nor tied (its strength would go to zero).
+/// no strength moves by more than `fit.0` of itself (or `fit.1` iterations); `None` when a
+/// contestant never won nor tied (its strength would go to zero).
 fn strengths(n: usize, results: &[Pair], fit: (f64, usize)) -> Option<Vec<f64>> {
     let mut wins = vec![0.0; n];
     let mut games = vec![vec![0.0; n]; n];
@@ -139,10 +140,11 @@ fn strengths(n: usize, results: &[Pair], fit: (f64, usize)) -> Option<Vec<f64>> 
         for x in &mut next {
             *x /= log_mean.exp();
         }
+        // Relative: a strength far from 1 still stops moving in its last digits.
         let change = next
             .iter()
             .zip(&p)
-            .map(|(a, b)| (a - b).abs())
+            .map(|(a, b)| (a / b).ln().abs())
             .fold(0.0, f64::max);
         p = next;
         if change < fit.0 {
@@ -150,6 +152,65 @@ fn strengths(n: usize, results: &[Pair], fit: (f64, usize)) -> Option<Vec<f64>> 
         }
     }
     Some(p)
+}
+
+/// Of `candidates`, those a Bradley-Terry fit can rate: contestants that never won (or never
+/// lost) among them are left out, again until none is left to leave, and then all but the
+/// largest group linked by comparisons (the first by id on a tie). So a contestant that only
+/// lost, or a few votes of their own, leave the others rated: they go unrated themselves.
+fn fit_set(n: usize, mut candidates: Vec<usize>, by_vote: &[Vec<Pair>]) -> Vec<usize> {
+    let all: Vec<Pair> = by_vote.iter().flatten().copied().collect();
+    loop {
+        let mut member = vec![false; n];
+        for &id in &candidates {
+            member[id] = true;
+        }
+        let (mut won, mut played) = (vec![0.0; n], vec![0.0; n]);
+        for &(a, b, s) in all.iter().filter(|(a, b, _)| member[*a] && member[*b]) {
+            won[a] += s;
+            won[b] += 1.0 - s;
+            played[a] += 1.0;
+            played[b] += 1.0;
+        }
+        let before = candidates.len();
+        candidates.retain(|&id| won[id] > 0.0 && won[id] < played[id]);
+        if candidates.len() == before {
+            break;
+        }
+    }
+    // The largest linked group.
+    let mut member = vec![false; n];
+    for &id in &candidates {
+        member[id] = true;
+    }
+    let mut group = vec![usize::MAX; n];
+    let mut best: Vec<usize> = Vec::new();
+    for &start in &candidates {
+        if group[start] != usize::MAX {
+            continue;
+        }
+        group[start] = start;
+        let (mut stack, mut found) = (vec![start], vec![start]);
+        while let Some(at) = stack.pop() {
+            for &(a, b, _) in &all {
+                for (from, to) in [(a, b), (b, a)] {
+                    if from == at && member[to] && group[to] == usize::MAX {
+                        group[to] = start;
+                        stack.push(to);
+                        found.push(to);
+                    }
+                }
+            }
+        }
+        if found.len() > best.len() {
+            best = found;
+        }
+    }
+    best.sort_unstable();
+    if best.len() < 2 {
+        best.clear();
+    }
+    best
 }
 
 fn elo(strength: f64) -> f64 {
@@ -162,8 +223,9 @@ const RESAMPLES: usize = 200;
 type Rated = (f64, Option<(f64, f64)>);
 
 /// The table, best rated first (unrated after, by wins). Contestants with at least
-/// [`MIN_RESULTS`] results are rated on the comparisons among them, when each has won and
-/// lost (or tied) and all are linked by comparisons; the interval resamples whole votes.
+/// [`MIN_RESULTS`] results are rated on the comparisons among them (`fit_set`: those that won
+/// and lost, or tied, among the largest group linked by comparisons); the interval resamples
+/// whole votes.
 pub fn standings(votes: &[Vote]) -> Vec<Standing> {
     let mut index = BTreeMap::new();
     for c in votes.iter().flat_map(|v| &v.contestants) {
@@ -186,9 +248,14 @@ pub fn standings(votes: &[Vote]) -> Vec<Standing> {
         }
     }
     let results_of = |id: usize| tally[id].0 + tally[id].1 + tally[id].2;
-    // The rated: enough results each; renumbered 0..k for the fit.
-    let rated: Vec<usize> = (0..n).filter(|&id| results_of(id) >= MIN_RESULTS).collect();
-    let slot = |id: usize| rated.iter().position(|&r| r == id);
+    // The rated: enough results each, then those the fit can place; renumbered 0..k for it.
+    let enough: Vec<usize> = (0..n).filter(|&id| results_of(id) >= MIN_RESULTS).collect();
+    let rated = fit_set(n, enough, &by_vote);
+    let mut slots = vec![None; n];
+    for (at, &id) in rated.iter().enumerate() {
+        slots[id] = Some(at);
+    }
+    let slot = |id: usize| slots[id];
     let rated_votes: Vec<Vec<Pair>> = by_vote
         .iter()
         .map(|pairs| {

@@ -2,7 +2,8 @@
 the rules the view states: read every public repository's vote lines, keep the well-formed
 ones, count a voter's identical votes (same repository, question, panels and winner) once,
 turn each vote into pairwise results (the best beats each other panel; a tie or "all bad" is
-half a win each way), rate the contestants with at least 5 results by the Bradley-Terry
+half a win each way), rate the contestants with at least 5 results that won and lost among
+themselves, in their largest group linked by comparisons, by the Bradley-Terry
 maximum-likelihood fit over the results among them (Newton's method, to machine precision),
 and put the ratings on the Elo scale (mean log-strength 0 -> 1000, 400 per factor of 10).
 
@@ -19,7 +20,7 @@ MIN_RESULTS = 5
 
 
 def votes_of(repos, excluded):
-    seen, out = set(), []
+    seen, out, mine = set(), [], {}
     for repo_id, repo in repos.items():
         if repo["private"] or repo_id in excluded:
             continue
@@ -52,12 +53,24 @@ def votes_of(repos, excluded):
                     (isinstance(w, int) and 0 <= w < len(who)) or w in ("tie", "all_bad")
                 ):
                     continue
-                key = (repo_id, qh.lower(), who, w)
+                # The same vote in another panel order is the same vote.
+                key = (repo_id, qh.lower(), tuple(sorted(who)), who[w] if isinstance(w, int) else w)
                 if key in seen:
                     continue
+                # At most 16 contestants a repository, 64 in all.
+                new_here = set(who) - mine.setdefault(repo_id, set())
+                if len(mine[repo_id]) + len(new_here) > 16:
+                    continue
                 seen.add(key)
+                mine[repo_id] |= set(who)
                 out.append((who, w))
-    return out
+    pooled, capped = set(), []
+    for who, w in out:
+        if len(pooled | set(who)) > 64:
+            continue
+        pooled |= set(who)
+        capped.append((who, w))
+    return capped
 
 
 def results_of(votes):
@@ -95,6 +108,44 @@ def fit(results):
         count[a] = count.get(a, 0) + 1
         count[b] = count.get(b, 0) + 1
     rated = sorted(c for c, n in count.items() if n >= MIN_RESULTS)
+    # Leave out, until none is left to leave, those that never won or never lost among the
+    # rest (their maximum-likelihood strength is 0 or infinite)...
+    while True:
+        keep = set(rated)
+        won, played = {}, {}
+        for a, b, s in results:
+            if a in keep and b in keep:
+                won[a] = won.get(a, 0) + s
+                won[b] = won.get(b, 0) + 1 - s
+                played[a] = played.get(a, 0) + 1
+                played[b] = played.get(b, 0) + 1
+        left = [c for c in rated if 0 < won.get(c, 0) < played.get(c, 0)]
+        if len(left) == len(rated):
+            break
+        rated = left
+    # ...then keep the largest group linked by comparisons (the first in order on a tie).
+    keep = set(rated)
+    links = {c: set() for c in rated}
+    for a, b, _ in results:
+        if a in keep and b in keep:
+            links[a].add(b)
+            links[b].add(a)
+    best, seen = [], set()
+    for c in rated:
+        if c in seen:
+            continue
+        group, todo = {c}, [c]
+        while todo:
+            for d in links[todo.pop()]:
+                if d not in group:
+                    group.add(d)
+                    todo.append(d)
+        seen |= group
+        if len(group) > len(best):
+            best = sorted(group)
+    rated = best if len(best) >= 2 else []
+    if not rated:
+        return {}
     idx = {c: i for i, c in enumerate(rated)}
     pairs = [(idx[a], idx[b], s) for a, b, s in results if a in idx and b in idx]
     k = len(rated)

@@ -87,7 +87,10 @@ pub async fn hub_fetch(request: HubRequest<'_>, stop: &HubStop) -> Result<HubRep
         builder = builder.query([(name, value)]);
     }
     if let Some(token) = request.token {
-        builder = builder.header("Authorization", &format!("Bearer {token}"));
+        // A redirect is not followed with the token: it could lead anywhere.
+        builder = builder
+            .header("Authorization", &format!("Bearer {token}"))
+            .redirect(web_sys::RequestRedirect::Error);
     }
     let built = match request.body {
         Some((content_type, body)) => builder
@@ -124,6 +127,8 @@ pub async fn hub_fetch(request: HubRequest<'_>, stop: &HubStop) -> Result<HubRep
             ))
         }
     };
+    // Done with: a long read does not keep every request's controller.
+    stop.inner.borrow_mut().1.retain(|c| c != &controller);
     if stop.stopped() {
         return Err("Stopped.".into());
     }

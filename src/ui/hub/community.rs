@@ -25,6 +25,8 @@ use super::hub_url;
 const READ_MS: u32 = 10_000;
 /// Most bytes of the dataset list or a tree read.
 const LIST_CAP: usize = 1024 * 1024;
+/// Most files read of one repository.
+const MAX_FILES: usize = 64;
 
 /// What one repository gave.
 #[derive(Clone, Default)]
@@ -84,10 +86,22 @@ async fn read_repo(base: &str, repo: RepoId, stop: &HubStop) -> RepoRead {
             return read;
         }
     };
-    let wanted = tree.iter().filter(|f| {
-        (f.path.starts_with("votes/") && f.path.ends_with(".jsonl"))
-            || (f.path.starts_with("evaluations/") && f.path.ends_with("/rows.csv"))
-    });
+    let mut wanted: Vec<_> = tree
+        .iter()
+        .filter(|f| {
+            (f.path.starts_with("votes/") && f.path.ends_with(".jsonl"))
+                || (f.path.starts_with("evaluations/") && f.path.ends_with("/rows.csv"))
+        })
+        .collect();
+    // Newest first (the arena names files by time): the cap leaves out the oldest.
+    wanted.sort_by(|a, b| b.path.cmp(&a.path));
+    if wanted.len() > MAX_FILES {
+        read.note = Some(format!(
+            "{} files; the newest {MAX_FILES} were read.",
+            wanted.len()
+        ));
+        wanted.truncate(MAX_FILES);
+    }
     for file in wanted {
         let left = MAX_REPO_BYTES.saturating_sub(read.bytes);
         if left == 0 {
@@ -120,8 +134,12 @@ async fn read_repo(base: &str, repo: RepoId, stop: &HubStop) -> RepoRead {
                     &format!("Reading {}", file.path),
                     reply.status,
                     &reply.body,
-                    None,
-                ))
+                    reply.retry_after.as_deref(),
+                ));
+                // Asked to slow down: not the rest of this repository.
+                if reply.status == 429 {
+                    break;
+                }
             }
             Err(why) => {
                 read.note = Some(format!("{}: {why}.", file.path));
@@ -159,7 +177,8 @@ pub fn CommunityBoard() -> impl IntoView {
         )));
         spawn_local(async move {
             let urls = HubUrls { base: &base };
-            let listed = match get(&urls.datasets_tagged(TAG, MAX_REPOS), LIST_CAP, &halt).await {
+            let listed = match get(&urls.datasets_tagged(TAG, MAX_REPOS + 1), LIST_CAP, &halt).await
+            {
                 Ok(reply) if reply.ok() => reply,
                 Ok(reply) => {
                     status.set(Some(failure(
@@ -216,7 +235,11 @@ pub fn CommunityBoard() -> impl IntoView {
     };
     let stop_reading = move |_| stop.get_value().stop();
 
+    // Ranked once the reading has ended (or stopped), not again with each repository.
     let pooled = Memo::new(move |_| {
+        if reading.get() {
+            return Default::default();
+        }
         repos.with(|rs| {
             excluded.with(|ex| {
                 let votes: Vec<(RepoId, RepoVotes)> = rs

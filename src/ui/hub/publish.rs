@@ -16,7 +16,7 @@ use crate::hub::publish::{
     card, commit_body, commit_summary, create_repo_body, evaluation_files, lfs_paths,
     preupload_body, run_file, votes_file, HubFileText, DEFAULT_REPO_NAME, LICENCES,
 };
-use crate::hub::reply::{commit_url, failure, tree_files, user_name};
+use crate::hub::reply::{commit_url, failure, is_private, tree_files, user_name};
 use crate::hub::repo::{hub_base, token_may_go_to, HubUrls, RepoId, DEFAULT_HUB_URL};
 use crate::hub::votes::{vote_line, VoteDetail};
 use crate::leaderboard::vote_of;
@@ -53,6 +53,8 @@ struct Prepared {
     base: String,
     repo: RepoId,
     private: bool,
+    /// The repository is not there yet: Publish creates it.
+    new: bool,
     files: Vec<HubFileText>,
     summary: String,
     body: String,
@@ -170,11 +172,26 @@ async fn prepare(
     } else {
         RepoId::parse(&choice.repo)?
     };
-    let reply = send(stop, &urls.tree(&repo), &token, None).await?;
-    let existing = match reply.status {
-        404 => Vec::new(),
-        _ if reply.ok() => tree_files(&reply.body),
-        _ => return Err(failed(&format!("Reading what {repo} holds"), &reply)),
+    // Whether it is there, and private: its visibility stays as it is.
+    let reply = send(stop, &urls.info(&repo), &token, None).await?;
+    let exists = match reply.status {
+        404 => None,
+        _ if reply.ok() => Some(is_private(&reply.body).unwrap_or(true)),
+        _ => return Err(failed(&format!("Asking the Hub about {repo}"), &reply)),
+    };
+    if choice.private && exists == Some(false) {
+        return Err(format!(
+            "{repo} is public: what you publish there is public. Untick Private, or name another repository."
+        ));
+    }
+    let existing = if exists.is_some() {
+        let reply = send(stop, &urls.tree(&repo), &token, None).await?;
+        if !reply.ok() {
+            return Err(failed(&format!("Reading what {repo} holds"), &reply));
+        }
+        tree_files(&reply.body)
+    } else {
+        Vec::new()
     };
     let mut all = files;
     all.insert(0, card(&choice.licence, &existing, &all));
@@ -183,7 +200,8 @@ async fn prepare(
     Ok(Prepared {
         base,
         repo,
-        private: choice.private,
+        private: exists.unwrap_or(choice.private),
+        new: exists.is_none(),
         files: all,
         summary,
         body,
@@ -255,6 +273,12 @@ pub fn HubPublish(
     let step = RwSignal::new(Step::Choosing);
     let problem = RwSignal::new(None::<String>);
     let stop = StoredValue::new_local(HubStop::default());
+    // Each Review or Publish is an attempt; a stopped one's late result is dropped.
+    let attempt = StoredValue::new(0u32);
+    let next_attempt = move || {
+        attempt.update_value(|a| *a += 1);
+        attempt.get_value()
+    };
 
     let on_toggle = move |ev: leptos::ev::Event| {
         if event_target::<web_sys::HtmlDetailsElement>(&ev).open() {
@@ -291,8 +315,13 @@ pub fn HubPublish(
         step.set(Step::Working(
             "Asking the Hub who your token is and what the repository holds…".into(),
         ));
+        let this = next_attempt();
         spawn_local(async move {
-            match prepare(choice, token, summaries, evals, &halt).await {
+            let prepared = prepare(choice, token, summaries, evals, &halt).await;
+            if attempt.get_value() != this {
+                return;
+            }
+            match prepared {
                 Ok(prepared) => step.set(Step::Review(prepared)),
                 Err(why) => {
                     problem.set(Some(why));
@@ -313,8 +342,13 @@ pub fn HubPublish(
         stop.set_value(halt.clone());
         problem.set(None);
         step.set(Step::Working(format!("Publishing to {}…", prepared.repo)));
+        let this = next_attempt();
         spawn_local(async move {
-            match publish(&prepared, &token, &halt).await {
+            let published = publish(&prepared, &token, &halt).await;
+            if attempt.get_value() != this {
+                return;
+            }
+            match published {
                 Ok(commit) => {
                     let links = prepared
                         .run_paths
@@ -332,7 +366,14 @@ pub fn HubPublish(
     };
     let cancel = move |_| {
         stop.get_value().stop();
-        problem.set(Some("Stopped: nothing more was sent.".into()));
+        next_attempt();
+        let publishing =
+            matches!(&*step.read_untracked(), Step::Working(w) if w.starts_with("Publishing"));
+        problem.set(Some(if publishing {
+            "Stopped. A commit the Hub had already received may still have been made: look at the repository before publishing again.".into()
+        } else {
+            "Stopped: nothing was written.".into()
+        }));
         step.set(Step::Choosing);
     };
     let back = move |_| step.set(Step::Choosing);
@@ -378,7 +419,7 @@ pub fn HubPublish(
                     <label class="inline hub-choice">
                         <input id="hub-question-text" type="checkbox" prop:checked=move || question_text.get()
                             on:change=move |ev| question_text.set(event_target_checked(&ev)) />
-                        "Include each question's text (else only its SHA-256)"
+                        "Include each question's text (else its SHA-256, which anyone who knows the question can match)"
                     </label>
                     <label class="inline hub-choice">
                         <input id="hub-answers" type="checkbox" prop:checked=move || answers.get()
@@ -404,22 +445,24 @@ pub fn HubPublish(
                     {move || runs.with(|rs| rs.iter().map(|r| {
                         let id = r.id.clone();
                         let key = id.clone();
+                        // Its file names every mode and model: it goes once voted.
+                        let awaits_vote = r.modes.iter().any(|m| m.hidden());
                         view! {
                             <label class="inline hub-choice">
-                                <input type="checkbox" class="hub-run" data-id=id.clone()
+                                <input type="checkbox" class="hub-run" data-id=id.clone() disabled=awaits_vote
                                     prop:checked=move || chosen_runs.with(|c| c.contains(&key))
                                     on:change=move |ev| {
                                         let on = event_target_checked(&ev);
                                         let id = id.clone();
                                         chosen_runs.update(|c| { if on { c.insert(id); } else { c.remove(&id); } });
                                     } />
-                                {format!("Run: {}", r.title)}
+                                {if awaits_vote { format!("Run: {} (vote first)", r.title) } else { format!("Run: {}", r.title) }}
                             </label>
                         }
                     }).collect_view())}
                 </fieldset>
                 <p class="hint">
-                    {move || format!("Review asks {} who your token belongs to and what the repository holds (with your token); nothing is written until you press Publish.", destination())}
+                    {move || format!("Review asks {} who your token belongs to and what the repository holds (with your token); nothing is written until you press Publish. Each publish rewrites the repository's card (README.md).", destination())}
                 </p>
                 <button id="hub-review" type="button" on:click=review>"Review what will be sent"</button>
             </div>
@@ -444,8 +487,9 @@ pub fn HubPublish(
             view! {
                 <div id="hub-review-step">
                     <p id="hub-review-what">
-                        {format!("{} to {} ({}), one commit: “{}”. Your token goes to {} only.",
-                            if p.private { "Private" } else { "Public" },
+                        {format!("To {} {} repository {} ({}), one commit: “{}”. Your token goes to {} only.",
+                            if p.new { "a new" } else { "the" },
+                            if p.private { "private" } else { "public" },
                             p.repo, p.base, p.summary,
                             Origin::of(&p.base).map_or(p.base.clone(), |o| o.to_string()))}
                     </p>

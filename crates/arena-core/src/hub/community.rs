@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::evaluation::csv::parse_csv;
 use crate::evaluation::summary::Row as TableRow;
 use crate::hidden_text::plain;
-use crate::leaderboard::{standings, Contestant, Standing, Vote};
+use crate::leaderboard::{standings, Contestant, Standing, Verdict, Vote};
 
 use super::publish::ROWS_HEADER;
 use super::repo::RepoId;
@@ -18,16 +18,42 @@ use super::votes::{read_vote, MAX_LINE_BYTES};
 pub const MAX_REPOS: usize = 50;
 /// Most bytes read of one repository's files, all together.
 pub const MAX_REPO_BYTES: usize = 5 * 1024 * 1024;
-/// Most vote lines counted from one repository.
+/// Most distinct votes counted from one repository.
 const MAX_VOTES_PER_REPO: usize = 20_000;
+/// Most contestants one repository may name (four modes on four models): a vote naming more
+/// is skipped, so no repository can swamp the fit with made-up models.
+pub const MAX_CONTESTANTS_PER_REPO: usize = 16;
+/// Most contestants pooled: the fit's work grows with their square.
+pub const MAX_CONTESTANTS: usize = 64;
 
 /// What one repository gave.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RepoVotes {
-    /// Each vote with its question's hash.
+    /// Each distinct vote with its question's hash (a voter's repeats kept once).
     pub votes: Vec<(String, Vote)>,
-    /// Lines that were not votes (malformed, unknown mode, too long).
+    /// Lines that were not votes (malformed, unknown mode, too long), or past a limit.
     pub skipped: usize,
+    /// The repository's contestants so far.
+    contestants: BTreeSet<Contestant>,
+    /// The votes so far, as [`vote_key`]s.
+    seen: BTreeSet<String>,
+}
+
+/// What makes two votes of one repository the same vote: the question, each panel's
+/// contestant and the verdict named by contestant (so panel order does not matter).
+fn vote_key(question: &str, vote: &Vote) -> String {
+    let mut who: Vec<String> = vote
+        .contestants
+        .iter()
+        .map(|c| format!("{}\u{1f}{}", c.mode, c.model))
+        .collect();
+    let verdict = match vote.verdict {
+        Verdict::Best(i) => format!("best {}", who[i]),
+        Verdict::Tie => "tie".into(),
+        Verdict::AllBad => "all bad".into(),
+    };
+    who.sort();
+    format!("{question}\u{1e}{}\u{1e}{verdict}", who.join("\u{1d}"))
 }
 
 /// A vote file's lines read; blank lines are not counted as skipped.
@@ -36,36 +62,51 @@ pub fn read_vote_file(text: &str, into: &mut RepoVotes) {
         if line.trim().is_empty() {
             continue;
         }
-        if into.votes.len() >= MAX_VOTES_PER_REPO || line.len() > MAX_LINE_BYTES {
+        let Some((question, vote)) = (line.len() <= MAX_LINE_BYTES)
+            .then(|| read_vote(line))
+            .flatten()
+        else {
+            into.skipped += 1;
+            continue;
+        };
+        let key = vote_key(&question, &vote);
+        if into.seen.contains(&key) {
+            continue;
+        }
+        let new = vote
+            .contestants
+            .iter()
+            .filter(|c| !into.contestants.contains(*c))
+            .count();
+        if into.votes.len() >= MAX_VOTES_PER_REPO
+            || into.contestants.len() + new > MAX_CONTESTANTS_PER_REPO
+        {
             into.skipped += 1;
             continue;
         }
-        match read_vote(line) {
-            Some(vote) => into.votes.push(vote),
-            None => into.skipped += 1,
-        }
+        into.contestants.extend(vote.contestants.iter().cloned());
+        into.seen.insert(key);
+        into.votes.push((question, vote));
     }
 }
 
-fn verdict_key(vote: &Vote) -> String {
-    format!("{:?}", vote.verdict)
-}
-
-/// The votes of the repositories not left out, a voter's repeats counted once.
+/// The votes of the repositories not left out, a voter's repeats counted once; a vote that
+/// would bring the contestants past [`MAX_CONTESTANTS`] is left out.
 pub fn pooled_votes(repos: &[(RepoId, RepoVotes)], excluded: &BTreeSet<RepoId>) -> Vec<Vote> {
-    let mut seen = BTreeSet::new();
+    let mut contestants = BTreeSet::new();
     let mut out = Vec::new();
-    for (repo, read) in repos.iter().filter(|(r, _)| !excluded.contains(r)) {
-        for (question, vote) in &read.votes {
-            let key = (
-                repo.clone(),
-                question.clone(),
-                vote.contestants.clone(),
-                verdict_key(vote),
-            );
-            if seen.insert(key) {
-                out.push(vote.clone());
+    for (_, read) in repos.iter().filter(|(r, _)| !excluded.contains(r)) {
+        for (_, vote) in &read.votes {
+            let new = vote
+                .contestants
+                .iter()
+                .filter(|c| !contestants.contains(*c))
+                .count();
+            if contestants.len() + new > MAX_CONTESTANTS {
+                continue;
             }
+            contestants.extend(vote.contestants.iter().cloned());
+            out.push(vote.clone());
         }
     }
     out

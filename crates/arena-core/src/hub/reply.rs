@@ -19,6 +19,12 @@ pub fn user_name(answer: &str) -> Result<String, String> {
         .map_err(|_| "The Hub's answer about your token names no user.".to_string())
 }
 
+/// Whether the Hub says the repository is private (its info's `private`); `None` when the
+/// answer does not say.
+pub fn is_private(answer: &str) -> Option<bool> {
+    serde_json::from_str::<Value>(answer).ok()?["private"].as_bool()
+}
+
 /// The commit's address, from the commit API's answer (`commitUrl`), if it is one of the
 /// Hub's own (under `base`); else the repository's page is shown instead.
 pub fn commit_url(answer: &str, base: &str) -> Option<String> {

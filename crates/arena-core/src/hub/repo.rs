@@ -190,6 +190,10 @@ impl HubUrls<'_> {
     pub fn commit(&self, repo: &RepoId) -> String {
         format!("{}/api/datasets/{}/commit/main", self.base, repo_path(repo))
     }
+    /// What the Hub says of the repository (whether it is private).
+    pub fn info(&self, repo: &RepoId) -> String {
+        format!("{}/api/datasets/{}", self.base, repo_path(repo))
+    }
     /// Every file of the repository, with sizes.
     pub fn tree(&self, repo: &RepoId) -> String {
         format!(
@@ -198,10 +202,10 @@ impl HubUrls<'_> {
             repo_path(repo)
         )
     }
-    /// Public datasets carrying `tag`, at most `limit`.
+    /// Public datasets carrying `tag`, at most `limit`, the most liked first.
     pub fn datasets_tagged(&self, tag: &str, limit: usize) -> String {
         format!(
-            "{}/api/datasets?filter={}&limit={limit}",
+            "{}/api/datasets?filter={}&limit={limit}&sort=likes&direction=-1",
             self.base,
             segment(tag)
         )
@@ -303,7 +307,7 @@ mod tests {
         );
         assert_eq!(
             urls.datasets_tagged("react-arena", 50),
-            "https://huggingface.co/api/datasets?filter=react-arena&limit=50"
+            "https://huggingface.co/api/datasets?filter=react-arena&limit=50&sort=likes&direction=-1"
         );
         assert_eq!(hub_base("  "), DEFAULT_HUB_URL);
     }

@@ -161,7 +161,17 @@ fn a_voters_repeats_count_once_per_repository_and_question() {
     .unwrap()]);
     let mut one = RepoVotes::default();
     read_vote_file(&line.repeat(5), &mut one);
-    assert_eq!(one.votes.len(), 5);
+    assert_eq!((one.votes.len(), one.skipped), (1, 0));
+    // The same vote with its panels in another order is the same vote.
+    let (_, mut vote) = read_vote(line.trim_end()).unwrap();
+    vote.contestants.swap(0, 1);
+    let swapped = line.replace("\"winner\":0", "\"winner\":1");
+    let mut panels: serde_json::Value = serde_json::from_str(swapped.trim_end()).unwrap();
+    let first = panels["panels"][0].clone();
+    panels["panels"][0] = panels["panels"][1].clone();
+    panels["panels"][1] = first;
+    read_vote_file(&panels.to_string(), &mut one);
+    assert_eq!(one.votes.len(), 1, "{panels}");
     let a = RepoId::parse("a/x").unwrap();
     let b = RepoId::parse("b/x").unwrap();
     let repos = vec![(a.clone(), one.clone()), (b.clone(), one)];
@@ -401,4 +411,30 @@ fn a_sha256_is_the_standard_one() {
         sha256_hex(b"abc"),
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     );
+}
+
+#[test]
+fn a_repository_naming_too_many_contestants_has_its_extra_votes_skipped() {
+    let line = |i: usize| {
+        format!(
+            r#"{{"format":"react-arena/vote","version":1,"app_version":"x","created":1,"question_sha256":"{}","protocol":"text","panels":[{{"mode":"react","model":"m"}},{{"mode":"think","model":"made-up/{i}"}}],"winner":0}}"#,
+            sha256_hex(format!("q{i}").as_bytes())
+        )
+    };
+    let text: String = (0..40).map(|i| line(i) + "\n").collect();
+    let mut read = RepoVotes::default();
+    read_vote_file(&text, &mut read);
+    // "react m" and 15 made-up models: 16 contestants; the other 25 votes are skipped.
+    assert_eq!((read.votes.len(), read.skipped), (15, 25));
+    // Pooled, at most 64 contestants: 5 repositories of 15 made-up models each give 4 whole.
+    let repos: Vec<(RepoId, RepoVotes)> = (0..5)
+        .map(|r| {
+            let text: String = (0..15).map(|i| line(r * 100 + i) + "\n").collect();
+            let mut read = RepoVotes::default();
+            read_vote_file(&text, &mut read);
+            (RepoId::parse(&format!("o{r}/x")).unwrap(), read)
+        })
+        .collect();
+    let pooled = pooled_votes(&repos, &BTreeSet::new());
+    assert_eq!(pooled.len(), 63, "1 shared contestant and 63 made-up ones");
 }

@@ -190,17 +190,29 @@ fn files_of_body(body: &str) -> (String, BTreeMap<String, String>) {
 
 /// What the official Python client reads of `repo`.
 fn read_back(hub: &HubStandIn, repo: &str) -> Value {
-    let out = Command::new(hub_python())
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/hub/read_back.py"
-        ))
-        .args([&hub.base_url, repo])
-        .output()
-        .unwrap();
+    let mut python = Command::new(hub_python());
+    python.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/hub/read_back.py"
+    ));
+    read_back_with(python, hub, repo)
+}
+
+/// What the official JavaScript client reads of `repo`.
+fn read_back_js(hub: &HubStandIn, repo: &str) -> Value {
+    let mut node = Command::new("node");
+    node.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/hub/read_back.mjs"
+    ));
+    read_back_with(node, hub, repo)
+}
+
+fn read_back_with(mut command: Command, hub: &HubStandIn, repo: &str) -> Value {
+    let out = command.args([&hub.base_url, repo]).output().unwrap();
     assert!(
         out.status.success(),
-        "read_back.py: {}",
+        "read back: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
@@ -433,6 +445,17 @@ fn a_vote_an_evaluation_and_a_run_published_in_one_visit_are_read_back_pooled_an
             "{}",
             read["README.md"]
         );
+        // And so does the JavaScript client.
+        let back_js = read_back_js(hub, PUBLISHED);
+        let read_js: BTreeMap<String, String> =
+            serde_json::from_value(back_js["files"].clone()).unwrap();
+        assert_eq!(read_js, files);
+        assert_eq!(back_js["card"]["license"], "cc-by-4.0");
+        assert!(back_js["tags"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("react-arena")));
+        assert_eq!(back_js["listed"], true);
         let run = RunFile::from_json(&read[run_path]).unwrap();
         assert_eq!(run.records.len(), 4);
         let rows = &read[*paths.iter().find(|p| p.ends_with("/rows.csv")).unwrap()];
@@ -446,6 +469,16 @@ fn a_vote_an_evaluation_and_a_run_published_in_one_visit_are_read_back_pooled_an
         );
         println!("vote line: {}", files[vote_path].trim_end());
         println!("rows.csv:\n{rows}");
+        println!(
+            "@huggingface/hub read back: card {}, tags {}, listed {}, files {:?}",
+            back_js["card"],
+            back_js["tags"],
+            back_js["listed"],
+            read_js
+                .iter()
+                .map(|(p, t)| (p, t.len()))
+                .collect::<Vec<_>>()
+        );
         println!(
             "huggingface_hub read back: card {}, tags {}, listed {}, files {:?}",
             back["card"],

@@ -11,7 +11,7 @@ use leptos::prelude::AnyView;
 use react_arena::tools::Tool;
 use react_arena::ui::part_views;
 use react_arena::ui::parts::{
-    self, Drawing, Fetch, FirstPart, Job, Part, PartMissing, RunBody, Starting, Turns,
+    self, Drawing, Fetch, FirstPart, HubPart, Job, Part, PartMissing, RunBody, Starting, Turns,
 };
 use react_arena::web::engine::{self, Fetching};
 use react_arena::web::markdown_chunk::{self, MarkdownEntries};
@@ -38,6 +38,17 @@ fn draw(part: Part) -> Result<AnyView, ChunkMissing> {
 #[wasm_split_helpers::wasm_split(first_visit, fallible)]
 fn draw_first(part: FirstPart) -> Result<AnyView, ChunkMissing> {
     Ok(part_views::draw_first(part))
+}
+
+// The Hub's views (publishing, the community leaderboard): a chunk of their own, fetched
+// when one of their sections is first opened; most visits never open them.
+#[wasm_split_helpers::wasm_split(hub, fallible)]
+fn draw_hub(part: HubPart) -> Result<AnyView, ChunkMissing> {
+    Ok(part_views::draw_hub(part))
+}
+
+fn fetch_and_draw_hub(part: HubPart) -> Drawing {
+    Box::pin(async move { draw_hub(part).await.map_err(|ChunkMissing| PartMissing) })
 }
 
 #[wasm_split_helpers::wasm_split(parts, fallible)]
@@ -127,6 +138,7 @@ pub fn install() {
     parts::install(Fetch {
         draw: fetch_and_draw,
         draw_first: fetch_and_draw_first,
+        draw_hub: fetch_and_draw_hub,
         start: fetch_and_start,
         draw_run: fetch_and_draw_run,
         drive: fetch_and_drive,

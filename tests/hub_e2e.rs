@@ -309,8 +309,23 @@ fn a_vote_an_evaluation_and_a_run_published_in_one_visit_are_read_back_pooled_an
         vote_react_best(&rig).await;
         hub.clear_log().await;
 
+        // The Hub's views are a chunk of their own: not fetched until a section is opened.
+        let hub_chunk = "return performance.getEntriesByType('resource').some(e => /\\/split_hub-[0-9a-f]+\\.wasm$/.test(e.name))";
+        rig.wait_for(
+            "the publish section's stand-in",
+            SETTLE,
+            "return !!document.querySelector('#hub-publish-section')",
+        )
+        .await;
+        assert_eq!(
+            rig.js(hub_chunk).await,
+            json!(false),
+            "the Hub's chunk came unasked"
+        );
+
         // Choose: the vote (ticked by default), the evaluation and the run; review.
         open_publish(&rig, hub, 1).await;
+        assert_eq!(rig.js(hub_chunk).await, json!(true));
         rig.click(".hub-eval").await;
         rig.click(".hub-run").await;
         assert!(
@@ -638,6 +653,26 @@ fn a_vote_an_evaluation_and_a_run_published_in_one_visit_are_read_back_pooled_an
             answers.to_string().contains("42 by reasoning and acting"),
             "{answers}"
         );
+
+        // An address naming anything but a run file in a repository is said, and not fetched.
+        hub.clear_log().await;
+        rig.client
+            .goto(&format!(
+                "{}?hub=https%3A%2F%2Fevil.example%2Fa%2Fruns%2Fx.json",
+                rig.app_url
+            ))
+            .await
+            .unwrap();
+        let alert = rig.alert_text(SETTLE).await;
+        assert!(
+            alert.starts_with("Cannot show the run published on the Hub: "),
+            "{alert}"
+        );
+        assert!(hub.log().await.is_empty());
+        let elsewhere = rig
+            .js("return performance.getEntriesByType('resource').map(e => e.name).filter(n => !n.startsWith(location.origin))")
+            .await;
+        assert_eq!(elsewhere, json!([]));
     });
 }
 

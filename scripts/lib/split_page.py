@@ -107,12 +107,15 @@ def main():
             # (measured on the build of 2026-11-27; -Oz --converge gained nothing).
             run(WASM_OPT, "-Oz", *params, "--flatten", "--rereloop", "-Oz", main_wasm, "-o", main_wasm)
 
-        # Chunks first: the loader names them, and the glue names the loader.
+        # Chunks first: the loader names them, and the glue names the loader. A chunk's name
+        # carries 8 hex digits of its digest, not 16: the loader, on the first load, names
+        # every chunk (about 50), and its number already tells chunks apart; 32 bits still
+        # tell one build's chunk from another's.
         loader = compact_loader(open(os.path.join(parts, "__wasm_split.js"), encoding="utf-8").read())
         for path in chunks:
             data = open(path, "rb").read()
             name = os.path.basename(path)[: -len(".wasm")]
-            hashed = f"{name}-{content_digest(data)}.wasm"
+            hashed = f"{name}-{content_digest(data)[:8]}.wasm"
             if f'"./{name}.wasm"' not in loader:
                 sys.exit(f"split_page: the loader does not name {name}.wasm as expected")
             loader = loader.replace(f'"./{name}.wasm"', f'"./{hashed}"')

@@ -13,11 +13,12 @@ use crate::ui::host_confirm::HostConfirm;
 use crate::ui::hub::community::CommunityBoard;
 use crate::ui::hub::open_run::show_hub_run;
 use crate::ui::hub::publish::HubPublish;
+use crate::ui::hub::HubSections;
 use crate::ui::leaderboard::Leaderboard;
 use crate::ui::mode_tabs::ModeTabs;
 use crate::ui::panel::panel_run::RunBody;
 use crate::ui::panel::run_body::run_body;
-use crate::ui::parts::{FirstPart, Job, Part, Turns};
+use crate::ui::parts::{FirstPart, HubPart, Job, Part, Turns};
 use crate::ui::runs::from_address::show_carried_run;
 use crate::ui::runs::history::History;
 use crate::ui::runs::keep::Keeper;
@@ -57,8 +58,7 @@ pub fn draw(part: Part) -> AnyView {
             view! {
                 <History keeper=keeper open=opened == Some("history") />
                 <Leaderboard runs=keeper.runs open=opened == Some("leaderboard") />
-                <HubPublish runs=keeper.runs />
-                <CommunityBoard />
+                <HubSections runs=keeper.runs />
             }
             .into_any()
         }
@@ -75,6 +75,14 @@ pub fn draw(part: Part) -> AnyView {
         }
         .into_any(),
         Part::ModelBackend => view! { <ModelBackend /> }.into_any(),
+    }
+}
+
+/// Draws a Hub view: what its split point calls once its chunk is in.
+pub fn draw_hub(part: HubPart) -> AnyView {
+    match part {
+        HubPart::Publish(runs) => view! { <HubPublish runs=runs /> }.into_any(),
+        HubPart::Community => view! { <CommunityBoard /> }.into_any(),
     }
 }
 

@@ -88,6 +88,14 @@ pub enum FirstPart {
     },
 }
 
+/// The Hub's views, in a chunk of their own (drawn when their section is first opened).
+pub enum HubPart {
+    /// Publishing votes, evaluations and the kept runs (the history list's summaries).
+    Publish(RwSignal<Vec<crate::history::RunSummary>>),
+    /// The community leaderboard.
+    Community,
+}
+
 /// Work done in the chunk: what the page's address asks for at once.
 pub enum Job {
     /// Shows the run a `#run=` fragment carries (base64url of deflated JSON).
@@ -154,6 +162,7 @@ pub enum Turns {
 pub struct Fetch {
     pub draw: fn(Part) -> Drawing,
     pub draw_first: fn(FirstPart) -> Drawing,
+    pub draw_hub: fn(HubPart) -> Drawing,
     pub start: fn(Job) -> Starting,
     pub draw_run: fn(RunBody) -> Drawing,
     pub drive: fn(Turns) -> Starting,
@@ -293,6 +302,17 @@ pub fn show(part: Part) -> impl IntoView {
             engine::settled().await;
             draw(part).await
         }) as Drawing
+    });
+    drawn_or_missing(drawing, || {
+        view! { <p class="part-missing" role="alert">{MISSING}</p> }.into_any()
+    })
+}
+
+/// Shows a Hub view where it is called, once its chunk has arrived.
+pub fn show_hub(part: HubPart) -> impl IntoView {
+    let drawing = FETCH.get().map(|fetch| {
+        let draw = fetch.draw_hub;
+        Box::pin(async move { draw(part).await }) as Drawing
     });
     drawn_or_missing(drawing, || {
         view! { <p class="part-missing" role="alert">{MISSING}</p> }.into_any()

@@ -287,9 +287,6 @@ pub fn CommunityBoard() -> impl IntoView {
     };
 
     view! {
-        <section aria-label="Community leaderboard">
-            <details id="community" class="leaderboard community">
-                <summary>"Community leaderboard"</summary>
                 <p class="hint">"Everyone's published votes and evaluations: the public datasets on the Hub tagged react-arena, read without your token. A voter's repeated identical vote on a question counts once. Untick a repository to leave it out."</p>
                 <div class="dialog-actions">
                     <button id="community-read" type="button" on:click=read_all disabled=move || reading.get()>"Read the community leaderboard"</button>
@@ -338,7 +335,6 @@ pub fn CommunityBoard() -> impl IntoView {
                         </tbody>
                     </table>
                 </div>
-            </details>
-        </section>
+
     }
 }

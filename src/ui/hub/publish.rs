@@ -280,11 +280,8 @@ pub fn HubPublish(
         attempt.get_value()
     };
 
-    let on_toggle = move |ev: leptos::ev::Event| {
-        if event_target::<web_sys::HtmlDetailsElement>(&ev).open() {
-            spawn_local(async move { evals.set(evaluations().await) });
-        }
-    };
+    // Drawn when its section is first opened: the kept evaluations are read then.
+    spawn_local(async move { evals.set(evaluations().await) });
     let voted = Memo::new(move |_| {
         runs.with(|rs| rs.iter().filter(|r| vote_of(&r.modes).is_some()).count())
     });
@@ -520,13 +517,8 @@ pub fn HubPublish(
     };
 
     view! {
-        <section aria-label="Publish to the Hub">
-            <details id="hub-publish-section" class="leaderboard hub-publish" on:toggle=on_toggle>
-                <summary>"Publish to the Hub…"</summary>
-                <p class="hint">"Share your blind votes, evaluations and runs in a dataset repository of yours on the Hugging Face Hub, where the community leaderboard can read them. You see every byte before it is sent."</p>
+        <p class="hint">"Share your blind votes, evaluations and runs in a dataset repository of yours on the Hugging Face Hub, where the community leaderboard can read them. You see every byte before it is sent."</p>
                 {move || problem.get().map(|p| view! { <p id="hub-problem" class="welcome-error" role="alert">{p}</p> })}
                 {shown}
-            </details>
-        </section>
     }
 }

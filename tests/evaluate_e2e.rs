@@ -231,35 +231,13 @@ async fn table(rig: &Rig) -> Vec<Vec<String>> {
 async fn open_evaluate(rig: &Rig, fixtures: &FixtureServer) {
     rig.open_app_overriding(json!({ "tool_endpoints": fixtures.endpoints() }))
         .await;
-    show_evaluate(rig).await;
-}
-
-/// Switches to the Evaluate view and waits for its setup.
-async fn show_evaluate(rig: &Rig) {
-    rig.click("#view-evaluate").await;
-    rig.wait_for(
-        "the Evaluate view",
-        Duration::from_secs(30),
-        "return !!document.querySelector('#eval-start')",
-    )
-    .await;
+    rig.show_evaluate().await;
 }
 
 /// Sets up the 10 questions as the user's own JSON file, all four modes with their models,
 /// 2 steps and 3 runs at once, and starts.
 async fn start_evaluation(rig: &Rig, fallback: bool) {
-    let file: Vec<Value> = QUESTIONS
-        .iter()
-        .map(|(q, a)| json!({ "question": q, "answer": a }))
-        .collect();
-    rig.click("#eval-set-own").await;
-    choose_questions(
-        rig,
-        "questions.json",
-        &serde_json::to_string(&file).unwrap(),
-        "10 questions",
-    )
-    .await;
+    rig.choose_own_questions("questions.json", &QUESTIONS).await;
     for (id, value) in [
         ("#eval-model-think", "mock/think"),
         ("#eval-model-act", "mock/act"),
@@ -581,13 +559,7 @@ fn hostile_question_files_are_refused_or_shown_as_text_and_damaged_storage_is_sk
                tx.objectStore('specs').put('{not json', 'eval-1'); tx.oncomplete = () => { r.result.close(); done(true); }; };",
         )
         .await;
-        rig.click("#view-evaluate").await;
-        rig.wait_for(
-            "the Evaluate view",
-            Duration::from_secs(30),
-            "return !!document.querySelector('#eval-start')",
-        )
-        .await;
+        rig.show_evaluate().await;
         rig.click("#eval-set-own").await;
 
         // A CSV without an answer column, then one with an empty answer: each says why.
@@ -937,7 +909,7 @@ fn an_evaluation_says_before_it_starts_that_calls_needing_consent_are_skipped() 
                 "mcp_servers": servers(ask),
             }))
             .await;
-            show_evaluate(&rig).await;
+            rig.show_evaluate().await;
             let note = rig
                 .js("const n = document.querySelector('#eval-mcp-note'); return n && n.textContent")
                 .await;

@@ -81,25 +81,13 @@ fn script(rig: &Rig) {
 
 /// Runs a two-question evaluation of the four modes in the Evaluate view, then goes back.
 async fn evaluate_two_questions(rig: &Rig) {
-    rig.click("#view-evaluate").await;
-    rig.wait_for(
-        "the Evaluate view",
-        Duration::from_secs(30),
-        "return !!document.querySelector('#eval-start')",
-    )
-    .await;
-    rig.click("#eval-set-own").await;
-    let file = json!([
-        { "question": "Q-E1 What is six times seven?", "answer": "42" },
-        { "question": "Q-E2 What is six times seven, again?", "answer": "42" },
-    ]);
-    let name = format!("{}-hub-questions.json", std::process::id());
-    rig.choose_file("#eval-file", &name, &file.to_string())
-        .await;
-    rig.wait_for(
-        "the file to be read",
-        Duration::from_secs(10),
-        "return document.querySelector('#eval-set-size').innerText === '2 questions'",
+    rig.show_evaluate().await;
+    rig.choose_own_questions(
+        "hub-questions.json",
+        &[
+            ("Q-E1 What is six times seven?", "42"),
+            ("Q-E2 What is six times seven, again?", "42"),
+        ],
     )
     .await;
     rig.js("const s = document.querySelector('#eval-sample'); s.value = 'all'; s.dispatchEvent(new Event('change'));")

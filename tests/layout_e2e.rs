@@ -274,29 +274,12 @@ fn evaluate_lays_out_at_every_width_in_setup_running_and_results() {
             }
         }
         rig.open_app(3).await;
-        rig.click("#view-evaluate").await;
-        rig.wait_for(
-            "the Evaluate view",
-            Duration::from_secs(30),
-            "return !!document.querySelector('#eval-start')",
-        )
-        .await;
+        rig.show_evaluate().await;
         check.view(&rig, "evaluate-setup").await;
 
-        let file: Vec<Value> = EVAL_QUESTIONS
-            .iter()
-            .map(|(q, a, _)| json!({ "question": q, "answer": a }))
-            .collect();
-        rig.click("#eval-set-own").await;
-        let name = format!("{}-layout.json", std::process::id());
-        rig.choose_file("#eval-file", &name, &serde_json::to_string(&file).unwrap())
-            .await;
-        rig.wait_for(
-            "the file to be read",
-            Duration::from_secs(10),
-            "return document.querySelector('#eval-set-size').innerText === '3 questions'",
-        )
-        .await;
+        let questions: Vec<(&str, &str)> =
+            EVAL_QUESTIONS.iter().map(|(q, a, _)| (*q, *a)).collect();
+        rig.choose_own_questions("layout.json", &questions).await;
         rig.js("const c = document.querySelector('#eval-concurrency'); c.value = '1'; c.dispatchEvent(new Event('change'));")
             .await;
         rig.click("#eval-start").await;

@@ -80,30 +80,9 @@ pub async fn codeact_real(rig: &Rig) -> Value {
 /// Evaluate on the hidden-style set, the four modes on the one model, 4 steps, one run at a
 /// time (the server's slots would otherwise share the two cores): the table as shown.
 async fn evaluate(rig: &Rig) -> Value {
-    rig.click("#view-evaluate").await;
-    rig.wait_for(
-        "the Evaluate view",
-        Duration::from_secs(30),
-        "return !!document.querySelector('#eval-start')",
-    )
-    .await;
-    let file: Vec<Value> = QUESTIONS
-        .iter()
-        .map(|(q, a)| json!({ "question": q, "answer": a }))
-        .collect();
-    rig.click("#eval-set-own").await;
-    rig.choose_file(
-        "#eval-file",
-        &format!("{}-hidden-style.json", std::process::id()),
-        &serde_json::to_string(&file).unwrap(),
-    )
-    .await;
-    rig.wait_for(
-        "the file to be read",
-        Duration::from_secs(10),
-        "return document.querySelector('#eval-set-size').innerText === '10 questions'",
-    )
-    .await;
+    rig.show_evaluate().await;
+    rig.choose_own_questions("hidden-style.json", &QUESTIONS)
+        .await;
     rig.js(
         "const set = (id, v) => { const e = document.querySelector(id); e.value = v; e.dispatchEvent(new Event('change')); };\
          set('#eval-max-steps', '4'); set('#eval-concurrency', '1');\

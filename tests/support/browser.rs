@@ -521,6 +521,41 @@ impl Rig {
         self.open_app_with(settings, MARKER_TOKEN, false).await;
     }
 
+    /// Switches to the Evaluate view and waits for its setup.
+    #[allow(dead_code)] // not every test binary evaluates
+    pub async fn show_evaluate(&self) {
+        self.click("#view-evaluate").await;
+        self.wait_for(
+            "the Evaluate view",
+            Duration::from_secs(30),
+            "return !!document.querySelector('#eval-start')",
+        )
+        .await;
+    }
+
+    /// In the Evaluate view: the user's own question set, `questions` (question, gold answer)
+    /// chosen as a JSON file named `name`, once the view has read it.
+    #[allow(dead_code)] // not every test binary evaluates
+    pub async fn choose_own_questions(&self, name: &str, questions: &[(&str, &str)]) {
+        let file: Vec<Value> = questions
+            .iter()
+            .map(|(q, a)| json!({ "question": q, "answer": a }))
+            .collect();
+        self.click("#eval-set-own").await;
+        let name = format!("{}-{name}", std::process::id());
+        self.choose_file("#eval-file", &name, &serde_json::to_string(&file).unwrap())
+            .await;
+        self.wait_for(
+            "the file to be read",
+            Duration::from_secs(10),
+            &format!(
+                "return document.querySelector('#eval-set-size').innerText === '{} questions'",
+                questions.len()
+            ),
+        )
+        .await;
+    }
+
     /// Waits until the history list itself is drawn (its summary counts the runs): until then
     /// a closed summary stands in for it, and a click on that one would be lost.
     #[allow(dead_code)] // not every test binary opens the history

@@ -12,16 +12,15 @@
 //! - The tokens it knows are markers ([`ALICE_TOKEN`], [`BOB_TOKEN`]: write; [`CAROL_TOKEN`]:
 //!   read-only), never real credentials.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::{mpsc, Mutex, OnceLock};
+use std::process::{Child, Command};
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use axum::http::Method;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::mcp::{http, Reply};
+use super::mcp::{http, spawn_announcing, Reply};
 
 /// User `alice`, write role.
 pub const ALICE_TOKEN: &str = "hf_marker_ALICE_write_0000";
@@ -73,32 +72,19 @@ pub fn start_hub() -> &'static HubStandIn {
     static HUB: OnceLock<HubStandIn> = OnceLock::new();
     HUB.get_or_init(|| {
         let python = hub_python();
-        let log = std::env::var_os("HUB_RIG_LOG").is_some();
         let mut command = Command::new(&python);
         command
             .arg("-u")
             .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/hub_standin.py"))
-            .arg("0")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(if log { Stdio::inherit() } else { Stdio::null() });
-        if log {
+            .arg("0");
+        if std::env::var_os("HUB_RIG_LOG").is_some() {
             command.env("HUB_STANDIN_LOG", "1");
         }
-        let mut child = command.spawn().unwrap_or_else(|e| {
-            panic!("cannot start the Hub stand-in with {python} (set HUB_PYTHON): {e}")
-        });
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        // Hands the URL over, then keeps reading so that the stand-in never blocks on a pipe.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(url) = line.strip_prefix("READY ") {
-                    let _ = tx.send(url.trim().to_string());
-                }
-            }
-        });
+        let (child, rx) = spawn_announcing(
+            command,
+            &format!("the Hub stand-in with {python} (set HUB_PYTHON)"),
+            "HUB_RIG_LOG",
+        );
         let base_url = rx
             .recv_timeout(Duration::from_secs(60))
             .unwrap_or_else(|_| {

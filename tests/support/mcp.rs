@@ -136,8 +136,10 @@ pub fn start_real_servers() -> &'static RealMcpServers {
         .env("PORT", "0")
         // Its gzip-file-as-resource tool fetches URLs: allow no host.
         .env("GZIP_ALLOWED_DOMAINS", "fetching-disabled.invalid");
-        let (py_child, py_ready) = spawn_announcing(py, &format!("{python} (set MCP_PYTHON)"));
-        let (node_child, node_ready) = spawn_announcing(node, "node (server-everything)");
+        let (py_child, py_ready) =
+            spawn_announcing(py, &format!("{python} (set MCP_PYTHON)"), "MCP_RIG_LOG");
+        let (node_child, node_ready) =
+            spawn_announcing(node, "node (server-everything)", "MCP_RIG_LOG");
         let python_url = wait_ready(py_ready, "the Python MCP server");
         let everything_url = wait_ready(node_ready, "server-everything");
         RealMcpServers {
@@ -151,8 +153,14 @@ pub fn start_real_servers() -> &'static RealMcpServers {
 
 /// Spawns a server that prints `READY <url>` on stdout; a thread hands that URL over and then
 /// keeps reading stdout, so the server never blocks on a full pipe.
-fn spawn_announcing(mut command: Command, what: &str) -> (Child, mpsc::Receiver<String>) {
-    let log = std::env::var_os("MCP_RIG_LOG").is_some();
+/// `log_var` set in the environment shows the server's output on stderr. (The Hub stand-in,
+/// support/hub.rs, is started the same way.)
+pub fn spawn_announcing(
+    mut command: Command,
+    what: &str,
+    log_var: &str,
+) -> (Child, mpsc::Receiver<String>) {
+    let log = std::env::var_os(log_var).is_some();
     let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -11,23 +11,14 @@ non-zero on any mismatch. Uses only the marker tokens the stand-in knows.
 import json
 import os
 import sys
-import tempfile
 import traceback
 import urllib.request
 import uuid
 
+from client_env import use_stand_in
+
 BASE = sys.argv[1].rstrip("/")
-TMP = tempfile.mkdtemp(prefix="hub-check-")
-# The client reads these once, at import: the endpoint (DatasetCard.load has no endpoint
-# argument), a cache and a home of its own, and no token of the machine's user.
-os.environ["HF_ENDPOINT"] = BASE
-os.environ["HF_HOME"] = os.path.join(TMP, "home")
-os.environ["HF_HUB_CACHE"] = os.path.join(TMP, "cache")
-os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
-os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
-os.environ["HF_HUB_DISABLE_IMPLICIT_TOKEN"] = "1"
-for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_OFFLINE"):
-    os.environ.pop(name, None)
+TMP = use_stand_in(BASE, "hub-check-")
 
 import huggingface_hub  # noqa: E402
 from huggingface_hub import CommitOperationAdd, DatasetCard, HfApi, hf_hub_download  # noqa: E402

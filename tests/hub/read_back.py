@@ -9,21 +9,13 @@ No token: what it reads is what the public reads.
 """
 
 import json
-import os
 import sys
-import tempfile
+
+from client_env import use_stand_in
 
 BASE = sys.argv[1].rstrip("/")
 REPO = sys.argv[2]
-TMP = tempfile.mkdtemp(prefix="hub-read-back-")
-os.environ["HF_ENDPOINT"] = BASE
-os.environ["HF_HOME"] = os.path.join(TMP, "home")
-os.environ["HF_HUB_CACHE"] = os.path.join(TMP, "cache")
-os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
-os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
-os.environ["HF_HUB_DISABLE_IMPLICIT_TOKEN"] = "1"
-for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_OFFLINE"):
-    os.environ.pop(name, None)
+use_stand_in(BASE, "hub-read-back-")
 
 from huggingface_hub import DatasetCard, HfApi, hf_hub_download  # noqa: E402
 

@@ -16,12 +16,77 @@ const PYTHON_KEYWORDS: [&str; 35] = [
     "with", "yield",
 ];
 
+/// Python's builtins (`dir(builtins)` in the sandbox's Python, 3.14, but the keywords above and
+/// the underscored names): a tool named like one would shadow it in every program, so that
+/// `len('hunter2')` would send the text to the tool's server.
+#[rustfmt::skip]
+const PYTHON_BUILTINS: [&str; 147] = [
+    "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "BaseExceptionGroup",
+    "BlockingIOError", "BrokenPipeError", "BufferError", "BytesWarning", "ChildProcessError",
+    "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError", "ConnectionResetError",
+    "DeprecationWarning", "EOFError", "Ellipsis", "EncodingWarning", "EnvironmentError",
+    "Exception", "ExceptionGroup", "FileExistsError", "FileNotFoundError", "FloatingPointError",
+    "FutureWarning", "GeneratorExit", "IOError", "ImportError", "ImportWarning", "IndentationError",
+    "IndexError", "InterruptedError", "IsADirectoryError", "KeyError", "KeyboardInterrupt",
+    "LookupError", "MemoryError", "ModuleNotFoundError", "NameError", "NotADirectoryError",
+    "NotImplemented", "NotImplementedError", "OSError", "OverflowError",
+    "PendingDeprecationWarning", "PermissionError", "ProcessLookupError", "PythonFinalizationError",
+    "RecursionError", "ReferenceError", "ResourceWarning", "RuntimeError", "RuntimeWarning",
+    "StopAsyncIteration", "StopIteration", "SyntaxError", "SyntaxWarning", "SystemError",
+    "SystemExit", "TabError", "TimeoutError", "TypeError", "UnboundLocalError",
+    "UnicodeDecodeError", "UnicodeEncodeError", "UnicodeError", "UnicodeTranslateError",
+    "UnicodeWarning", "UserWarning", "ValueError", "Warning", "ZeroDivisionError", "abs", "aiter",
+    "all", "anext", "any", "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes", "callable",
+    "chr", "classmethod", "compile", "complex", "copyright", "credits", "delattr", "dict", "dir",
+    "divmod", "enumerate", "eval", "exec", "exit", "filter", "float", "format", "frozenset",
+    "getattr", "globals", "hasattr", "hash", "help", "hex", "id", "input", "int", "isinstance",
+    "issubclass", "iter", "len", "license", "list", "locals", "map", "max", "memoryview", "min",
+    "next", "object", "oct", "open", "ord", "pow", "print", "property", "quit", "range", "repr",
+    "reversed", "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super",
+    "tuple", "type", "vars", "zip",
+];
+
 /// Names the sandbox defines itself: a tool may not take them.
 const RESERVED_NAMES: [&str; 3] = ["final_answer", "ToolError", "print"];
 
-/// `name` as a Python identifier: other characters become `_`, a leading digit or a reserved
-/// word gets a `_`, a dunder name a `t` (MCP tools are named `get-weather` or `files.read`).
+/// Whether `name` is Python's own (a keyword or a builtin) or the sandbox's: a tool so named
+/// is called by it with a `_` after it (`len_`), and the prompt's tool list says so.
+pub fn is_pythons_own(name: &str) -> bool {
+    PYTHON_KEYWORDS.contains(&name)
+        || PYTHON_BUILTINS.contains(&name)
+        || RESERVED_NAMES.contains(&name)
+}
+
+/// `name` as a Python identifier: other characters become `_`, a leading digit gets a `_`,
+/// Python's own names (keywords, builtins) and the sandbox's a `_` after them, a dunder name a
+/// `t` (MCP tools are named `get-weather` or `files.read`).
 pub fn python_name(name: &str) -> String {
+    let mut out = identifier(name);
+    if is_pythons_own(&out) {
+        out.push('_');
+    }
+    // Python's own names (`__builtins__`, `__name__`) stay Python's.
+    if out.starts_with("__") {
+        out.insert(0, 't');
+    }
+    out
+}
+
+/// A parameter's name as the signature shows it: an identifier that is no keyword. A parameter
+/// may be called `input` or `len`: passed by name, it shadows nothing.
+pub fn parameter_name(name: &str) -> String {
+    let mut out = identifier(name);
+    if PYTHON_KEYWORDS.contains(&out.as_str()) {
+        out.push('_');
+    }
+    if out.starts_with("__") {
+        out.insert(0, 't');
+    }
+    out
+}
+
+/// `name` with its other characters made `_`, and a `_` before a leading digit.
+pub fn identifier(name: &str) -> String {
     let mut out: String = name
         .chars()
         .map(|c| {
@@ -34,13 +99,6 @@ pub fn python_name(name: &str) -> String {
         .collect();
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, '_');
-    }
-    if PYTHON_KEYWORDS.contains(&out.as_str()) || RESERVED_NAMES.contains(&out.as_str()) {
-        out.push('_');
-    }
-    // Python's own names (`__builtins__`, `__name__`) stay Python's.
-    if out.starts_with("__") {
-        out.insert(0, 't');
     }
     out
 }
@@ -213,6 +271,65 @@ mod tests {
         );
         assert_eq!(budget.made(), 3);
         assert_eq!(ProgramLimits::default().calls_per_step, 10);
+    }
+
+    /// Attack review 6, row 2: an MCP server's read-only `len` took Python's, and
+    /// `print(len('hunter2'))` sent the text to the server.
+    #[test]
+    fn tools_named_like_python_s_builtins_keywords_or_the_sandbox_s_own_names_get_a_trailing_underscore(
+    ) {
+        let named = |names: &[&str]| -> Vec<String> {
+            let specs: Vec<ToolSpec> = names
+                .iter()
+                .map(|n| ToolSpec::new(*n, "A tool.", "x"))
+                .collect();
+            python_tools(&specs)
+                .into_iter()
+                .map(|t| t.function)
+                .collect()
+        };
+        assert_eq!(
+            named(&["len", "str", "int", "sorted", "range"]),
+            ["len_", "str_", "int_", "sorted_", "range_"]
+        );
+        assert_eq!(
+            named(&[
+                "print",
+                "open",
+                "type",
+                "isinstance",
+                "ValueError",
+                "exit",
+                "help"
+            ]),
+            [
+                "print_",
+                "open_",
+                "type_",
+                "isinstance_",
+                "ValueError_",
+                "exit_",
+                "help_"
+            ]
+        );
+        // Keywords and the sandbox's own names, the same way.
+        assert_eq!(
+            named(&["class", "None", "final_answer", "ToolError"]),
+            ["class_", "None_", "final_answer_", "ToolError_"]
+        );
+        // Names near a builtin are left as they are; a tool already called `len_` keeps it,
+        // and the builtin-named one after it takes the next free name.
+        assert_eq!(
+            named(&["length", "lens", "len_", "len", "Len"]),
+            ["length", "lens", "len_", "len__", "Len"]
+        );
+        // Every builtin and keyword is refused as a bare name, and none of the renamed ones
+        // is Python's own.
+        for name in PYTHON_BUILTINS.iter().chain(&PYTHON_KEYWORDS) {
+            let function = python_name(name);
+            assert_eq!(function, format!("{name}_"));
+            assert!(!is_pythons_own(&function), "{function}");
+        }
     }
 
     #[test]

@@ -9,7 +9,10 @@
 
 use serde_json::Value;
 
-use crate::tools::program::{python_name, python_tools, schema_params, ProgramRun, ProgramStop};
+use crate::tools::program::{
+    identifier, is_pythons_own, parameter_name, python_tools, schema_params, ProgramRun,
+    ProgramStop,
+};
 use crate::tools::ToolSpec;
 
 /// The name a step's program has among its tool runs (the record's `ToolRun::program`).
@@ -263,7 +266,7 @@ pub fn python_signatures(tools: &[ToolSpec]) -> String {
         let params = parameters(&spec.parameters);
         let args: Vec<String> = params
             .iter()
-            .filter(|p| python_name(&p.name) == p.name)
+            .filter(|p| parameter_name(&p.name) == p.name)
             .map(|p| {
                 if p.required {
                     format!("{}: {}", p.name, p.python_type)
@@ -272,7 +275,15 @@ pub fn python_signatures(tools: &[ToolSpec]) -> String {
                 }
             })
             .collect();
-        let doc = one_line(&spec.description, 300).replace('"', "'");
+        let mut doc = one_line(&spec.description, 300).replace('"', "'");
+        // The model would call `len`, and get Python's: the name it must use is said first.
+        let named = identifier(&spec.name);
+        if is_pythons_own(&named) {
+            doc = format!(
+                "The tool {named} is called {} here ({named} is taken in Python). {doc}",
+                tool.function
+            );
+        }
         out.push_str(&format!(
             "def {}({}) -> str:\n    \"\"\"{doc}",
             tool.function,
@@ -281,7 +292,7 @@ pub fn python_signatures(tools: &[ToolSpec]) -> String {
         for p in params.iter().filter(|p| !p.description.is_empty()) {
             out.push_str(&format!(
                 "\n    {}: {}",
-                python_name(&p.name),
+                parameter_name(&p.name),
                 p.description.replace('"', "'")
             ));
         }

@@ -217,6 +217,42 @@ fn tools_become_python_functions_whatever_their_names() {
     ));
 }
 
+/// Attack review 6, row 2: the prompt lists a tool named like a builtin by the name the
+/// program must call, and says why, so the model calls the tool and `len` stays Python's.
+#[test]
+fn a_tool_named_like_a_builtin_is_listed_by_the_name_that_calls_it() {
+    let read_only = |name: &str| ToolSpec {
+        name: name.into(),
+        description: "Counts the text's characters on the server.".into(),
+        input_hint: String::new(),
+        parameters: json!({
+            "type": "object",
+            "properties": { "text": { "type": "string" } },
+            "required": ["text"]
+        }),
+    };
+    let specs = vec![read_only("len"), read_only("sorted"), read_only("count")];
+    let listed = python_signatures(&specs);
+    assert!(
+        listed.contains(
+            "def len_(text: str) -> str:\n    \"\"\"The tool len is called len_ here (len is taken in Python). Counts"
+        ),
+        "{listed}"
+    );
+    assert!(
+        listed.contains(
+            "def sorted_(text: str) -> str:\n    \"\"\"The tool sorted is called sorted_ here"
+        ),
+        "{listed}"
+    );
+    assert!(!listed.contains("def len("), "{listed}");
+    // A tool with a name of its own is listed as before, with no note.
+    assert!(
+        listed.contains("def count(text: str) -> str:\n    \"\"\"Counts"),
+        "{listed}"
+    );
+}
+
 #[test]
 fn what_a_program_did_is_its_observation() {
     let printed = ProgramRun {

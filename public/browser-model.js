@@ -352,35 +352,74 @@ function gpuAdapter() {
 }
 
 // What the runtime's load log says about where the weights went, from llama.cpp's own lines
-// (src/llama-model.cpp, `load_tensors`): "offloaded 25/25 layers to GPU" and, per buffer,
-// "WebGPU model buffer size =   92.10 MiB". { gpuLayers, layers, gpuMiB, cpuMiB }.
+// (src/llama-model.cpp, `load_tensors`): "offloaded 25/25 layers to GPU" and, right after it,
+// one line per buffer, "WebGPU model buffer size =   92.10 MiB".
+// { gpuLayers, layers, gpuMiB, cpuMiB, ambiguous }.
+// A GGUF's own text reaches the same log (its key/value dump and print_info before the
+// report, its chat template's example after), and a key may hold newlines that make lines of
+// their own. So a line counts only if it is one of those lines whole, and the report is the
+// one block of such lines in a row: a second block (any line of it forged among the model's
+// metadata, which other lines surround), a second placement line or a buffer named twice
+// makes the log ambiguous, and it is believed in nothing.
+const PLACEMENT_LINE = /^load_tensors: offloaded (\d+)\/(\d+) layers to GPU$/;
+const BUFFER_LINE = /^load_tensors: +(\S+) model buffer size = +(\d+(?:\.\d+)?) MiB$/;
+// Lines the runtime may print inside the report (its GPU backend's own, the layers it is
+// about to offload): they neither make nor break a block.
+const NEUTRAL_LINE = /^(ggml_webgpu|load_tensors: offloading )/;
+// What the kept log holds in place of any other line: it ends a block.
+const BREAK = "…";
 function readLoadLog(lines) {
-  const report = { gpuLayers: 0, layers: 0, gpuMiB: 0, cpuMiB: 0 };
-  for (const line of lines) {
-    const offloaded = /offloaded (\d+)\/(\d+) layers to GPU/.exec(line);
-    if (offloaded) {
-      report.gpuLayers = Number(offloaded[1]);
-      report.layers = Number(offloaded[2]);
+  const report = { gpuLayers: 0, layers: 0, gpuMiB: 0, cpuMiB: 0, ambiguous: Boolean(lines.overflowed) };
+  const placements = [];
+  const buffers = new Map();
+  let blocks = 0;
+  let inBlock = false;
+  for (const raw of lines) {
+    const line = String(raw).trimEnd();
+    if (NEUTRAL_LINE.test(line)) continue;
+    const offloaded = PLACEMENT_LINE.exec(line);
+    const buffer = BUFFER_LINE.exec(line);
+    if (!offloaded && !buffer) {
+      inBlock = false;
+      continue;
     }
-    const buffer = /load_tensors:\s+(\S+) model buffer size =\s*([\d.]+) MiB/.exec(line);
+    if (!inBlock) blocks += 1;
+    inBlock = true;
+    if (offloaded) placements.push([Number(offloaded[1]), Number(offloaded[2])]);
     if (buffer) {
-      const mib = Number(buffer[2]);
-      if (/^WebGPU/.test(buffer[1])) report.gpuMiB += mib;
-      else report.cpuMiB += mib;
+      if (buffers.has(buffer[1])) report.ambiguous = true;
+      buffers.set(buffer[1], Number(buffer[2]));
     }
+  }
+  if (blocks > 1 || placements.length > 1) report.ambiguous = true;
+  if (report.ambiguous) return report;
+  if (placements.length === 1) [report.gpuLayers, report.layers] = placements[0];
+  for (const [name, mib] of buffers) {
+    if (/^WebGPU/.test(name)) report.gpuMiB += mib;
+    else report.cpuMiB += mib;
   }
   return report;
 }
 
-// The load log's lines kept for readLoadLog: only llama.cpp's placement lines, bounded, never
-// printed (the page keeps the console quiet).
+// The load log as readLoadLog needs it, never printed (the page keeps the console quiet):
+// llama.cpp's placement lines whole, each run of other lines as one BREAK. A real load keeps
+// a handful; past the bound the log is marked overflowed (read as ambiguous), so a flood of
+// metadata cannot push the real lines out.
 const LOAD_LOG_LINES = 64;
 function loadLog() {
-  const log = { lines: [], open: true };
+  const lines = [];
+  const log = { lines, open: true };
   const keep = (...words) => {
-    if (!log.open || log.lines.length >= LOAD_LOG_LINES) return;
-    const line = words.join(" ").slice(0, 300);
-    if (/load_tensors|ggml_webgpu/.test(line)) log.lines.push(line);
+    if (!log.open) return;
+    // A message may hold several lines; each is read alone.
+    for (const part of words.join(" ").split("\n")) {
+      const line = part.slice(0, 300).trimEnd();
+      if (NEUTRAL_LINE.test(line)) continue;
+      const placing = PLACEMENT_LINE.test(line) || BUFFER_LINE.test(line);
+      if (!placing && (lines.length === 0 || lines[lines.length - 1] === BREAK)) continue;
+      if (lines.length >= LOAD_LOG_LINES) lines.overflowed = true;
+      else lines.push(placing ? line : BREAK);
+    }
   };
   log.logger = { debug: keep, log: keep, warn: keep, error: keep };
   return log;
@@ -696,7 +735,8 @@ async function loadInto(job, dir, url, context, expect) {
   const attempts = [];
   let { wllama, report } = await start(askGpu);
   const runsOn = { webgpu: "", adapter: gpuName, gpu_fallback: here.gpu_fallback, threads, limit, simd };
-  if (report.gpuLayers > 0 && report.gpuMiB > 0) {
+  // Layers on the GPU are believed only where the page asked the runtime for them.
+  if (askGpu && report.gpuLayers > 0 && report.gpuMiB > 0) {
     Object.assign(runsOn, { webgpu: gpuName, gpu_layers: report.gpuLayers, layers: report.layers, gpu_fallback: null });
   } else if (askGpu) {
     // Asked for the GPU, the runtime put nothing on it: loaded again with the CPU's settings

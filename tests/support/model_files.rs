@@ -69,6 +69,10 @@ pub const ENDLESS_AT_CHAT_FILE: &str = "endless-at-chat.gguf";
 /// The model with its last byte changed: the same size, another SHA-256.
 pub const FORGED_FILE: &str = "forged.gguf";
 
+/// The model with metadata keys that imitate llama.cpp's placement lines
+/// ([`with_forged_placement`]).
+pub const FORGED_PLACEMENT_FILE: &str = "placement-forged.gguf";
+
 /// Two nested loops of 100,000 turns: llama.cpp runs them to their end, whatever the abort
 /// signal says.
 const ENDLESS_LOOPS: &str =
@@ -90,6 +94,40 @@ pub fn with_template_endless_at_chat(gguf: &[u8]) -> Vec<u8> {
          <|im_start|>assistant\n"
     );
     with_chat_template(gguf, &template)
+}
+
+/// Issue 58, attack 10: `gguf` with two metadata keys that read as llama.cpp's load report
+/// where the runtime prints its key/value dump: one holding the lines on its own line of the
+/// dump, one whose newlines make them lines of their own ("offloaded 31/31 layers to GPU",
+/// "WebGPU model buffer size = 92.10 MiB"). Each is a string key-value pair (the key as a u64
+/// length and its bytes, type 8, the value as a u64 length and its bytes), put right after the
+/// header (magic, version, tensor count, key-value count) with the count raised; the value is
+/// padded so the whole insert is a multiple of 64 bytes, which keeps the tensor data at an
+/// offset of the file's alignment (32 unless `general.alignment` says otherwise).
+pub fn with_forged_placement(gguf: &[u8]) -> Vec<u8> {
+    assert_eq!(&gguf[..4], b"GGUF");
+    let keys = [
+        "load_tensors: offloaded 31/31 layers to GPU load_tensors:       WebGPU model buffer size =    92.10 MiB".to_string(),
+        "forged\nload_tensors: offloading 30 repeating layers to GPU\nload_tensors: offloaded 31/31 layers to GPU\nload_tensors:       WebGPU model buffer size =    92.10 MiB\nforged".to_string(),
+    ];
+    let mut insert = Vec::new();
+    for key in &keys {
+        let mut pair = (key.len() as u64).to_le_bytes().to_vec();
+        pair.extend_from_slice(key.as_bytes());
+        pair.extend_from_slice(&8u32.to_le_bytes());
+        let used = pair.len() + 8;
+        let value = "x".repeat(64 - used % 64 + 64);
+        pair.extend_from_slice(&(value.len() as u64).to_le_bytes());
+        pair.extend_from_slice(value.as_bytes());
+        assert_eq!(pair.len() % 64, 0);
+        insert.extend(pair);
+    }
+    let mut out = gguf[..24].to_vec();
+    let count = u64::from_le_bytes(gguf[16..24].try_into().unwrap()) + keys.len() as u64;
+    out[16..24].copy_from_slice(&count.to_le_bytes());
+    out.extend(insert);
+    out.extend_from_slice(&gguf[24..]);
+    out
 }
 
 /// `gguf` with its `tokenizer.chat_template` replaced by `template`, padded with a Jinja
@@ -135,6 +173,7 @@ async fn serve_file(State(files): State<ModelFiles>, Path(name): Path<String>) -
         }
         ENDLESS_TEMPLATE_FILE => Response::new(Body::from(files.endless_template.as_ref().clone())),
         ENDLESS_AT_CHAT_FILE => Response::new(Body::from(files.endless_at_chat.as_ref().clone())),
+        FORGED_PLACEMENT_FILE => Response::new(Body::from(with_forged_placement(&files.model))),
         FORGED_FILE => {
             let mut bytes = files.model.as_ref().clone();
             *bytes.last_mut().unwrap() ^= 0x55;

@@ -2,11 +2,14 @@
 //! to the model (OWASP LLM01: prompt injection), whichever server or tool sent it: one
 //! server's answer can tell the model to call another server's tools. So a call that may
 //! change something is shown to the user, with its server, tool and exact arguments, before it
-//! is made; and a call to a server right after another source's result entered the
-//! conversation is shown too, unless the user trusts that server.
+//! is made; and a call to a server after any other source's result entered the run is shown
+//! too, unless the user trusts that server. The data follows the run, not the step: a result
+//! read three steps ago (or held in a program's variable) can still be sent to the next tool,
+//! and a tool that says it only reads may lie, so what was read earlier counts, whatever came
+//! since.
 //!
-//! One [`ConsentGate`] per run: it keeps what the user allowed for the run and where the last
-//! results came from. The page answers its questions ([`Asker`]); a run that cannot ask (a
+//! One [`ConsentGate`] per run: it keeps what the user allowed for the run (and which sources
+//! they were told of when they did) and every source the run has read. The page answers its questions ([`Asker`]); a run that cannot ask (a
 //! blind vote, an evaluation) answers them itself with [`ConsentAnswer::Skipped`].
 
 use std::cell::RefCell;
@@ -70,11 +73,11 @@ pub enum AskReason {
     MayChangeSomething,
     /// The user asked to see every call of this server.
     EveryCall,
-    /// The result that last entered the conversation came from another source, which may
-    /// have told the model to make this call. Every source the run has read before the call
-    /// (other than this server) is named, in the order read: an earlier one may have steered
-    /// the model as much as the last.
-    AfterOtherSource(Vec<String>),
+    /// The run has read results from other sources before this call: any of them may have
+    /// told the model to make it, or be what its arguments carry. Every source the run has
+    /// read before the call (other than this server) is named, in the order read; and
+    /// whether the tool may also act in the user's name (not marked as only reading).
+    AfterOtherSource { sources: Vec<String>, may_act: bool },
 }
 
 impl AskReason {
@@ -85,15 +88,22 @@ impl AskReason {
                 "The server does not say this tool only reads: it may act in your name.".into()
             }
             Self::EveryCall => "You asked to see every call to this server.".into(),
-            Self::AfterOtherSource(sources) => match sources.as_slice() {
-                [one] => format!(
-                    "The model asks for this right after reading a result from {one}, which may have told it to."
-                ),
-                many => format!(
-                    "The model asks for this after reading results from {}, any of which may have told it to.",
-                    list_text(many)
-                ),
-            },
+            Self::AfterOtherSource { sources, may_act } => {
+                let read = match sources.as_slice() {
+                    [one] => format!(
+                        "The model asks for this after reading a result from {one} in this run, which may have told it to, or be what it sends."
+                    ),
+                    many => format!(
+                        "The model asks for this after reading results from {} in this run, any of which may have told it to, or be what it sends.",
+                        list_text(many)
+                    ),
+                };
+                if *may_act {
+                    format!("{read} {}", Self::MayChangeSomething.explain())
+                } else {
+                    read
+                }
+            }
         }
     }
 }
@@ -269,8 +279,8 @@ fn mid_sentence(label: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConsentAnswer {
     AllowOnce,
-    /// This tool of this server, for the rest of the run (a call after another source's
-    /// result is still asked).
+    /// This tool of this server, for the rest of the run, given what the question said: a
+    /// source read after it (one the user was not told of) asks again.
     AllowForRun,
     Deny,
     /// The run cannot ask (the text says why); the call is not made.
@@ -348,17 +358,24 @@ pub struct GatedCall {
     pub policy: AskPolicy,
 }
 
+/// A tool the user allowed for the rest of the run.
+struct AllowedForRun {
+    server_url: String,
+    tool: String,
+    /// The other sources the question named when the user allowed it: the allowance covers
+    /// calls after those, and no others.
+    told_of: Vec<String>,
+}
+
 #[derive(Default)]
 struct GateState {
-    /// (server URL, tool) the user allowed for the run.
-    allowed: Vec<(String, String)>,
+    allowed: Vec<AllowedForRun>,
     /// Offered tool name (normalised) → server URL and label, for the servers' tools.
     servers: Vec<(String, String, String)>,
-    /// Sources of the results of the latest calls that have entered the conversation.
-    last: Vec<String>,
-    /// Sources of results that came after the latest calls began.
-    fresh: Vec<String>,
-    /// Every source whose result entered this run's conversation.
+    /// Every source whose result had entered the run when the latest calls began: what the
+    /// model (or a program) may have read, and may be sending on.
+    read: Vec<String>,
+    /// Every source whose result entered this run (the calls under way included).
     seen: Vec<String>,
 }
 
@@ -420,34 +437,34 @@ impl ConsentGate {
         }
     }
 
-    /// A step's calls are beginning (all of them, before any runs): the results that came
-    /// since the step before have now entered the conversation, and are what the model last
-    /// read.
+    /// A step's calls are beginning (all of them, before any runs; each call of a program is a
+    /// step of its own): every result that came before has now been read. Calls of one step
+    /// are judged together, by what came before it: a sibling's result cannot have shaped
+    /// their arguments.
     pub fn calls_begin(&self) {
         let mut state = self.state.borrow_mut();
-        if !state.fresh.is_empty() {
-            state.last = std::mem::take(&mut state.fresh);
-        }
+        state.read = state.seen.clone();
     }
 
     /// A turn begins (a follow-up, Retry, Continue, more steps): the model reads the whole
-    /// conversation again, so every source the run has seen counts as read last. (Retry drops
-    /// an attempt from what the model reads, but its calls were made: counting them only asks
-    /// more.)
+    /// conversation again. (Retry drops an attempt from what the model reads, but its calls
+    /// were made: counting them only asks more.)
     pub fn turn_begins(&self) {
-        let mut state = self.state.borrow_mut();
-        state.fresh.clear();
-        state.last = state.seen.clone();
+        self.calls_begin();
     }
 
     fn result_from(&self, source: String) {
         let mut state = self.state.borrow_mut();
         if !state.seen.contains(&source) {
-            state.seen.push(source.clone());
+            state.seen.push(source);
         }
-        if !state.fresh.contains(&source) {
-            state.fresh.push(source);
-        }
+    }
+
+    /// The sources read before the current calls, other than the server at `url`, in the
+    /// order read.
+    fn read_from_others(&self, url: &str) -> Vec<String> {
+        let state = self.state.borrow();
+        state.read.iter().filter(|s| *s != url).cloned().collect()
     }
 
     /// The server at `url` answered a call: its words enter the conversation. (A call the
@@ -461,25 +478,26 @@ impl ConsentGate {
         if call.policy == AskPolicy::Never {
             return None;
         }
+        let others = self.read_from_others(&call.server_url);
         let state = self.state.borrow();
-        // Asked even when allowed for the run: the other source may have steered the model.
-        if state.last.iter().any(|s| *s != call.server_url) {
-            let read: Vec<String> = state
-                .seen
-                .iter()
-                .filter(|s| **s != call.server_url)
-                .cloned()
-                .collect();
-            drop(state);
-            let named = read.iter().map(|s| self.describe_source(s)).collect();
-            return Some(AskReason::AfterOtherSource(named));
-        }
-        let allowed = state
+        let allowance = state
             .allowed
             .iter()
-            .any(|(url, tool)| *url == call.server_url && *tool == call.tool);
+            .find(|a| a.server_url == call.server_url && a.tool == call.tool);
+        // Anything another source said earlier in the run may have steered the model, or sit
+        // in the arguments: asked, even of a tool that says it only reads, unless the user
+        // allowed this tool for the run knowing of every one of those sources.
+        let told_of_all = allowance.is_some_and(|a| others.iter().all(|s| a.told_of.contains(s)));
+        if !others.is_empty() && !told_of_all {
+            drop(state);
+            let sources = others.iter().map(|s| self.describe_source(s)).collect();
+            return Some(AskReason::AfterOtherSource {
+                sources,
+                may_act: !call.read_only,
+            });
+        }
         match call.policy {
-            _ if allowed => None,
+            _ if allowance.is_some() => None,
             AskPolicy::Always => Some(AskReason::EveryCall),
             AskPolicy::UnlessReadOnly if !call.read_only => Some(AskReason::MayChangeSomething),
             _ => None,
@@ -493,6 +511,9 @@ impl ConsentGate {
         let Some(reason) = self.reason(call) else {
             return Ok(());
         };
+        // What the question names (sources read before this call) is what an "Allow for this
+        // run" is given after.
+        let told_of = self.read_from_others(&call.server_url);
         let asker = self.asker.borrow().clone();
         let Some(asker) = asker else {
             return Err(declined(skipped_text(call, "this run has no one to ask")));
@@ -511,10 +532,15 @@ impl ConsentGate {
         match asker(request).await {
             ConsentAnswer::AllowOnce => Ok(()),
             ConsentAnswer::AllowForRun => {
-                self.state
-                    .borrow_mut()
+                let mut state = self.state.borrow_mut();
+                state
                     .allowed
-                    .push((call.server_url.clone(), call.tool.clone()));
+                    .retain(|a| !(a.server_url == call.server_url && a.tool == call.tool));
+                state.allowed.push(AllowedForRun {
+                    server_url: call.server_url.clone(),
+                    tool: call.tool.clone(),
+                    told_of,
+                });
                 Ok(())
             }
             ConsentAnswer::Deny => Err(declined(format!(
@@ -832,7 +858,7 @@ mod tests {
     }
 
     #[test]
-    fn a_call_right_after_another_source_s_result_is_asked_about_even_when_read_only() {
+    fn a_call_after_another_source_s_result_is_asked_about_even_when_read_only() {
         let gate = ConsentGate::new();
         gate.register(
             "evil_lookup",
@@ -865,14 +891,14 @@ mod tests {
         tools.begin_calls();
         assert_eq!(
             gate.reason(&read),
-            Some(AskReason::AfterOtherSource(vec![
-                "the MCP server \"Evil\"".into()
-            ]))
+            Some(AskReason::AfterOtherSource {
+                sources: vec!["the MCP server \"Evil\"".into()],
+                may_act: false
+            })
         );
-        // Allowed for the run, and asked again: the other source may steer every call.
+        // Allowed for the run after being told of Evil: not asked again while Evil is all
+        // the run has read.
         block_on(gate.check(&read, &json!({}))).unwrap();
-        block_on(gate.check(&read, &json!({}))).unwrap();
-        assert_eq!(asked.get(), 2);
         assert!(last
             .borrow()
             .as_ref()
@@ -880,30 +906,100 @@ mod tests {
             .reason
             .explain()
             .contains("Evil"));
+        block_on(gate.check(&read, &json!({}))).unwrap();
+        assert_eq!(asked.get(), 1);
         // A trusted server is not asked about.
         let trusted = call("https://v.test/mcp", "read_notes", true, AskPolicy::Never);
         assert_eq!(gate.reason(&trusted), None);
-        // A built-in tool's result counts as another source too.
+        // A built-in tool's result counts as another source too, one the user was not told
+        // of: asked again, naming every source read so far, not only the last (issue 47: the
+        // hostile server went unnamed once a built-in tool had answered after it).
         block_on(tools.call("web_search", &json!({}))).unwrap();
         tools.begin_calls();
-        // Every source read so far is named, not only the last (issue 47: the hostile
-        // server went unnamed once a built-in tool had answered after it).
         assert_eq!(
             gate.reason(&read),
-            Some(AskReason::AfterOtherSource(vec![
-                "the MCP server \"Evil\"".into(),
-                "the web_search tool".into()
-            ]))
+            Some(AskReason::AfterOtherSource {
+                sources: vec![
+                    "the MCP server \"Evil\"".into(),
+                    "the web_search tool".into()
+                ],
+                may_act: false
+            })
         );
         assert_eq!(
             gate.reason(&read).unwrap().explain(),
-            "The model asks for this after reading results from the MCP server \"Evil\" and the web_search tool, any of which may have told it to."
+            "The model asks for this after reading results from the MCP server \"Evil\" and the web_search tool in this run, any of which may have told it to, or be what it sends."
         );
-        // After the server's own result, its next read-only call goes ahead.
+        // The server's own result since does not wash the others out (issue 58, attack 1).
         block_on(tools.call("read_notes", &json!({}))).unwrap();
         gate.answered_by("https://v.test/mcp");
         tools.begin_calls();
-        assert_eq!(gate.reason(&read), None);
+        assert!(gate.reason(&read).is_some());
+        // Without an allowance, a read-only call of a server that is the only source read
+        // goes ahead: its own words go back to it.
+        let fresh = ConsentGate::new();
+        fresh.answered_by("https://v.test/mcp");
+        fresh.calls_begin();
+        assert_eq!(fresh.reason(&read), None);
+    }
+
+    /// Issue 58, attack 1: `n = read_notes()` (read-only), then `daily_news()` (allowed once),
+    /// then `log_summary(text=n)` of the same hostile server, which marks it read-only. The
+    /// gate compared only with the step just before, so the notes left with no question.
+    #[test]
+    fn a_result_read_earlier_in_the_run_still_asks_after_another_call_was_allowed_once() {
+        let notes = "https://notes.test/mcp";
+        let hostile = "https://news.test/mcp";
+        let gate = ConsentGate::new();
+        gate.register("read_notes", notes, "The MCP server \"Notes\"");
+        gate.register("daily_news", hostile, "The MCP server \"News\"");
+        gate.register("log_summary", hostile, "The MCP server \"News\"");
+        let (asker, asked, last) = answering(ConsentAnswer::AllowOnce);
+        gate.set_asker(asker);
+        let tools = GatedTools {
+            tools: &Echo,
+            gate: &gate,
+        };
+        let read_notes = call(notes, "read_notes", true, AskPolicy::default());
+        let daily_news = call(hostile, "daily_news", true, AskPolicy::default());
+        let log_summary = call(hostile, "log_summary", true, AskPolicy::default());
+        // Each call its own step, as in a program or in Act-only.
+        tools.begin_calls();
+        block_on(gate.check(&read_notes, &json!({}))).unwrap();
+        block_on(tools.call("read_notes", &json!({}))).unwrap();
+        gate.answered_by(notes);
+        assert_eq!(asked.get(), 0);
+        tools.begin_calls();
+        block_on(gate.check(&daily_news, &json!({}))).unwrap();
+        block_on(tools.call("daily_news", &json!({}))).unwrap();
+        gate.answered_by(hostile);
+        assert_eq!(asked.get(), 1, "daily_news after the notes is asked");
+        tools.begin_calls();
+        block_on(gate.check(&log_summary, &json!({"text": "my notes"}))).unwrap();
+        assert_eq!(asked.get(), 2, "log_summary still follows the notes");
+        assert_eq!(
+            last.borrow().as_ref().unwrap().reason,
+            AskReason::AfterOtherSource {
+                sources: vec!["the MCP server \"Notes\"".into()],
+                may_act: false
+            }
+        );
+        // Allowed for the run once told of the notes: that tool is not asked again while
+        // nothing new is read; a new source asks again.
+        let (asker, asked, _) = answering(ConsentAnswer::AllowForRun);
+        gate.set_asker(asker);
+        block_on(gate.check(&log_summary, &json!({}))).unwrap();
+        block_on(gate.check(&log_summary, &json!({}))).unwrap();
+        assert_eq!(asked.get(), 1);
+        block_on(tools.call("wikipedia", &json!({}))).unwrap();
+        tools.begin_calls();
+        block_on(gate.check(&log_summary, &json!({}))).unwrap();
+        assert_eq!(asked.get(), 2);
+        // A tool not marked read-only, after another source: both reasons are said.
+        let send = call(hostile, "send_email", false, AskPolicy::default());
+        let why = gate.reason(&send).unwrap().explain();
+        assert!(why.contains("the MCP server \"Notes\""), "{why}");
+        assert!(why.ends_with("it may act in your name."), "{why}");
     }
 
     #[test]
@@ -967,7 +1063,7 @@ mod tests {
         );
         assert!(matches!(
             gate.reason(&read),
-            Some(AskReason::AfterOtherSource(_))
+            Some(AskReason::AfterOtherSource { .. })
         ));
         // A cached answer of a server is its words again.
         let gate = ConsentGate::new();
@@ -1005,8 +1101,14 @@ mod tests {
         gate.calls_begin();
         gate.answered_by("https://v.test/mcp");
         gate.calls_begin();
-        assert_eq!(gate.reason(&read), None, "Victim answered last");
-        // Retry or a follow-up: the model reads Evil's result again.
+        assert!(
+            gate.reason(&read).is_some(),
+            "Victim answered last; Evil before"
+        );
+        // Retry or a follow-up: every source the run has read counts, this turn's included.
+        let gate = ConsentGate::new();
+        gate.answered_by("https://evil.test/mcp");
+        assert_eq!(gate.reason(&read), None, "not yet read: no calls began");
         gate.turn_begins();
         assert!(gate.reason(&read).is_some());
     }

@@ -4,33 +4,58 @@
 // only turn the obvious attempts into a readable error at once.
 //
 // Messages in:  {kind: "load", files: {name: Blob}, indexURL, noNetwork}
-//               {kind: "run", id, code, maxOutput}
-//               {kind: "program", id, code, tools: [[function, [param, ...]], ...], maxOutput}
-//               {kind: "result", call, ok, text} (a program's tool call, answered by the page)
-// Messages out: {kind: "loaded"} | {kind: "unavailable", error}
-//               {id, kind: "started"} | {id, kind: "done", stdout, cut, value, valueChars, blocked}
-//               | {id, kind: "raised", stdout, cut, error, blocked}
-//               | {id, kind: "call", call, function, kwargs} (a program asks the page to run a tool)
-//               | {id, kind: "final", stdout, cut, value, blocked} (a program called final_answer)
+//               {kind: "run", id, key, code, maxOutput}
+//               {kind: "program", id, key, code, tools: [[function, [param, ...]], ...], maxOutput}
+//               {kind: "result", key, call, ok, text} (a program's tool call, answered by the page)
+//               {kind: "ping", key} (the page asks whether the worker is idle)
+// Messages out: {kind: "loaded"} | {kind: "unavailable", error} | {kind: "pong", key}
+//               {id, key, kind: "started"} | {id, key, kind: "done", stdout, cut, value, valueChars, blocked}
+//               | {id, key, kind: "raised", stdout, cut, error, blocked}
+//               | {id, key, kind: "call", call, function, kwargs} (a program asks the page to run a tool)
+//               | {id, key, kind: "final", stdout, cut, value, blocked} (a program called final_answer)
+//               | {id, key, kind: "tampered", error} (an earlier program changed the runner: not run)
 // Programs run one after another, each from a fresh output buffer, in shared globals.
 // A CodeAct program's tools are functions that ask the page (which runs the tool through
 // its own gate) and wait for the answer; the program never reaches a tool itself.
+//
+// A program reaches this worker's global scope (Python's `js` module) and Pyodide's objects,
+// and may post messages of its own. So the page trusts a message only with the key it gave
+// the program, which is kept where no program reaches it (this script's own bindings, captured
+// below before Pyodide or any program ran), and only in the order a real program produces them.
+// Each program gets a runner made afresh from source and from originals taken at load, and
+// before each program the worker checks that what the runner relies on is as it was at load;
+// if not, it says so instead of running the program, and the page starts a fresh sandbox.
 
-const RUNNER = `
-import sys
-import traceback
-import __main__
-from pyodide.code import eval_code_async
+(function () {
+  "use strict";
 
+  // Taken before Pyodide or any program runs: later lookups of these on the global scope, the
+  // prototypes or Reflect would find whatever a program put there.
+  const post = self.postMessage.bind(self);
+  const listen = self.addEventListener.bind(self);
+  const apply = Reflect.apply;
+  const ownKeys = Reflect.ownKeys;
+  const describe = Object.getOwnPropertyDescriptor;
+  const protoOf = Object.getPrototypeOf;
+  const same = Object.is;
+  const eventData = describe(MessageEvent.prototype, "data").get;
+  const stopOthers = Event.prototype.stopImmediatePropagation;
+  const PromiseOf = Promise;
+  const StringOf = String;
 
+  // Made afresh for each program, in new globals holding the originals BOOT took at load:
+  // what a program reaches through final_answer or a tool function (their __globals__, the
+  // frames above it) is its own runner, gone when it ends. No import, no class at the top: the
+  // builtins they would call are checked (CHECK) before this runs.
+  const RUNNER = `
 def _error_text(error, limit):
     # Only the program's own frames, and only the last few: the runner's are noise to the
     # model, and a deep recursion would fill the observation.
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == "<exec>"]
+    frames = [f for f in extract_tb(error.__traceback__) if f.filename == "<exec>"]
     lines = ["Traceback (most recent call last):\\n"] if frames else []
-    lines += traceback.format_list(frames[-10:])
+    lines += format_list(frames[-10:])
     if isinstance(error, SyntaxError):
-        lines += traceback.format_exception_only(error)
+        lines += format_exception_only(error)
     else:
         # str() of a huge message is not copied; only the slice is.
         message = str(error)
@@ -55,7 +80,7 @@ def _flush():
 
 async def run(code, limit):
     try:
-        value = await eval_code_async(code, __main__.__dict__)
+        value = await eval_code_async(code, names)
     except BaseException as error:
         _flush()
         try:
@@ -74,22 +99,21 @@ async def run(code, limit):
 
 
 # CodeAct: the tools as functions that ask the page, and final_answer.
-import json
-from pyodide.ffi import run_sync
+def _classes():
+    class ToolError(Exception):
+        """A tool call that failed (or was refused): the message says why."""
+
+    class FinalAnswer(BaseException):
+        pass
+
+    return ToolError, FinalAnswer
 
 
-class ToolError(Exception):
-    """A tool call that failed (or was refused): the message says why."""
-
-
-class _FinalAnswer(BaseException):
-    pass
-
-
+ToolError, _FinalAnswer = _classes()
 _final = []
 
 
-def _final_answer(answer=None):
+def final_answer(answer=None):
     # Kept before raising: a program that catches everything still ends with its answer.
     _final.append(answer)
     raise _FinalAnswer()
@@ -103,22 +127,22 @@ def _tool(function, params, call):
             if name in kwargs:
                 raise TypeError(f"{function}() got two values for {name}")
             kwargs[name] = value
-        ok, text = run_sync(call(function, json.dumps(kwargs, default=str))).to_py()
-        if not ok:
-            raise ToolError(text)
-        return text
+        # "1" and the result, or "0" and why it failed: a plain string, which no then() of a
+        # program's can stand in for.
+        reply = run_sync(call(function, json_dumps(kwargs, default=str)))
+        if reply[:1] != "1":
+            raise ToolError(reply[1:])
+        return reply[1:]
 
     tool.__name__ = function
     return tool
 
 
 async def program(code, tools, call, limit):
-    names = __main__.__dict__
-    names["final_answer"] = _final_answer
+    names["final_answer"] = final_answer
     names["ToolError"] = ToolError
     for function, params in tools:
         names[function] = _tool(function, list(params), call)
-    _final.clear()
     kind, text, chars = await run(code, limit)
     if _final:
         answer = _final[-1]
@@ -128,180 +152,385 @@ async def program(code, tools, call, limit):
             text = f"<str() failed: {type(failure).__name__}>"
         return ("final", text[:limit], len(text))
     return (kind, text, chars)
-
-
-(run, program)
 `;
 
-// Output of the running program: the first `max` characters (code points) decoded, the rest
-// only counted, so a gigabyte of printing never becomes a JavaScript string.
-const output = { text: "", room: 0, cut: 0, decoder: new TextDecoder() };
+  // Run once at load, before any program: the originals each runner is given, what the runner
+  // relies on as it is now (for CHECK), and a guard against what no check could see afterwards.
+  const BOOT = `
+import builtins, sys, json, traceback, __main__
+import json.encoder, json.decoder, json.scanner, ast, tokenize, linecache, textwrap, types
+import pyodide.code, pyodide.ffi, pyodide.webloop, _pyodide._base
 
-function resetOutput(max) {
-  output.text = "";
-  output.room = max;
-  output.cut = 0;
-  output.decoder = new TextDecoder();
+originals = {
+    "eval_code_async": pyodide.code.eval_code_async,
+    "run_sync": pyodide.ffi.run_sync,
+    "json_dumps": json.dumps,
+    "extract_tb": traceback.extract_tb,
+    "format_list": traceback.format_list,
+    "format_exception_only": traceback.format_exception_only,
+    "sys": sys,
+    "names": __main__.__dict__,
 }
 
-const isLeadByte = (byte) => (byte & 0xc0) !== 0x80;
 
-function writeOutput(bytes) {
-  let end = 0;
-  if (output.room > 0) {
-    // Take whole characters while there is room: stop before the lead byte of the first
-    // character that does not fit.
-    while (end < bytes.length) {
-      if (isLeadByte(bytes[end])) {
-        if (output.room === 0) break;
-        output.room -= 1;
+def noted(label, holder, whole):
+    return (holder, label, tuple(holder.items()), whole)
+
+
+# The modules whose functions a program's run goes through (eval_code_async and its parser,
+# the tool calls' JSON, the tracebacks), and the classes they define.
+checked = [
+    noted("builtins", builtins.__dict__, True),
+    noted("the runner's originals", originals, True),
+    (vars(sys), "sys", (("stdout", sys.stdout), ("stderr", sys.stderr)), False),
+]
+for name in ("_pyodide._base", "pyodide.code", "pyodide.ffi", "pyodide.webloop", "json",
+             "json.encoder", "json.decoder", "json.scanner", "traceback", "linecache", "ast",
+             "tokenize", "textwrap", "types"):
+    module = sys.modules[name]
+    checked.append(noted(name, vars(module), not hasattr(module, "__path__")))
+    for value in list(vars(module).values()):
+        if isinstance(value, type) and value.__module__ == name:
+            checked.append(noted(name + "." + value.__qualname__, vars(value), True))
+
+
+# A function's code, defaults and the interpreter's hooks are what a check of names cannot
+# see: changing them is refused from now on, for every program. Its defaults are its only
+# state, and they cannot be changed either.
+def guard(event, args, refused=("sys.settrace", "sys.setprofile", "sys._settrace",
+                                "sys._setprofile", "sys.addaudithook", "sys.monitoring",
+                                "ctypes."),
+          state=("__code__", "__defaults__", "__kwdefaults__"), error=RuntimeError):
+    if event.startswith(refused) or (
+        (event == "object.__setattr__" or event == "object.__delattr__") and args[1] in state
+    ):
+        raise error(f"the sandbox does not allow {event} {args[1:2]}")
+
+
+sys.addaudithook(guard)
+(originals, tuple(checked), builtins.exec, dict)
+`;
+
+  // Whether what the runner relies on is as BOOT noted it; the first name that is not.
+  // Defined in globals with no builtins, it uses none: they are among what it checks.
+  const CHECK = `
+def changed(checked):
+    for holder, label, items, whole in checked:
+        for name, value in items:
+            if holder.get(name, changed) is not value:
+                return label + "." + name
+        if whole and holder.__len__() != items.__len__():
+            return label + " (a name was added)"
+    return None
+`;
+
+  // Output of the running program: the first `max` characters (code points) decoded, the rest
+  // only counted, so a gigabyte of printing never becomes a JavaScript string.
+  const output = { text: "", room: 0, cut: 0, decoder: new TextDecoder() };
+
+  function resetOutput(max) {
+    output.text = "";
+    output.room = max;
+    output.cut = 0;
+    output.decoder = new TextDecoder();
+  }
+
+  const isLeadByte = (byte) => (byte & 0xc0) !== 0x80;
+
+  function writeOutput(bytes) {
+    let end = 0;
+    if (output.room > 0) {
+      // Take whole characters while there is room: stop before the lead byte of the first
+      // character that does not fit.
+      while (end < bytes.length) {
+        if (isLeadByte(bytes[end])) {
+          if (output.room === 0) break;
+          output.room -= 1;
+        }
+        end += 1;
       }
-      end += 1;
+      output.text += output.decoder.decode(bytes.subarray(0, end), { stream: true });
     }
-    output.text += output.decoder.decode(bytes.subarray(0, end), { stream: true });
+    for (let i = end; i < bytes.length; i++) {
+      if (isLeadByte(bytes[i])) output.cut += 1;
+    }
+    return bytes.length;
   }
-  for (let i = end; i < bytes.length; i++) {
-    if (isLeadByte(bytes[i])) output.cut += 1;
-  }
-  return bytes.length;
-}
 
-// URLs the policy refused during the current program (the browser reports each refusal).
-let blocked = [];
-self.addEventListener("securitypolicyviolation", (event) => {
-  if (blocked.length < 5) blocked.push(String(event.blockedURI || event.violatedDirective));
-});
+  // URLs the policy refused during the current program (the browser reports each refusal).
+  let blocked = [];
+  listen("securitypolicyviolation", (event) => {
+    if (blocked.length < 5) blocked.push(String(event.blockedURI || event.violatedDirective));
+  });
 
-let runProgram = null;
-let runCodeAct = null;
-let queue = Promise.resolve();
+  // Pyodide and what BOOT gave, once loaded.
+  let python = null;
+  // The program running now: {id, key}; its tool call waiting for the page: {call, resolve}.
+  let running = null;
+  let waiting = null;
+  let nextCall = 0;
 
-self.onmessage = (event) => {
-  const message = event.data || {};
-  if (message.kind === "load") queue = queue.then(() => load(message));
-  else if (message.kind === "run") queue = queue.then(() => run(message));
-  else if (message.kind === "program") queue = queue.then(() => run(message, true));
-  // Not queued: it answers the program running now.
-  else if (message.kind === "result") answerCall(message);
-};
+  // First, before any listener a program adds (a capturing one included), and only the
+  // browser's own messages: a program can dispatch a MessageEvent of its own on this scope,
+  // and could read a key from the page's.
+  listen("message", (event) => {
+    apply(stopOthers, event, []);
+    if (!event.isTrusted) return;
+    const message = apply(eventData, event, []) || {};
+    if (message.kind === "load" && !python) load(message);
+    else if (message.kind === "run") run(message, false);
+    else if (message.kind === "program") run(message, true);
+    else if (message.kind === "result") answerCall(message);
+    else if (message.kind === "ping") post({ kind: "pong", key: message.key });
+  }, true);
 
-// The running program's tool calls waiting for the page: call number → resolve.
-const waiting = new Map();
-let nextCall = 0;
-let runningId = 0;
-
-function callTool(fn, kwargs) {
-  nextCall += 1;
-  const call = nextCall;
-  self.postMessage({ id: runningId, kind: "call", call, function: String(fn), kwargs: String(kwargs) });
-  return new Promise((resolve) => waiting.set(call, resolve));
-}
-
-function answerCall({ call, ok, text }) {
-  const resolve = waiting.get(Number(call));
-  if (!resolve) return;
-  waiting.delete(Number(call));
-  resolve([Boolean(ok), String(text)]);
-}
-
-// Pyodide asks `fetch` for its wasm file and standard library; while it loads, those come
-// from the blobs the page sent, and nothing else is answered.
-function memoryFetch(files, indexURL, noNetwork) {
-  return (input) => {
-    const url = String(input instanceof Request ? input.url : input);
-    const name = url.startsWith(indexURL) ? url.slice(indexURL.length) : null;
-    const file = name && Object.hasOwn(files, name) ? files[name] : null;
-    if (!file) return Promise.reject(new TypeError(noNetwork));
-    const type = name.endsWith(".wasm") ? "application/wasm" : "application/octet-stream";
-    return Promise.resolve(new Response(file, { headers: { "Content-Type": type } }));
-  };
-}
-
-function refuse(noNetwork) {
-  return function () {
-    throw new TypeError(noNetwork);
-  };
-}
-
-// Readable errors for the usual ways out. They are no boundary: Python can still reach some
-// originals (fetch and importScripts live on the global scope's prototype), and the frame's
-// policy stops those. They are closed
-// before Pyodide loads: its check for a classic worker calls importScripts, which must fail
-// (this is a classic worker, as Chromium starts no module worker from an opaque origin's
-// blob: URL; Pyodide's modules load by dynamic import, which works here).
-function closeTheDoors(noNetwork) {
-  const refused = refuse(noNetwork);
-  for (const name of ["XMLHttpRequest", "WebSocket", "EventSource", "Worker", "SharedWorker", "importScripts", "WebTransport"]) {
-    Object.defineProperty(self, name, { value: refused, writable: false, configurable: false });
-  }
-  Object.defineProperty(self, "caches", { get: refused, configurable: false });
-}
-
-const moduleURL = (blob) => URL.createObjectURL(new Blob([blob], { type: "text/javascript" }));
-
-async function load({ files, indexURL, noNetwork }) {
-  try {
-    closeTheDoors(String(noNetwork));
-    self.fetch = memoryFetch(files, String(indexURL), String(noNetwork));
-    const { loadPyodide } = await import(moduleURL(files["pyodide.mjs"]));
-    const asm = await import(moduleURL(files["pyodide.asm.mjs"]));
-    const py = await loadPyodide({
-      indexURL: String(indexURL),
-      createPyodideModule: asm.default,
-      lockFileContents: await files["pyodide-lock.json"].text(),
-      stdout: () => {},
-      stderr: () => {},
+  // One call at a time, only while its program runs; the reply is a plain string.
+  function callTool(fn, kwargs) {
+    return new PromiseOf((resolve) => {
+      if (!running || waiting) {
+        resolve("0a program makes one tool call at a time, while it runs");
+        return;
+      }
+      nextCall += 1;
+      waiting = { call: nextCall, resolve };
+      post({
+        id: running.id,
+        key: running.key,
+        kind: "call",
+        call: nextCall,
+        function: StringOf(fn),
+        kwargs: StringOf(kwargs),
+      });
     });
-    py.setStdout({ write: writeOutput, isatty: false });
-    py.setStderr({ write: writeOutput, isatty: false });
-    const runners = py.runPython(RUNNER, { globals: py.toPy({}), filename: "<python-tool>" });
-    runProgram = runners.get(0);
-    runCodeAct = runners.get(1);
-    runners.destroy();
-    Object.defineProperty(self, "fetch", { value: refuse(String(noNetwork)), writable: false, configurable: false });
-    self.postMessage({ kind: "loaded" });
-  } catch (e) {
-    self.postMessage({ kind: "unavailable", error: String((e && e.message) || e) });
   }
-}
 
-// The tools as [function, [param, ...]] pairs of plain strings, whatever was sent.
-function toolList(tools) {
-  return (Array.isArray(tools) ? tools : []).slice(0, 200).map((t) => [
-    String((t && t[0]) || ""),
-    (Array.isArray(t && t[1]) ? t[1] : []).slice(0, 50).map(String),
-  ]);
-}
-
-// Lets the browser deliver the policy reports of the program's last attempts.
-const reportsDelivered = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-async function run({ id, code, maxOutput, tools }, codeAct) {
-  if (!runProgram) {
-    self.postMessage({ id, kind: "unavailable", error: "Pyodide is not loaded" });
-    return;
+  function answerCall(message) {
+    if (!running || !waiting || message.key !== running.key || message.call !== waiting.call) return;
+    const resolve = waiting.resolve;
+    waiting = null;
+    const text = typeof message.text === "string" ? message.text : "";
+    resolve((message.ok === true ? "1" : "0") + text);
   }
-  const limit = Number(maxOutput) || 0;
-  resetOutput(limit);
-  blocked = [];
-  self.postMessage({ id, kind: "started" });
-  let reply;
-  try {
-    runningId = id;
-    const result = codeAct
-      ? await runCodeAct(String(code), toolList(tools), callTool, limit)
-      : await runProgram(String(code), limit);
-    const [kind, text, chars] = result.toJs();
-    result.destroy();
-    reply = kind === "done" || kind === "final"
-      ? { id, kind, value: text ?? null, valueChars: chars }
-      : { id, kind, error: String(text) };
-  } catch (e) {
-    reply = { id, kind: "raised", error: String((e && e.message) || e).slice(0, 4 * limit) };
+
+  // Pyodide asks `fetch` for its wasm file and standard library; while it loads, those come
+  // from the blobs the page sent, and nothing else is answered.
+  function memoryFetch(files, indexURL, noNetwork) {
+    return (input) => {
+      const url = String(input instanceof Request ? input.url : input);
+      const name = url.startsWith(indexURL) ? url.slice(indexURL.length) : null;
+      const file = name && Object.hasOwn(files, name) ? files[name] : null;
+      if (!file) return Promise.reject(new TypeError(noNetwork));
+      const type = name.endsWith(".wasm") ? "application/wasm" : "application/octet-stream";
+      return Promise.resolve(new Response(file, { headers: { "Content-Type": type } }));
+    };
   }
-  await reportsDelivered();
-  reply.stdout = output.text + output.decoder.decode();
-  reply.cut = output.cut;
-  reply.blocked = blocked;
-  self.postMessage(reply);
-}
+
+  function refuse(noNetwork) {
+    return function () {
+      throw new TypeError(noNetwork);
+    };
+  }
+
+  // Readable errors for the usual ways out. They are no boundary: Python can still reach some
+  // originals (fetch and importScripts live on the global scope's prototype), and the frame's
+  // policy stops those. They are closed
+  // before Pyodide loads: its check for a classic worker calls importScripts, which must fail
+  // (this is a classic worker, as Chromium starts no module worker from an opaque origin's
+  // blob: URL; Pyodide's modules load by dynamic import, which works here).
+  function closeTheDoors(noNetwork) {
+    const refused = refuse(noNetwork);
+    for (const name of ["XMLHttpRequest", "WebSocket", "EventSource", "Worker", "SharedWorker", "importScripts", "WebTransport"]) {
+      Object.defineProperty(self, name, { value: refused, writable: false, configurable: false });
+    }
+    Object.defineProperty(self, "caches", { get: refused, configurable: false });
+  }
+
+  const moduleURL = (blob) => URL.createObjectURL(new Blob([blob], { type: "text/javascript" }));
+
+  async function load({ files, indexURL, noNetwork }) {
+    try {
+      closeTheDoors(String(noNetwork));
+      self.fetch = memoryFetch(files, String(indexURL), String(noNetwork));
+      const { loadPyodide } = await import(moduleURL(files["pyodide.mjs"]));
+      const asm = await import(moduleURL(files["pyodide.asm.mjs"]));
+      const py = await loadPyodide({
+        indexURL: String(indexURL),
+        createPyodideModule: asm.default,
+        lockFileContents: await files["pyodide-lock.json"].text(),
+        stdout: () => {},
+        stderr: () => {},
+      });
+      const boot = py.runPython(BOOT, { globals: py.toPy({}), filename: "<python-tool>" });
+      Object.defineProperty(self, "fetch", { value: refuse(String(noNetwork)), writable: false, configurable: false });
+      python = {
+        originals: boot.get(0),
+        checked: boot.get(1),
+        exec: boot.get(2),
+        dict: boot.get(3),
+        setStdout: py.setStdout,
+        setStderr: py.setStderr,
+        py,
+      };
+      boot.destroy();
+      watched = watchList(py);
+      post({ kind: "loaded" });
+    } catch (e) {
+      post({ kind: "unavailable", error: String((e && e.message) || e) });
+    }
+  }
+
+  // What the worker's own code and Pyodide's glue look up as they run, as it was at load:
+  // every property of the global scope, of what it holds (constructors, their prototypes,
+  // namespaces) and of the intrinsics no global names; the functions of Pyodide's own objects.
+  let watched = [];
+
+  function noted(object, whole) {
+    const keys = ownKeys(object);
+    const held = [];
+    for (let i = 0; i < keys.length; i++) {
+      const d = describe(object, keys[i]);
+      if (whole || typeof d.value === "function") held.push([keys[i], d.value, d.get, d.set]);
+    }
+    return [object, held, whole ? keys.length : -1];
+  }
+
+  function watchList(py) {
+    const list = [];
+    const seen = new Set();
+    const add = (o, whole) => {
+      if (o && (typeof o === "object" || typeof o === "function") && !seen.has(o)) {
+        seen.add(o);
+        list.push(noted(o, whole));
+      }
+    };
+    for (let o = self; o; o = protoOf(o)) add(o, true);
+    for (const name of ownKeys(self)) {
+      const value = describe(self, name).value;
+      add(value, true);
+      if (typeof value === "function") add(value.prototype, true);
+    }
+    const hidden = [
+      function* () {}, async function () {}, async function* () {}, [][Symbol.iterator](),
+      new Map().entries(), new Set().values(), ""[Symbol.iterator](), "".matchAll(/x/g), Uint8Array,
+    ];
+    for (const thing of hidden) {
+      for (let o = protoOf(thing); o; o = protoOf(o)) {
+        add(o, true);
+        add(o.prototype, true);
+      }
+    }
+    add(py, false);
+    add(py._api, false);
+    add(py._module, false);
+    return list;
+  }
+
+  // The first property that is not as it was at load, by index loops and the functions taken
+  // above only: a changed iterator or call() must not steer the check itself.
+  function changedIntrinsic() {
+    for (let i = 0; i < watched.length; i++) {
+      const [object, held, count] = watched[i];
+      if (count >= 0 && ownKeys(object).length !== count) return "a JavaScript object gained or lost a property";
+      for (let j = 0; j < held.length; j++) {
+        const [key, value, get, set] = held[j];
+        const d = describe(object, key);
+        if (!d || !same(d.value, value) || d.get !== get || d.set !== set) {
+          return "JavaScript: " + (typeof key === "symbol" ? "a symbol" : key);
+        }
+      }
+    }
+    return null;
+  }
+
+  // Whether a program changed what the runner relies on since load (null if not).
+  function tamperedWith() {
+    const js = changedIntrinsic();
+    if (js) return js;
+    const globals = python.dict();
+    const none = python.dict();
+    globals.set("__builtins__", none);
+    python.exec(CHECK, globals);
+    const changed = globals.get("changed");
+    const found = changed(python.checked);
+    changed.destroy();
+    none.destroy();
+    globals.destroy();
+    return typeof found === "string" ? found : null;
+  }
+
+  function freshRunner() {
+    const globals = python.dict();
+    globals.update(python.originals);
+    python.exec(RUNNER, globals);
+    const runner = { run: globals.get("run"), program: globals.get("program") };
+    globals.destroy();
+    return runner;
+  }
+
+  // The tools as [function, [param, ...]] pairs of plain strings, whatever was sent.
+  function toolList(tools) {
+    return (Array.isArray(tools) ? tools : []).slice(0, 200).map((t) => [
+      String((t && t[0]) || ""),
+      (Array.isArray(t && t[1]) ? t[1] : []).slice(0, 50).map(String),
+    ]);
+  }
+
+  // Lets the browser deliver the policy reports of the program's last attempts.
+  const reportsDelivered = () => new PromiseOf((resolve) => setTimeout(resolve, 0));
+
+  async function run(message, codeAct) {
+    const id = Number(message.id) || 0;
+    const key = typeof message.key === "string" ? message.key : "";
+    if (!python || running) {
+      post({ id, key, kind: "unavailable", error: python ? "a program is already running" : "Pyodide is not loaded" });
+      return;
+    }
+    running = { id, key };
+    let reply;
+    try {
+      const changed = tamperedWith();
+      if (changed) {
+        running = null;
+        post({ id, key, kind: "tampered", error: changed });
+        return;
+      }
+      apply(python.setStdout, python.py, [{ write: writeOutput, isatty: false }]);
+      apply(python.setStderr, python.py, [{ write: writeOutput, isatty: false }]);
+      const runner = freshRunner();
+      const limit = Number(message.maxOutput) || 0;
+      resetOutput(limit);
+      blocked = [];
+      post({ id, key, kind: "started" });
+      try {
+        const result = codeAct
+          ? await runner.program(String(message.code), toolList(message.tools), callTool, limit)
+          : await runner.run(String(message.code), limit);
+        const [kind, text, chars] = result.toJs();
+        result.destroy();
+        reply = kind === "done" || kind === "final"
+          ? { kind, value: text ?? null, valueChars: chars }
+          : { kind, error: String(text) };
+      } catch (e) {
+        reply = { kind: "raised", error: String((e && e.message) || e).slice(0, 4 * limit) };
+      }
+      runner.run.destroy();
+      runner.program.destroy();
+    } catch (e) {
+      reply = { kind: "unavailable", error: String((e && e.message) || e).slice(0, 200) };
+    }
+    await reportsDelivered();
+    running = null;
+    waiting = null;
+    post({
+      id,
+      key,
+      kind: reply.kind,
+      value: reply.value,
+      valueChars: reply.valueChars,
+      error: reply.error,
+      stdout: output.text + output.decoder.decode(),
+      cut: output.cut,
+      blocked,
+    });
+  }
+})();

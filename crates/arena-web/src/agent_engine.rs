@@ -176,6 +176,21 @@ pub async fn run_request(
         (&record.id, &record.shown_name()),
     );
     let run_tools = panel_tools(&tools_key, &settings, record.config.mode);
+    let _sandbox = SandboxEndsWithTurn(run_tools.python.clone());
     let tools = run_tools.for_turn(asker, signal);
     run_turn(record, next, &model, &tools, &options, emit).await;
+}
+
+/// CodeAct's sandbox ends with the turn, however it ends (answered, failed, or dropped by
+/// Stop): nothing a program left running there (a timer, a task) outlives the run, and a
+/// follow-up starts a fresh interpreter. The panel's other tools (their cache, its MCP
+/// sessions) stay for the follow-up.
+struct SandboxEndsWithTurn(Option<Rc<WorkerPython>>);
+
+impl Drop for SandboxEndsWithTurn {
+    fn drop(&mut self) {
+        if let Some(python) = &self.0 {
+            python.end();
+        }
+    }
 }

@@ -30,8 +30,8 @@ use crate::timer::sleep;
 use arena_core::progress::Download;
 use arena_core::tools::program::{ProgramLimits, ProgramRun, ProgramStop, PythonTool};
 use arena_core::tools::python::{
-    PythonFailure, PythonOutput, PythonRunner, WorkerReply, MAX_OUTPUT_CHARS, NO_NETWORK,
-    PYODIDE_FILES,
+    PythonFailure, PythonOutput, PythonRunner, WorkerReply, MAX_OUTPUT_CHARS,
+    MAX_UNANSWERED_MESSAGES, NO_NETWORK, PYODIDE_FILES,
 };
 use arena_core::tools::{ProgramCallError, ProgramCalls};
 
@@ -65,11 +65,19 @@ impl WorkerPython {
         }
     }
 
+    /// Ends the sandbox now (its frame, its worker, whatever a program left running there);
+    /// the next call starts a fresh one.
+    pub fn end(&self) {
+        self.kill();
+    }
+
     /// The running sandbox, or a new one with Pyodide loaded.
     async fn sandbox(&self) -> Result<Rc<Sandbox>, PythonFailure> {
-        if let Some(sandbox) = self.live.borrow().as_ref() {
+        if let Some(sandbox) = self.live.borrow().as_ref().filter(|s| s.is_open()) {
             return Ok(sandbox.clone());
         }
+        // One that flooded between calls is gone: its replacement starts afresh.
+        self.kill();
         let start = Box::pin(start_sandbox(&self.index_url));
         let limit = Box::pin(sleep(LOAD_LIMIT_SECS * 1000));
         let sandbox = match select(start, limit).await {
@@ -125,7 +133,9 @@ impl WorkerPython {
         };
         if matches!(
             outcome,
-            Err(PythonFailure::TimedOut { .. } | PythonFailure::Unavailable(_))
+            Err(PythonFailure::TimedOut { .. }
+                | PythonFailure::Unavailable(_)
+                | PythonFailure::Flooded { .. })
         ) {
             // The only way to stop a running program: end its worker.
             self.kill();
@@ -189,7 +199,7 @@ impl WorkerPython {
                 };
             };
             if reply.kind != "call" {
-                if reply.kind == "unavailable" {
+                if reply.kind == "unavailable" || reply.kind == "flood" {
                     self.kill();
                 }
                 break reply.program_run();
@@ -256,10 +266,14 @@ impl PythonRunner for WorkerPython {
     }
 }
 
-/// The sandboxed frame, its worker, and the messages it sent the page.
+/// The sandboxed frame, its worker, and the messages it sent the page that are not read yet:
+/// at most [`MAX_UNANSWERED_MESSAGES`]. A real program waits for an answer long before that; a
+/// sandbox that sends more (a timer posting in a loop, with or without a program waiting) is
+/// ended at once, and whoever reads next is told it flooded.
 struct Sandbox {
     frame: HtmlIFrameElement,
-    inbox: Mutex<mpsc::UnboundedReceiver<WorkerReply>>,
+    inbox: Mutex<mpsc::Receiver<WorkerReply>>,
+    flooded: Rc<Cell<bool>>,
     listener: Closure<dyn FnMut(MessageEvent)>,
 }
 
@@ -268,15 +282,26 @@ impl Sandbox {
     fn open() -> Result<Self, String> {
         let window = web_sys::window().ok_or("no window")?;
         let frame = sandboxed_frame("python-frame.html", "python-frame")?;
-        let (sender, inbox) = mpsc::unbounded();
+        // The channel holds its buffer plus one message per sender.
+        let (mut sender, inbox) = mpsc::channel(MAX_UNANSWERED_MESSAGES as usize - 1);
+        let flooded = Rc::new(Cell::new(false));
         let own = frame.clone();
+        let flood = flooded.clone();
         let listener = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-            // Only this sandbox's frame may speak to it (its origin is opaque: "null").
-            let Some(own) = own.content_window() else {
+            // Only this sandbox's frame may speak to it (its origin is opaque: "null"). Once it
+            // is removed, what it sent before is dropped unread.
+            let Some(window) = own.content_window() else {
                 return;
             };
-            if is_from(&own, &event) {
-                let _ = sender.unbounded_send(read_reply(&event.data()));
+            if !is_from(&window, &event) {
+                return;
+            }
+            if sender.try_send(read_reply(&event.data())).is_err() {
+                // Removing the frame ends its worker: the flood stops here, not when (or if)
+                // a program reads its messages.
+                flood.set(true);
+                sender.close_channel();
+                own.remove();
             }
         });
         window
@@ -285,6 +310,7 @@ impl Sandbox {
         let sandbox = Sandbox {
             frame,
             inbox: Mutex::new(inbox),
+            flooded,
             listener,
         };
         attach(&sandbox.frame)?;
@@ -302,7 +328,13 @@ impl Sandbox {
             .map_err(|_| "the Python sandbox refused the message".to_string())
     }
 
-    /// The first message that `wanted` picks, within `limit_ms`.
+    /// Whether its frame is still there (a flood removes it).
+    fn is_open(&self) -> bool {
+        self.frame.is_connected()
+    }
+
+    /// The first message that `wanted` picks, within `limit_ms`; a `flood` message once the
+    /// sandbox has flooded and what it sent before has been read.
     async fn next(
         &self,
         wanted: impl Fn(&WorkerReply) -> bool,
@@ -315,7 +347,10 @@ impl Sandbox {
                     return Some(reply);
                 }
             }
-            None
+            self.flooded.get().then(|| WorkerReply {
+                kind: "flood".into(),
+                ..WorkerReply::default()
+            })
         });
         match select(wait, Box::pin(sleep(limit_ms))).await {
             Either::Left((reply, _)) => reply,
@@ -451,6 +486,7 @@ fn start_message(files: &Files, index_url: &str) -> JsValue {
         ("indexURL", index_url.into()),
         ("noNetwork", NO_NETWORK.into()),
         ("maxOutput", (MAX_OUTPUT_CHARS as u32).into()),
+        ("maxUnanswered", MAX_UNANSWERED_MESSAGES.into()),
     ])
 }
 

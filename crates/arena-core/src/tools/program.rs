@@ -165,6 +165,9 @@ pub enum ProgramStop {
     CallLimit { calls: u32 },
     /// The user pressed Stop.
     Stopped,
+    /// Its sandbox sent more than `messages` messages without waiting for an answer (a timer
+    /// posting in a loop, say): the sandbox was ended and nothing more it sent was read.
+    Flood { messages: u32 },
 }
 
 /// What one program did, as the sandbox reports it.

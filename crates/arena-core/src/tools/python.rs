@@ -5,7 +5,7 @@
 
 use std::rc::Rc;
 
-use super::program::ProgramRun;
+use super::program::{ProgramRun, ProgramStop};
 use futures::future::LocalBoxFuture;
 
 use super::json_read::first_str;
@@ -30,6 +30,11 @@ const MAX_CODE_CHARS: usize = 10_000;
 pub const MAX_OUTPUT_CHARS: usize = 4_000;
 /// What a program that tries to reach the network is told, by the worker or in the observation.
 pub const NO_NETWORK: &str = "NetworkError/blocked: the python tool has no network";
+/// Messages the sandbox may send without an answer in between. A real program sends at most
+/// three (started, one call, its end) before it waits; more is a flood (a timer posting in a
+/// loop), and the sandbox is ended. The frame counts them (the page tells it this number) and
+/// so does the page, whose queue of unread messages holds no more.
+pub const MAX_UNANSWERED_MESSAGES: u32 = 8;
 /// Room in an observation for labels and notes around the printed text and the value.
 const NOTES_ROOM: usize = 300;
 /// Share of the observation the value gets when the program also printed.
@@ -60,15 +65,20 @@ pub enum PythonFailure {
     TimedOut { seconds: u32 },
     /// Pyodide could not be loaded (bad base URL, offline…).
     Unavailable(String),
+    /// The sandbox sent more than `messages` messages without an answer; it was ended.
+    Flooded { messages: u32 },
 }
 
 /// A message from the sandbox, its fields read as plain values (`ui::python_worker`).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WorkerReply {
-    /// `ready`, `loaded`, `unavailable`, `started`, `done` or `raised`.
+    /// `ready`, `loaded`, `unavailable`, `started`, `done`, `raised`, or `flood` (the sandbox
+    /// sent more than [`MAX_UNANSWERED_MESSAGES`] without an answer and was ended).
     pub kind: String,
     /// The call it answers (0 for the sandbox's own news).
     pub id: u32,
+    /// The key the page gave the program: only the sandbox's runner has it (`sandbox_order`).
+    pub key: String,
     pub stdout: String,
     pub cut: usize,
     pub value: Option<String>,
@@ -88,7 +98,7 @@ impl WorkerReply {
     pub fn ends_call(&self, id: u32) -> bool {
         match self.kind.as_str() {
             "done" | "raised" | "final" => self.id == id,
-            "unavailable" => true,
+            "unavailable" | "flood" => true,
             _ => false,
         }
     }
@@ -114,6 +124,9 @@ impl WorkerReply {
                 }
                 Err(PythonFailure::Raised(message))
             }
+            "flood" => Err(PythonFailure::Flooded {
+                messages: MAX_UNANSWERED_MESSAGES,
+            }),
             _ => Err(PythonFailure::Unavailable(
                 self.error.unwrap_or_else(|| "the sandbox stopped".into()),
             )),
@@ -160,6 +173,12 @@ impl WorkerReply {
                     ..ProgramRun::default()
                 }
             }
+            "flood" => ProgramRun {
+                stopped: Some(ProgramStop::Flood {
+                    messages: MAX_UNANSWERED_MESSAGES,
+                }),
+                ..ProgramRun::default()
+            },
             _ => ProgramRun {
                 error: Some(format!(
                     "RuntimeError: the Python sandbox stopped ({})",
@@ -292,6 +311,12 @@ pub fn describe(outcome: Result<PythonOutput, PythonFailure>) -> Result<String, 
             FailureKind::TimedOut,
             format!(
                 "The program ran longer than {seconds} s and was stopped. A fresh interpreter is ready for the next call."
+            ),
+        )),
+        Err(PythonFailure::Flooded { messages }) => Err(ToolFailure::new(
+            FailureKind::BadArguments,
+            format!(
+                "The program was stopped: its sandbox sent more than {messages} messages without waiting for an answer (a flood, such as a timer posting in a loop). A fresh interpreter is ready for the next call."
             ),
         )),
         Err(PythonFailure::Unavailable(reason)) => Err(ToolFailure::new(
@@ -528,6 +553,31 @@ mod tests {
         .unwrap_err()
         .message;
         assert_eq!(e, "The Python sandbox could not start: the worker failed");
+    }
+
+    #[test]
+    fn a_flood_ends_any_call_and_says_why_to_the_tool_and_to_a_program() {
+        let flood = WorkerReply {
+            kind: "flood".into(),
+            ..WorkerReply::default()
+        };
+        assert!(flood.ends_call(7), "whichever call was waiting");
+        let f = describe(flood.clone().outcome()).unwrap_err();
+        assert_eq!(f.kind, FailureKind::BadArguments);
+        assert!(
+            f.message.contains(&format!(
+                "more than {MAX_UNANSWERED_MESSAGES} messages without waiting for an answer"
+            )),
+            "{f}"
+        );
+        let ran = flood.program_run();
+        assert_eq!(
+            ran.stopped,
+            Some(ProgramStop::Flood {
+                messages: MAX_UNANSWERED_MESSAGES
+            })
+        );
+        assert_eq!(ran.final_answer, None);
     }
 
     #[test]

@@ -333,6 +333,9 @@ pub fn program_observation(run: &ProgramRun) -> String {
             "The program was stopped: it asked for more than {calls} tool calls in one step. Call fewer tools per program."
         )),
         Some(ProgramStop::Stopped) => parts.push("The program was stopped by the user.".into()),
+        Some(ProgramStop::Flood { messages }) => parts.push(format!(
+            "The program was stopped: its sandbox sent more than {messages} messages without waiting for an answer (a flood, such as a timer posting in a loop), so the sandbox was ended. Call the tools one at a time and leave no timers running."
+        )),
         None => {}
     }
     if parts.is_empty() {

@@ -294,6 +294,12 @@ fn what_a_program_did_is_its_observation() {
     };
     assert!(program_observation(&looping)
         .ends_with("more than 10 tool calls in one step. Call fewer tools per program."));
+    let flooding = ProgramRun {
+        stopped: Some(ProgramStop::Flood { messages: 8 }),
+        ..ProgramRun::default()
+    };
+    assert!(program_observation(&flooding)
+        .contains("its sandbox sent more than 8 messages without waiting for an answer"));
     // A flood of output is cut in the middle, its size said.
     let flood = ProgramRun {
         printed: "x".repeat(1_000_000),

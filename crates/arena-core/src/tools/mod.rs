@@ -16,6 +16,7 @@ pub mod program;
 pub mod python;
 pub mod registry;
 pub mod runtime;
+pub mod sandbox_order;
 pub mod schema_check;
 pub mod weather;
 pub mod web_search;

@@ -42,6 +42,8 @@
   const stopOthers = Event.prototype.stopImmediatePropagation;
   const PromiseOf = Promise;
   const StringOf = String;
+  const setTimer = self.setTimeout.bind(self);
+  const clearTimer = self.clearTimeout.bind(self);
 
   // Made afresh for each program, in new globals holding the originals BOOT took at load:
   // what a program reaches through final_answer or a tool function (their __globals__, the
@@ -372,6 +374,7 @@ def changed(checked):
         py,
       };
       boot.destroy();
+      closeTheLoops();
       watched = watchList(py);
       post({ kind: "loaded" });
     } catch (e) {
@@ -476,7 +479,29 @@ def changed(checked):
   }
 
   // Lets the browser deliver the policy reports of the program's last attempts.
-  const reportsDelivered = () => new PromiseOf((resolve) => setTimeout(resolve, 0));
+  const reportsDelivered = () => new PromiseOf((resolve) => setTimer(resolve, 0));
+
+  // Every timer set while a program ran ends with it, however it was set (the globals, the
+  // originals on their prototypes, Pyodide's asyncio loop): a program's setInterval runs
+  // neither under the next program nor after the run. A worker hands out timer ids in
+  // increasing order, so all of them lie between the last clearing and a timer set now.
+  let timersFrom = 1;
+  function endProgramTimers() {
+    const last = setTimer(() => {}, 0);
+    for (let id = timersFrom; id <= last; id += 1) clearTimer(id);
+    timersFrom = last + 1;
+  }
+
+  // The ways to keep running without a timer after a program's end (a message loop between
+  // two ports or channels, a scheduled task, an animation frame), on the global scope and its
+  // prototypes. No program needs them; Pyodide took its own message channel when it loaded.
+  function closeTheLoops() {
+    for (const name of ["MessageChannel", "BroadcastChannel", "scheduler", "requestAnimationFrame"]) {
+      for (let o = self; o; o = protoOf(o)) {
+        if (describe(o, name)) Object.defineProperty(o, name, { value: undefined, writable: false, configurable: false });
+      }
+    }
+  }
 
   async function run(message, codeAct) {
     const id = Number(message.id) || 0;
@@ -513,6 +538,7 @@ def changed(checked):
       } catch (e) {
         reply = { kind: "raised", error: String((e && e.message) || e).slice(0, 4 * limit) };
       }
+      endProgramTimers();
       runner.run.destroy();
       runner.program.destroy();
     } catch (e) {

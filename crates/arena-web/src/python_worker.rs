@@ -296,7 +296,10 @@ impl Sandbox {
             if !is_from(&window, &event) {
                 return;
             }
-            if sender.try_send(read_reply(&event.data())).is_err() {
+            let reply = read_reply(&event.data());
+            // The frame's own word that it ended a flooding worker counts as one.
+            let flooding = reply.kind == "flood";
+            if sender.try_send(reply).is_err() || flooding {
                 // Removing the frame ends its worker: the flood stops here, not when (or if)
                 // a program reads its messages.
                 flood.set(true);

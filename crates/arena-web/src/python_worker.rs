@@ -321,6 +321,10 @@ impl Sandbox {
     }
 
     fn post(&self, message: &JsValue) -> Result<(), String> {
+        if self.flooded.get() {
+            // It is gone; the next read says why.
+            return Ok(());
+        }
         let window = self
             .frame
             .content_window()
@@ -336,8 +340,9 @@ impl Sandbox {
         self.frame.is_connected()
     }
 
-    /// The first message that `wanted` picks, within `limit_ms`; a `flood` message once the
-    /// sandbox has flooded and what it sent before has been read.
+    /// The first message that `wanted` picks, within `limit_ms`; once the sandbox has
+    /// flooded, a `flood` message instead (what it sent before is not read: none of it can be
+    /// trusted, and a program waiting on it is to hear why it was stopped).
     async fn next(
         &self,
         wanted: impl Fn(&WorkerReply) -> bool,
@@ -345,9 +350,12 @@ impl Sandbox {
     ) -> Option<WorkerReply> {
         let wait = Box::pin(async {
             let mut inbox = self.inbox.lock().await;
-            while let Some(reply) = inbox.next().await {
-                if wanted(&reply) {
-                    return Some(reply);
+            while !self.flooded.get() {
+                match inbox.next().await {
+                    Some(_) if self.flooded.get() => break,
+                    Some(reply) if wanted(&reply) => return Some(reply),
+                    Some(_) => {}
+                    None => break,
                 }
             }
             self.flooded.get().then(|| WorkerReply {

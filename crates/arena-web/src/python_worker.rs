@@ -7,9 +7,16 @@
 //! Blobs) and hands them to the frame; the worker loads Pyodide from memory.
 //!
 //! Calls to one runner take turns: two python calls of one step run one after the other in
-//! the same interpreter, each within its own time limit from the moment its program starts.
+//! the same interpreter, each within its own time limit from the moment its program is sent.
 //! A program past its limit (or a call abandoned mid-run) ends the frame and its worker; the
 //! next call starts a fresh one.
+//!
+//! A program reaches its worker and can post messages of its own, so the page gives each
+//! program a key only the worker's runner knows and reads its messages in the order a real
+//! program sends them (`arena_core::tools::sandbox_order`): anything else stops the program
+//! and ends the sandbox, whatever it says. After each program the page asks the worker
+//! whether it is idle; one still busy, or talking, is ended. A runner an earlier program
+//! changed says so instead of running the next program, which then runs in a fresh sandbox.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -33,6 +40,7 @@ use arena_core::tools::python::{
     PythonFailure, PythonOutput, PythonRunner, WorkerReply, MAX_OUTPUT_CHARS,
     MAX_UNANSWERED_MESSAGES, NO_NETWORK, PYODIDE_FILES,
 };
+use arena_core::tools::sandbox_order::{OutOfOrder, ProgramMessages, Step};
 use arena_core::tools::{ProgramCallError, ProgramCalls};
 
 /// Fetching and starting Pyodide (a few MB) is not the program's time: it has its own,
@@ -98,50 +106,86 @@ impl WorkerPython {
         code: &str,
         timeout_secs: u32,
     ) -> Result<PythonOutput, PythonFailure> {
-        let sandbox = self.sandbox().await?;
-        let id = self.next_id.get() + 1;
-        self.next_id.set(id);
-        sandbox
-            .post(&run_message(id, code))
-            .map_err(PythonFailure::Unavailable)?;
         // If this call is dropped (the run was stopped) while its program runs, nothing else
         // would stop the program: the guard ends the sandbox.
         let mut guard = EndUnlessFinished {
             python: self,
             finished: false,
         };
-        let limit_ms = timeout_secs.saturating_mul(1000);
-        let outcome = match sandbox
-            .next(
-                |r| (r.kind == "started" && r.id == id) || r.ends_call(id),
-                limit_ms,
-            )
-            .await
-        {
-            Some(reply) if reply.kind == "started" => {
-                match sandbox.next(|r| r.ends_call(id), limit_ms).await {
-                    Some(reply) => reply.outcome(),
-                    None => Err(PythonFailure::TimedOut {
-                        seconds: timeout_secs,
-                    }),
-                }
-            }
-            Some(reply) => reply.outcome(),
-            None => Err(PythonFailure::TimedOut {
+        let limit_ms = f64::from(timeout_secs.saturating_mul(1000));
+        let (ran, note) = self
+            .run_checked(limit_ms, None::<&NoCalls>, |id, key| {
+                run_message(id, key, code)
+            })
+            .await;
+        let outcome = match ran {
+            Ran::Ended(reply) => reply.outcome().map(|out| PythonOutput { note, ..out }),
+            Ran::TimedOut => Err(PythonFailure::TimedOut {
                 seconds: timeout_secs,
             }),
+            Ran::Refused(why) => Err(PythonFailure::Refused(why)),
+            Ran::Stopped(_) => Err(PythonFailure::Unavailable("the program was stopped".into())),
+            Ran::Lost(why) => Err(PythonFailure::Unavailable(why)),
+            Ran::Tampered(what) => Err(PythonFailure::Unavailable(tampered_twice(&what))),
         };
-        if matches!(
-            outcome,
-            Err(PythonFailure::TimedOut { .. }
-                | PythonFailure::Unavailable(_)
-                | PythonFailure::Flooded { .. })
-        ) {
-            // The only way to stop a running program: end its worker.
-            self.kill();
-        }
         guard.finished = true;
         outcome
+    }
+
+    /// Runs one program (the message `program` makes from its id and key) in the sandbox,
+    /// within `limit_ms` of its own time, reading its messages in their order and answering
+    /// its calls with `calls`. Anything that stops it early, or a sandbox busy or talking after
+    /// its end, ends the sandbox. A sandbox whose runner an earlier program changed, or that
+    /// spoke between programs, is replaced before the program runs; the note says so.
+    async fn run_checked<C: ProgramCalls>(
+        &self,
+        limit_ms: f64,
+        calls: Option<&C>,
+        program: impl Fn(u32, &str) -> JsValue,
+    ) -> (Ran, Option<String>) {
+        let mut note = None;
+        for attempt in 0..2 {
+            let sandbox = match self.sandbox().await {
+                Ok(sandbox) => sandbox,
+                Err(PythonFailure::Unavailable(why)) => return (Ran::Lost(why), note),
+                Err(other) => return (Ran::Lost(format!("{other:?}")), note),
+            };
+            // Nothing comes from an idle sandbox: what did came from what an earlier program
+            // left running, and would be taken for this one's.
+            if sandbox.next(|_| true, 0).await.is_some() {
+                self.kill();
+                note = Some(SPOKE_BETWEEN_PROGRAMS.to_string());
+                continue;
+            }
+            let id = self.next_id.get() + 1;
+            self.next_id.set(id);
+            let key = program_key();
+            if let Err(why) = sandbox.post(&program(id, &key)) {
+                self.kill();
+                return (Ran::Lost(why), note);
+            }
+            let ran = drive(&sandbox, &key, limit_ms, calls).await;
+            match &ran {
+                Ran::Tampered(what) if attempt == 0 => {
+                    self.kill();
+                    note = Some(format!(
+                        "An earlier program changed the sandbox's own code ({what}), so this \
+                         program ran in a fresh sandbox, without earlier variables."
+                    ));
+                    continue;
+                }
+                Ran::Ended(reply) if !matches!(reply.kind.as_str(), "unavailable" | "flood") => {
+                    if !idle_after(&sandbox).await {
+                        self.kill();
+                        note = Some(BUSY_AFTER_ITS_END.to_string());
+                    }
+                }
+                // The only way to stop a running program: end its worker.
+                _ => self.kill(),
+            }
+            return (ran, note);
+        }
+        (Ran::Lost(SPOKE_BETWEEN_PROGRAMS.to_string()), note)
     }
 }
 
@@ -159,78 +203,171 @@ impl WorkerPython {
         calls: &C,
     ) -> ProgramRun {
         let _turn = self.turn.lock().await;
-        let failed = |why: String| ProgramRun {
-            error: Some(format!("RuntimeError: {why}")),
-            ..ProgramRun::default()
-        };
-        let sandbox = match self.sandbox().await {
-            Ok(sandbox) => sandbox,
-            Err(PythonFailure::Unavailable(why)) => return failed(why),
-            Err(other) => return failed(format!("{other:?}")),
-        };
-        let id = self.next_id.get() + 1;
-        self.next_id.set(id);
-        if let Err(why) = sandbox.post(&program_message(id, code, tools)) {
-            return failed(why);
-        }
         let mut guard = EndUnlessFinished {
             python: self,
             finished: false,
         };
         let limit_ms = f64::from(limits.step_secs.saturating_mul(1000));
-        let mut used_ms = 0.0;
-        let ran = loop {
-            let waited_from = js_sys::Date::now();
-            let left = (limit_ms - used_ms).max(0.0) as u32;
-            let reply = sandbox
-                .next(
-                    |r| r.ends_call(id) || (r.kind == "call" && r.id == id),
-                    left,
-                )
-                .await;
-            used_ms += js_sys::Date::now() - waited_from;
-            let Some(reply) = reply else {
-                self.kill();
-                break ProgramRun {
-                    stopped: Some(ProgramStop::TimeLimit {
-                        secs: limits.step_secs,
-                    }),
-                    ..ProgramRun::default()
-                };
-            };
-            if reply.kind != "call" {
-                if reply.kind == "unavailable" || reply.kind == "flood" {
-                    self.kill();
-                }
-                break reply.program_run();
-            }
-            let function = reply.function.clone().unwrap_or_default();
-            let answer = match serde_json::from_str::<serde_json::Value>(
-                reply.kwargs.as_deref().unwrap_or(""),
-            ) {
-                Ok(kwargs) => calls.call(&function, &kwargs).await,
-                Err(_) => Err(ProgramCallError::Failed(format!(
-                    "the arguments of {function} could not be read"
-                ))),
-            };
-            let (ok, text) = match answer {
-                Ok(text) => (true, text),
-                Err(ProgramCallError::Failed(why)) => (false, why),
-                Err(ProgramCallError::Stop(stop)) => {
-                    self.kill();
-                    break ProgramRun {
-                        stopped: Some(stop),
-                        ..ProgramRun::default()
-                    };
-                }
-            };
-            if let Err(why) = sandbox.post(&result_message(reply.call, ok, &text)) {
-                self.kill();
-                break failed(why);
-            }
+        let (ran, note) = self
+            .run_checked(limit_ms, Some(calls), |id, key| {
+                program_message(id, key, code, tools)
+            })
+            .await;
+        let run = match ran {
+            Ran::Ended(reply) => reply.program_run(),
+            Ran::TimedOut => ProgramRun {
+                stopped: Some(ProgramStop::TimeLimit {
+                    secs: limits.step_secs,
+                }),
+                ..ProgramRun::default()
+            },
+            Ran::Stopped(stop) => ProgramRun {
+                stopped: Some(stop),
+                ..ProgramRun::default()
+            },
+            Ran::Refused(why) => ProgramRun {
+                error: Some(format!(
+                    "RuntimeError: the program was stopped: its sandbox sent {why}. A program \
+                     may not message the page itself; the sandbox was ended, and the next \
+                     program starts without earlier variables."
+                )),
+                ..ProgramRun::default()
+            },
+            Ran::Lost(why) => ProgramRun {
+                error: Some(format!("RuntimeError: {why}")),
+                ..ProgramRun::default()
+            },
+            Ran::Tampered(what) => ProgramRun {
+                error: Some(format!("RuntimeError: {}", tampered_twice(&what))),
+                ..ProgramRun::default()
+            },
         };
         guard.finished = true;
-        ran
+        ProgramRun { note, ..run }
+    }
+}
+
+/// How one program went, as its messages said.
+enum Ran {
+    /// It ended: its last message (`done`, `raised`, `final`, or the sandbox failing).
+    Ended(WorkerReply),
+    /// Its own time ran out.
+    TimedOut,
+    /// An earlier program changed the runner (what changed): this one was not run.
+    Tampered(String),
+    /// A message no real program sends at that point (which, and why): it was stopped.
+    Refused(String),
+    /// The run's gate stopped it (its call limit, or Stop).
+    Stopped(ProgramStop),
+    /// The sandbox could not be started or reached.
+    Lost(String),
+}
+
+/// A fresh sandbox said its runner was changed too: no program of this run did that.
+fn tampered_twice(what: &str) -> String {
+    format!("the Python sandbox's own code was changed ({what}), even in a fresh sandbox")
+}
+
+/// Told when a sandbox had to be replaced between two programs.
+const SPOKE_BETWEEN_PROGRAMS: &str = "The sandbox sent messages after its last program had \
+     ended (something that program left running), so this program ran in a fresh sandbox, \
+     without earlier variables.";
+const BUSY_AFTER_ITS_END: &str = "After this program ended, its sandbox was still busy (or \
+     still sending), so it was ended: the next program starts without earlier variables.";
+
+/// How long an idle worker has to answer the page's ping after its program ended. It answers
+/// at once unless something the program left runs on (a loop in a task or a callback).
+const IDLE_ANSWER_MS: u32 = 5_000;
+
+/// Reads one program's messages in the order a real program sends them
+/// (`arena_core::tools::sandbox_order`), within `limit_ms` of the program's own time (the time
+/// the page spends on its calls, a consent question say, is not counted), answering each call
+/// through `calls` with the program's key.
+async fn drive<C: ProgramCalls>(
+    sandbox: &Sandbox,
+    key: &str,
+    limit_ms: f64,
+    calls: Option<&C>,
+) -> Ran {
+    let mut order = ProgramMessages::new(key, calls.is_some());
+    let mut used_ms = 0.0;
+    loop {
+        let waited_from = js_sys::Date::now();
+        let left = (limit_ms - used_ms).max(0.0) as u32;
+        let reply = sandbox.next(|_| true, left).await;
+        used_ms += js_sys::Date::now() - waited_from;
+        let Some(reply) = reply else {
+            return Ran::TimedOut;
+        };
+        let step = match order.read(&reply) {
+            Ok(step) => step,
+            Err(OutOfOrder(why)) => return Ran::Refused(why),
+        };
+        let calls = match (step, calls) {
+            (Step::Started, _) => continue,
+            (Step::Ended, _) => return Ran::Ended(reply),
+            (Step::Tampered(what), _) => return Ran::Tampered(what),
+            (Step::Call, Some(calls)) => calls,
+            (Step::Call, None) => return Ran::Refused("a call".into()),
+        };
+        let function = reply.function.clone().unwrap_or_default();
+        let answer = match serde_json::from_str::<serde_json::Value>(
+            reply.kwargs.as_deref().unwrap_or(""),
+        ) {
+            Ok(kwargs) => calls.call(&function, &kwargs).await,
+            Err(_) => Err(ProgramCallError::Failed(format!(
+                "the arguments of {function} could not be read"
+            ))),
+        };
+        let (ok, text) = match answer {
+            Ok(text) => (true, text),
+            Err(ProgramCallError::Failed(why)) => (false, why),
+            Err(ProgramCallError::Stop(stop)) => return Ran::Stopped(stop),
+        };
+        if let Err(why) = sandbox.post(&result_message(key, reply.call, ok, &text)) {
+            return Ran::Lost(why);
+        }
+        order.answered();
+    }
+}
+
+/// Whether the sandbox answers a ping at once after its program ended, and says nothing else:
+/// a worker still busy (a loop a program left in a task), or still talking, is not idle.
+async fn idle_after(sandbox: &Sandbox) -> bool {
+    let key = program_key();
+    if sandbox.post(&ping_message(&key)).is_err() {
+        return false;
+    }
+    matches!(
+        sandbox.next(|_| true, IDLE_ANSWER_MS).await,
+        Some(reply) if reply.kind == "pong" && reply.key == key
+    )
+}
+
+/// A key no program can guess: 128 bits from the page's own `crypto`.
+fn program_key() -> String {
+    let bytes = js_sys::Uint8Array::new_with_length(16);
+    let crypto = Reflect::get(&js_sys::global(), &JsValue::from_str("crypto")).unwrap_or_default();
+    let fill = Reflect::get(&crypto, &JsValue::from_str("getRandomValues"))
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    match fill {
+        Some(fill) if fill.call1(&crypto, &bytes).is_ok() => {}
+        _ => {
+            for i in 0..16 {
+                bytes.set_index(i, (js_sys::Math::random() * 256.0) as u8);
+            }
+        }
+    }
+    bytes.to_vec().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// CodeAct's side has calls; the python tool's programs make none (the order refuses one).
+struct NoCalls;
+
+impl ProgramCalls for NoCalls {
+    async fn call(&self, _: &str, _: &serde_json::Value) -> Result<String, ProgramCallError> {
+        Err(ProgramCallError::Failed("no tools here".into()))
     }
 }
 
@@ -501,16 +638,17 @@ fn start_message(files: &Files, index_url: &str) -> JsValue {
     ])
 }
 
-fn run_message(id: u32, code: &str) -> JsValue {
+fn run_message(id: u32, key: &str, code: &str) -> JsValue {
     message(&[
         ("kind", "run".into()),
         ("id", id.into()),
+        ("key", key.into()),
         ("code", code.into()),
         ("maxOutput", (MAX_OUTPUT_CHARS as u32).into()),
     ])
 }
 
-fn program_message(id: u32, code: &str, tools: &[PythonTool]) -> JsValue {
+fn program_message(id: u32, key: &str, code: &str, tools: &[PythonTool]) -> JsValue {
     let list = Array::new();
     for tool in tools {
         let params: Array = tool.params.iter().map(|p| JsValue::from_str(p)).collect();
@@ -519,15 +657,21 @@ fn program_message(id: u32, code: &str, tools: &[PythonTool]) -> JsValue {
     message(&[
         ("kind", "program".into()),
         ("id", id.into()),
+        ("key", key.into()),
         ("code", code.into()),
         ("tools", list.into()),
         ("maxOutput", (MAX_OUTPUT_CHARS as u32).into()),
     ])
 }
 
-fn result_message(call: u32, ok: bool, text: &str) -> JsValue {
+fn ping_message(key: &str) -> JsValue {
+    message(&[("kind", "ping".into()), ("key", key.into())])
+}
+
+fn result_message(key: &str, call: u32, ok: bool, text: &str) -> JsValue {
     message(&[
         ("kind", "result".into()),
+        ("key", key.into()),
         ("call", call.into()),
         ("ok", ok.into()),
         ("text", text.into()),
@@ -542,6 +686,7 @@ fn read_reply(data: &JsValue) -> WorkerReply {
     WorkerReply {
         kind: text("kind").unwrap_or_default(),
         id: count("id") as u32,
+        key: text("key").unwrap_or_default(),
         stdout: text("stdout").unwrap_or_default(),
         cut: count("cut"),
         value: text("value"),

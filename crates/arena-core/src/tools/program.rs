@@ -183,6 +183,9 @@ pub struct ProgramRun {
     /// What it passed to `final_answer`, as text.
     pub final_answer: Option<String>,
     pub stopped: Option<ProgramStop>,
+    /// What the page says of the sandbox beside what the program did (it ran in a fresh one,
+    /// or the sandbox was ended after it: the next program has no earlier variables).
+    pub note: Option<String>,
 }
 
 /// The tool calls one program may make, and what a step may take: a program calling tools in a

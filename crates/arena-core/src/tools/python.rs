@@ -55,6 +55,9 @@ pub struct PythonOutput {
     pub value_cut_chars: usize,
     /// Addresses the sandbox refused while the program ran.
     pub blocked: Vec<String>,
+    /// What the page says of the sandbox beside the program's output (it ran in a fresh one,
+    /// or the sandbox was ended after it).
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -65,6 +68,9 @@ pub enum PythonFailure {
     TimedOut { seconds: u32 },
     /// Pyodide could not be loaded (bad base URL, offline…).
     Unavailable(String),
+    /// The sandbox sent a message no real program sends at that point (which, and why:
+    /// `sandbox_order`): the program was stopped and the sandbox ended.
+    Refused(String),
     /// The sandbox sent more than `messages` messages without an answer; it was ended.
     Flooded { messages: u32 },
 }
@@ -114,6 +120,7 @@ impl WorkerReply {
                     value: self.value,
                     cut_chars: self.cut,
                     blocked: self.blocked,
+                    note: None,
                 })
             }
             "raised" => {
@@ -298,6 +305,9 @@ pub fn describe(outcome: Result<PythonOutput, PythonFailure>) -> Result<String, 
             if parts.is_empty() {
                 parts.push("The program ran and printed nothing.".into());
             }
+            if let Some(note) = &out.note {
+                parts.push(format!("Note: {note}"));
+            }
             Ok(truncate(&parts.join("\n"), MAX_OBSERVATION_CHARS))
         }
         // The program's own error: the model reads the end of the traceback, the user may
@@ -317,6 +327,12 @@ pub fn describe(outcome: Result<PythonOutput, PythonFailure>) -> Result<String, 
             FailureKind::BadArguments,
             format!(
                 "The program was stopped: its sandbox sent more than {messages} messages without waiting for an answer (a flood, such as a timer posting in a loop). A fresh interpreter is ready for the next call."
+            ),
+        )),
+        Err(PythonFailure::Refused(why)) => Err(ToolFailure::new(
+            FailureKind::BadArguments,
+            format!(
+                "The program was stopped: its sandbox sent {why}. A program may not message the page itself. A fresh interpreter is ready for the next call."
             ),
         )),
         Err(PythonFailure::Unavailable(reason)) => Err(ToolFailure::new(
@@ -578,6 +594,31 @@ mod tests {
             })
         );
         assert_eq!(ran.final_answer, None);
+    }
+
+    /// Attack review 6, row 8: what the model reads when a program posted a "done" of its own
+    /// (the page stopped it), and when the page replaced its sandbox.
+    #[test]
+    fn a_refused_message_and_a_replaced_sandbox_are_said() {
+        let f = describe(Err(PythonFailure::Refused(
+            "a \"done\" message without the program's key".into(),
+        )))
+        .unwrap_err();
+        assert_eq!(f.kind, FailureKind::BadArguments);
+        assert_eq!(
+            f.message,
+            "The program was stopped: its sandbox sent a \"done\" message without the program's key. A program may not message the page itself. A fresh interpreter is ready for the next call."
+        );
+        let noted = describe(Ok(PythonOutput {
+            stdout: "3\n".into(),
+            note: Some("This program ran in a fresh sandbox.".into()),
+            ..PythonOutput::default()
+        }))
+        .unwrap();
+        assert_eq!(
+            noted,
+            "Printed:\n3\nNote: This program ran in a fresh sandbox."
+        );
     }
 
     #[test]

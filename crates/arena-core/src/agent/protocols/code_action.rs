@@ -339,7 +339,10 @@ pub fn program_observation(run: &ProgramRun) -> String {
         None => {}
     }
     if parts.is_empty() {
-        return "The program ran and printed nothing. Use print() to see a value.".into();
+        parts.push("The program ran and printed nothing. Use print() to see a value.".into());
+    }
+    if let Some(note) = &run.note {
+        parts.push(format!("Note: {note}"));
     }
     parts.join("\n")
 }

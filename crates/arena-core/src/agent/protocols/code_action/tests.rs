@@ -254,6 +254,29 @@ fn a_tool_named_like_a_builtin_is_listed_by_the_name_that_calls_it() {
 }
 
 #[test]
+fn the_page_s_note_on_the_sandbox_follows_what_the_program_did() {
+    let note = "After this program ended, its sandbox was still busy, so it was ended.";
+    let ran = ProgramRun {
+        final_answer: Some("42".into()),
+        note: Some(note.into()),
+        ..ProgramRun::default()
+    };
+    assert_eq!(
+        program_observation(&ran),
+        format!("The program ran and printed nothing. Use print() to see a value.\nNote: {note}")
+    );
+    let printed = ProgramRun {
+        printed: "hi\n".into(),
+        note: Some(note.into()),
+        ..ProgramRun::default()
+    };
+    assert_eq!(
+        program_observation(&printed),
+        format!("Printed:\nhi\nNote: {note}")
+    );
+}
+
+#[test]
 fn what_a_program_did_is_its_observation() {
     let printed = ProgramRun {
         printed: "178377\n".into(),

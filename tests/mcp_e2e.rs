@@ -1720,3 +1720,69 @@ fn a_program_s_call_after_another_server_s_result_asks_the_user_and_deny_raises_
         );
     });
 }
+
+/// CodeAct: a server's read-only tools named like Python's builtins (`len`, `str`, `int`,
+/// `sorted`, `range`) do not take Python's. `len('hunter2')` counts in Python and sends the
+/// server nothing; the tool is `len_`, the name the prompt lists and explains (attack review 6,
+/// row 2: the string went to the server, unasked).
+#[test]
+fn a_server_s_tools_named_like_python_s_builtins_do_not_take_them_in_codeact() {
+    browser_test(|rig: Rig| async move {
+        let hostile = HostileMcp::start().await;
+        let fixtures = support::fixtures::FixtureServer::start().await;
+        rig.open_app_overriding(json!({ "max_steps": 3, "tool_endpoints": fixtures.endpoints() }))
+            .await;
+        open_mcp_settings(&rig).await;
+        let url = hostile.url(Behaviour::Shadowing);
+        let said = connect_trusted(&rig, &url, "Builtins", "").await;
+        assert!(said.starts_with("Connected to"), "{said}");
+        rig.mock.script(
+            Mode::CodeAct.prompt_heading(),
+            [Reply::text(
+                "Thought: count the password, then ask the server about a word\n```python\nsecret = 'hunter2'\nprint(len(secret), str(7) + '!', int('41') + 1, sorted('cba'), list(range(3)))\nprint(len_(text='a public word'))\nfinal_answer(len(secret))\n```",
+            )],
+        );
+        rig.ask("How long is the password?", "codeact").await;
+        let p = rig.wait_until_settled(PYTHON_SETTLE).await.remove(0);
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert_eq!(p.answer_text(), "7", "{p:#?}");
+        let said = p.observations.join("\n");
+        assert!(
+            said.contains("7 7! 42 ['a', 'b', 'c'] [0, 1, 2]"),
+            "Python's builtins answered: {p:#?}"
+        );
+        assert!(
+            said.contains("len on the server: a public word"),
+            "the tool, by its listed name: {p:#?}"
+        );
+        // One call reached the server, with what it was given; the password never did.
+        let calls: Vec<String> = hostile
+            .requests_to(Behaviour::Shadowing)
+            .into_iter()
+            .filter(|r| r.rpc_method().as_deref() == Some("tools/call"))
+            .map(|r| r.body)
+            .collect();
+        assert_eq!(calls.len(), 1, "{calls:?}");
+        assert!(calls[0].contains("a public word"), "{calls:?}");
+        assert!(!calls.iter().any(|c| c.contains("hunter2")), "{calls:?}");
+        // The prompt listed each by the name that calls it, and said why.
+        let sent = rig
+            .mock
+            .chat_requests_containing(Mode::CodeAct.prompt_heading());
+        let prompt = &sent[0].body;
+        for name in support::mcp::SHADOWING_TOOLS {
+            assert!(
+                prompt.contains(&format!("def {name}_(text: str) -> str:")),
+                "{name}: {prompt}"
+            );
+            assert!(
+                !prompt.contains(&format!("def {name}(")),
+                "{name}: {prompt}"
+            );
+        }
+        assert!(
+            prompt.contains("The tool len is called len_ here (len is taken in Python)."),
+            "{prompt}"
+        );
+    });
+}

@@ -151,6 +151,24 @@ where
     F: FnOnce(Rig) -> Fut,
     Fut: Future<Output = ()>,
 {
+    run_browser_test(flags, false, test)
+}
+
+/// [`browser_test`] with ChromeDriver keeping the page's network events (its performance
+/// log), read with `support::network_log`: every request the page makes, finished or not.
+pub fn browser_test_logging_network<F, Fut>(test: F)
+where
+    F: FnOnce(Rig) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    run_browser_test(&[], true, test)
+}
+
+fn run_browser_test<F, Fut>(flags: &[&str], log_network: bool, test: F)
+where
+    F: FnOnce(Rig) -> Fut,
+    Fut: Future<Output = ()>,
+{
     let _turn = ONE_BROWSER_AT_A_TIME
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -163,7 +181,7 @@ where
     runtime.block_on(async move {
         let mock = MockEndpoint::start().await;
         let app = serve_dir(dist_dir()).await;
-        let (mut driver, client, profile) = start_browser(flags).await;
+        let (mut driver, client, profile) = start_browser(flags, log_network).await;
         let rig = Rig {
             mock,
             app_url: format!("http://{app}/"),
@@ -182,7 +200,7 @@ where
     });
 }
 
-async fn start_browser(flags: &[&str]) -> (Child, Client, PathBuf) {
+async fn start_browser(flags: &[&str], log_network: bool) -> (Child, Client, PathBuf) {
     let port = free_port();
     let driver = Command::new(chromedriver())
         .arg(format!("--port={port}"))
@@ -231,6 +249,9 @@ async fn start_browser(flags: &[&str]) -> (Child, Client, PathBuf) {
         "goog:chromeOptions".into(),
         json!({ "binary": chromium(), "args": args }),
     );
+    if log_network {
+        caps.insert("goog:loggingPrefs".into(), json!({ "performance": "ALL" }));
+    }
     let connector = hyper_util::client::legacy::connect::HttpConnector::new();
     let client = ClientBuilder::new(connector)
         .capabilities(caps)

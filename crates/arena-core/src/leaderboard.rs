@@ -8,11 +8,11 @@
 use std::collections::BTreeMap;
 
 use crate::agent::record::BlindVote;
+use crate::bradley_terry::{self, FitInput, FitVote, Fitted};
 use crate::evaluation::csv::csv_row;
 use crate::evaluation::outcome::JobResult;
 use crate::evaluation::plan::EvalSpec;
 use crate::history::{ModeOutcome, RunSummary};
-use crate::seeded::SplitMix64;
 
 /// Who a panel was: its mode and its model.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -53,257 +53,20 @@ pub struct Standing {
 }
 
 /// Fewest pairwise results a contestant needs before it is ranked.
-pub const MIN_RESULTS: u32 = 5;
+pub const MIN_RESULTS: u32 = bradley_terry::MIN_RESULTS as u32;
 
-/// A pairwise result: (a, b, a's score: 1 win, 0.5 tie, 0 loss).
-type Pair = (usize, usize, f64);
-
-/// Each vote's pairwise results.
-fn pairs(votes: &[Vote], index: &BTreeMap<Contestant, usize>) -> Vec<Vec<Pair>> {
-    votes
+/// The table of `fitted`'s contestants, best rated first (unrated after, by wins).
+pub fn rows_of(contestants: &[Contestant], fitted: &Fitted) -> Vec<Standing> {
+    let mut rows: Vec<Standing> = contestants
         .iter()
-        .map(|vote| {
-            let ids: Vec<usize> = vote.contestants.iter().map(|c| index[c]).collect();
-            let mut out = Vec::new();
-            for i in 0..ids.len() {
-                for j in i + 1..ids.len() {
-                    let score = match vote.verdict {
-                        Verdict::Best(b) if b == i => 1.0,
-                        Verdict::Best(b) if b == j => 0.0,
-                        // A third panel was best: these two both lost to it, and tell
-                        // nothing of each other.
-                        Verdict::Best(_) => continue,
-                        Verdict::Tie | Verdict::AllBad => 0.5,
-                    };
-                    out.push((ids[i], ids[j], score));
-                }
-            }
-            out
-        })
-        .collect()
-}
-
-/// Whether every contestant is linked to every other by comparisons.
-fn connected(n: usize, results: &[Pair]) -> bool {
-    let mut seen = vec![false; n];
-    let mut stack = vec![0];
-    seen[0] = true;
-    while let Some(at) = stack.pop() {
-        for &(a, b, _) in results {
-            for (from, to) in [(a, b), (b, a)] {
-                if from == at && !seen[to] {
-                    seen[to] = true;
-                    stack.push(to);
-                }
-            }
-        }
-    }
-    seen.into_iter().all(|s| s)
-}
-
-/// How closely the ratings shown are fitted: until no strength moves by more than 1e-13 of
-/// itself (the community view's pooled ranking is held to a reference computation within 1e-9
-/// of a rating), and the bootstrap's resamples, which only place an interval's ends, to 1e-10
-/// in at most 500 iterations.
-const FIT: (f64, usize) = (1e-13, 5_000);
-const RESAMPLE_FIT: (f64, usize) = (1e-10, 500);
-
-/// Bradley-Terry strengths by Hunter's MM iterations, ties as half a win each, iterated until
-/// no strength moves by more than `fit.0` of itself (or `fit.1` iterations); `None` when a
-/// contestant never won nor tied (its strength would go to zero).
-fn strengths(n: usize, results: &[Pair], fit: (f64, usize)) -> Option<Vec<f64>> {
-    let mut wins = vec![0.0; n];
-    let mut games = vec![vec![0.0; n]; n];
-    for &(a, b, s) in results {
-        wins[a] += s;
-        wins[b] += 1.0 - s;
-        games[a][b] += 1.0;
-        games[b][a] += 1.0;
-    }
-    // A contestant that never won (or never lost) has no finite strength.
-    let played: Vec<f64> = games.iter().map(|row| row.iter().sum()).collect();
-    if wins.iter().zip(&played).any(|(w, g)| *w <= 0.0 || *w >= *g) || !connected(n, results) {
-        return None;
-    }
-    let mut p = vec![1.0; n];
-    for _ in 0..fit.1 {
-        let mut next = vec![0.0; n];
-        for i in 0..n {
-            let denominator: f64 = (0..n)
-                .filter(|&j| j != i && games[i][j] > 0.0)
-                .map(|j| games[i][j] / (p[i] + p[j]))
-                .sum();
-            next[i] = wins[i] / denominator;
-        }
-        // Only ratios matter: keep the geometric mean at 1.
-        let log_mean = next.iter().map(|x: &f64| x.ln()).sum::<f64>() / n as f64;
-        for x in &mut next {
-            *x /= log_mean.exp();
-        }
-        // Relative: a strength far from 1 still stops moving in its last digits.
-        let change = next
-            .iter()
-            .zip(&p)
-            .map(|(a, b)| (a / b).ln().abs())
-            .fold(0.0, f64::max);
-        p = next;
-        if change < fit.0 {
-            break;
-        }
-    }
-    Some(p)
-}
-
-/// Of `candidates`, those a Bradley-Terry fit can rate: contestants that never won (or never
-/// lost) among them are left out, again until none is left to leave, and then all but the
-/// largest group linked by comparisons (the first by id on a tie). So a contestant that only
-/// lost, or a few votes of their own, leave the others rated: they go unrated themselves.
-fn fit_set(n: usize, mut candidates: Vec<usize>, by_vote: &[Vec<Pair>]) -> Vec<usize> {
-    let all: Vec<Pair> = by_vote.iter().flatten().copied().collect();
-    loop {
-        let mut member = vec![false; n];
-        for &id in &candidates {
-            member[id] = true;
-        }
-        let (mut won, mut played) = (vec![0.0; n], vec![0.0; n]);
-        for &(a, b, s) in all.iter().filter(|(a, b, _)| member[*a] && member[*b]) {
-            won[a] += s;
-            won[b] += 1.0 - s;
-            played[a] += 1.0;
-            played[b] += 1.0;
-        }
-        let before = candidates.len();
-        candidates.retain(|&id| won[id] > 0.0 && won[id] < played[id]);
-        if candidates.len() == before {
-            break;
-        }
-    }
-    // The largest linked group.
-    let mut member = vec![false; n];
-    for &id in &candidates {
-        member[id] = true;
-    }
-    let mut group = vec![usize::MAX; n];
-    let mut best: Vec<usize> = Vec::new();
-    for &start in &candidates {
-        if group[start] != usize::MAX {
-            continue;
-        }
-        group[start] = start;
-        let (mut stack, mut found) = (vec![start], vec![start]);
-        while let Some(at) = stack.pop() {
-            for &(a, b, _) in &all {
-                for (from, to) in [(a, b), (b, a)] {
-                    if from == at && member[to] && group[to] == usize::MAX {
-                        group[to] = start;
-                        stack.push(to);
-                        found.push(to);
-                    }
-                }
-            }
-        }
-        if found.len() > best.len() {
-            best = found;
-        }
-    }
-    best.sort_unstable();
-    if best.len() < 2 {
-        best.clear();
-    }
-    best
-}
-
-fn elo(strength: f64) -> f64 {
-    1000.0 + 400.0 * strength.log10()
-}
-
-const RESAMPLES: usize = 200;
-
-/// A rating and its interval.
-type Rated = (f64, Option<(f64, f64)>);
-
-/// The table, best rated first (unrated after, by wins). Contestants with at least
-/// [`MIN_RESULTS`] results are rated on the comparisons among them (`fit_set`: those that won
-/// and lost, or tied, among the largest group linked by comparisons); the interval resamples
-/// whole votes.
-pub fn standings(votes: &[Vote]) -> Vec<Standing> {
-    let mut index = BTreeMap::new();
-    for c in votes.iter().flat_map(|v| &v.contestants) {
-        let next = index.len();
-        index.entry(c.clone()).or_insert(next);
-    }
-    let n = index.len();
-    let by_vote = pairs(votes, &index);
-    let mut tally = vec![(0u32, 0u32, 0u32); n];
-    for &(a, b, s) in by_vote.iter().flatten() {
-        if s == 1.0 {
-            tally[a].0 += 1;
-            tally[b].2 += 1;
-        } else if s == 0.0 {
-            tally[a].2 += 1;
-            tally[b].0 += 1;
-        } else {
-            tally[a].1 += 1;
-            tally[b].1 += 1;
-        }
-    }
-    let results_of = |id: usize| tally[id].0 + tally[id].1 + tally[id].2;
-    // The rated: enough results each, then those the fit can place; renumbered 0..k for it.
-    let enough: Vec<usize> = (0..n).filter(|&id| results_of(id) >= MIN_RESULTS).collect();
-    let rated = fit_set(n, enough, &by_vote);
-    let mut slots = vec![None; n];
-    for (at, &id) in rated.iter().enumerate() {
-        slots[id] = Some(at);
-    }
-    let slot = |id: usize| slots[id];
-    let rated_votes: Vec<Vec<Pair>> = by_vote
-        .iter()
-        .map(|pairs| {
-            pairs
-                .iter()
-                .filter_map(|&(a, b, s)| Some((slot(a)?, slot(b)?, s)))
-                .collect::<Vec<Pair>>()
-        })
-        .filter(|p| !p.is_empty())
-        .collect();
-    let mut ratings: Vec<Option<Rated>> = vec![None; n];
-    let k = rated.len();
-    let all: Vec<Pair> = rated_votes.iter().flatten().copied().collect();
-    if k >= 2 {
-        if let Some(p) = strengths(k, &all, FIT) {
-            let mut samples: Vec<Vec<f64>> = vec![Vec::new(); k];
-            // Seeded: the same votes always give the same intervals.
-            let mut rng = SplitMix64::new(all.len() as u64);
-            for _ in 0..RESAMPLES {
-                let drawn: Vec<Pair> = (0..rated_votes.len())
-                    .flat_map(|_| rated_votes[rng.below(rated_votes.len())].iter().copied())
-                    .collect();
-                if let Some(q) = strengths(k, &drawn, RESAMPLE_FIT) {
-                    for (i, s) in q.iter().enumerate() {
-                        samples[i].push(elo(*s));
-                    }
-                }
-            }
-            for (i, &id) in rated.iter().enumerate() {
-                let mut s = std::mem::take(&mut samples[i]);
-                s.sort_by(|a, b| a.total_cmp(b));
-                let interval = (s.len() >= RESAMPLES / 2).then(|| {
-                    let at = |q: f64| s[((s.len() - 1) as f64 * q).round() as usize];
-                    (at(0.025), at(0.975))
-                });
-                ratings[id] = Some((elo(p[i]), interval));
-            }
-        }
-    }
-    let mut rows: Vec<Standing> = index
-        .iter()
-        .map(|(c, &id)| Standing {
+        .enumerate()
+        .map(|(id, c)| Standing {
             contestant: c.clone(),
-            wins: tally[id].0,
-            ties: tally[id].1,
-            losses: tally[id].2,
-            rating: ratings[id].map(|r| r.0),
-            interval: ratings[id].and_then(|r| r.1),
+            wins: fitted.tally[id].0,
+            ties: fitted.tally[id].1,
+            losses: fitted.tally[id].2,
+            rating: fitted.ratings[id].map(|r| r.0),
+            interval: fitted.ratings[id].and_then(|r| r.1),
         })
         .collect();
     rows.sort_by(|a, b| match (a.rating, b.rating) {
@@ -313,6 +76,41 @@ pub fn standings(votes: &[Vote]) -> Vec<Standing> {
         (None, None) => b.wins.cmp(&a.wins),
     });
     rows
+}
+
+/// The votes numbered for the fit: each contestant by its place in the returned list (in
+/// order of name), each vote of weight 1.
+fn numbered(votes: &[Vote]) -> (Vec<Contestant>, Vec<FitVote>) {
+    let mut index = BTreeMap::new();
+    for c in votes.iter().flat_map(|v| &v.contestants) {
+        index.entry(c.clone()).or_insert(0u16);
+    }
+    for (at, id) in index.values_mut().enumerate() {
+        *id = at as u16;
+    }
+    let fit_votes = votes
+        .iter()
+        .map(|v| FitVote {
+            ids: v.contestants.iter().map(|c| index[c]).collect(),
+            verdict: v.verdict.clone(),
+            weight: 1.0,
+        })
+        .collect();
+    (index.into_keys().collect(), fit_votes)
+}
+
+/// The table, best rated first (unrated after, by wins). Contestants with at least
+/// [`MIN_RESULTS`] results are rated by Bradley-Terry (`bradley_terry`) on the comparisons
+/// among them (those that won and lost, or tied, among the largest group linked by
+/// comparisons); the interval resamples whole votes.
+pub fn standings(votes: &[Vote]) -> Vec<Standing> {
+    let (contestants, fit_votes) = numbered(votes);
+    let fitted = bradley_terry::fit(FitInput {
+        n: contestants.len(),
+        votes: fit_votes,
+        may_rate: Vec::new(),
+    });
+    rows_of(&contestants, &fitted)
 }
 
 /// One run of a contestant, for the table's figures.

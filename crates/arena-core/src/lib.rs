@@ -5,6 +5,7 @@
 //! in its dependency tree (`scripts/test` checks), so all of it is tested on the host.
 
 pub mod agent;
+pub mod bradley_terry;
 pub mod browser_model;
 pub mod dates;
 pub mod draw_budget;

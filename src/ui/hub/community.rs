@@ -1,25 +1,45 @@
 //! The community leaderboard: every public dataset on the Hub tagged `react-arena`, its vote
 //! files and evaluation rows read (no token: a private repository is never read), bounded (at
 //! most `MAX_REPOS` repositories, `MAX_REPO_BYTES` of files each, each request a time
-//! limit), with progress and Stop; the votes pooled and ranked by Bradley-Terry, the
-//! evaluations pooled per mode and model beside the ReAct paper's figures. The user may leave
-//! repositories out. What is read is someone else's: shown as text, never run.
+//! limit), with progress and Stop; the votes pooled (`hub::ranking`: a voter is an owner, whose
+//! weight is bounded) and ranked by Bradley-Terry, the evaluations pooled per mode and model
+//! beside the ReAct paper's figures. The user may leave repositories out. What is read is
+//! someone else's: shown as text, never run.
+//!
+//! Nothing here holds the page: vote files are read a slice of lines at a time, and the
+//! ranking is a job run in slices (`RankingJob`), each ended after `SLICE_MS`, with the page
+//! free between them; its work is bounded by `WORK_BUDGET`, shown as it goes, and Stop ends
+//! it. A ranking is kept for each set of repositories ranked, so ticking one back costs
+//! nothing.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::hub::community::{
-    pooled_evaluations, pooled_standings, read_rows_file, read_vote_file, EvalRow, RepoVotes,
-    MAX_REPOS, MAX_REPO_BYTES,
+    pooled_evaluations, read_rows_file, read_vote_line, EvalRow, RepoVotes, MAX_REPOS,
+    MAX_REPO_BYTES,
 };
 use crate::hub::publish::TAG;
+use crate::hub::ranking::{CommunityTable, RankingJob, MAX_OWNER_WEIGHT, MIN_VOTERS, WORK_BUDGET};
 use crate::hub::reply::{array_elements, failure, public_dataset, tree_files};
 use crate::hub::repo::{HubUrls, RepoId};
 use crate::web::hub_fetch::{hub_fetch, HubReply, HubRequest, HubStop};
+use crate::web::timer::{now_ms, sleep};
 
 use super::hub_url;
+
+/// How long the page works before it lets the browser draw and answer: a task of the page
+/// stays well under 50 ms.
+const SLICE_MS: f64 = 12.0;
+/// Units of ranking work between looks at the clock (well under a millisecond).
+const UNITS_BETWEEN_LOOKS: u64 = 20_000;
+/// Lines of a vote file read between looks at the clock.
+const LINES_BETWEEN_LOOKS: usize = 32;
+/// Rankings kept, each for the set of repositories it ranked.
+const KEPT_RANKINGS: usize = 8;
 
 /// How long one request of the community view may take.
 const READ_MS: u32 = 10_000;
@@ -32,8 +52,8 @@ const MAX_FILES: usize = 64;
 #[derive(Clone, Default)]
 struct RepoRead {
     repo: Option<RepoId>,
-    votes: RepoVotes,
-    rows: Vec<EvalRow>,
+    votes: Arc<RepoVotes>,
+    rows: Arc<Vec<EvalRow>>,
     skipped_rows: usize,
     bytes: usize,
     /// What was left unread, or went wrong.
@@ -102,6 +122,8 @@ async fn read_repo(base: &str, repo: RepoId, stop: &HubStop) -> RepoRead {
         ));
         wanted.truncate(MAX_FILES);
     }
+    let mut votes = RepoVotes::default();
+    let mut rows = Vec::new();
     for file in wanted {
         let left = MAX_REPO_BYTES.saturating_sub(read.bytes);
         if left == 0 {
@@ -124,9 +146,20 @@ async fn read_repo(base: &str, repo: RepoId, stop: &HubStop) -> RepoRead {
                 }
                 let text = whole_lines(&reply);
                 if file.path.starts_with("votes/") {
-                    read_vote_file(text, &mut read.votes);
+                    // A slice of lines at a time: a file of 5 MB does not hold the page.
+                    let mut since = now_ms();
+                    for (at, line) in text.lines().enumerate() {
+                        read_vote_line(line, &mut votes);
+                        if at % LINES_BETWEEN_LOOKS == 0 && now_ms() - since > SLICE_MS {
+                            sleep(0).await;
+                            if stop.stopped() {
+                                break;
+                            }
+                            since = now_ms();
+                        }
+                    }
                 } else {
-                    read.skipped_rows += read_rows_file(text, &mut read.rows);
+                    read.skipped_rows += read_rows_file(text, &mut rows);
                 }
             }
             Ok(reply) => {
@@ -147,7 +180,78 @@ async fn read_repo(base: &str, repo: RepoId, stop: &HubStop) -> RepoRead {
             }
         }
     }
+    read.votes = Arc::new(votes);
+    read.rows = Arc::new(rows);
     read
+}
+
+/// What the ranking is doing.
+#[derive(Clone, PartialEq)]
+enum Ranking {
+    /// Nothing read yet, or reading.
+    Waiting,
+    Working {
+        work: u64,
+        doing: String,
+    },
+    Stopped {
+        work: u64,
+    },
+    Done {
+        work: u64,
+        kept: bool,
+    },
+}
+
+/// The repositories a ranking covers: those not left out that gave votes, in the order read.
+fn ranked_set(repos: &[RepoRead], excluded: &BTreeSet<RepoId>) -> Vec<(RepoId, Arc<RepoVotes>)> {
+    repos
+        .iter()
+        .filter_map(|r| Some((r.repo.clone()?, Arc::clone(&r.votes))))
+        .filter(|(r, v)| !excluded.contains(r) && !v.votes.is_empty())
+        .collect()
+}
+
+fn key_of(set: &[(RepoId, Arc<RepoVotes>)]) -> Vec<RepoId> {
+    set.iter().map(|(r, _)| r.clone()).collect()
+}
+
+/// `12,345,678`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// What the page says of a finished ranking.
+fn ranked_note(table: &CommunityTable, kept: bool) -> String {
+    let fitted = &table.fitted;
+    let intervals = if fitted.out_of_budget {
+        format!(
+            " The work budget ran out after {} resamples: the 95% intervals are left out.",
+            fitted.resamples
+        )
+    } else if fitted.resamples > 0 {
+        format!(" 95% intervals from {} resamples.", fitted.resamples)
+    } else {
+        String::new()
+    };
+    format!(
+        "Ranked with {} units of work of at most {}{}.{intervals}",
+        grouped(fitted.work),
+        grouped(WORK_BUDGET),
+        if kept {
+            " (kept from before: nothing was worked out again)"
+        } else {
+            ""
+        }
+    )
 }
 
 fn rating_cell(rating: Option<f64>, interval: Option<(f64, f64)>) -> String {
@@ -165,11 +269,20 @@ pub fn CommunityBoard() -> impl IntoView {
     let status = RwSignal::new(None::<String>);
     let reading = RwSignal::new(false);
     let stop = StoredValue::new_local(HubStop::default());
+    let table = RwSignal::new(CommunityTable::default());
+    let ranking = RwSignal::new(Ranking::Waiting);
+    // Each ranking started is a generation; a later one (or Stop) ends the one before.
+    let generation = StoredValue::new(0u32);
+    let kept = StoredValue::new(Vec::<(Vec<RepoId>, CommunityTable)>::new());
 
     let read_all = move |_| {
         let halt = HubStop::default();
         stop.set_value(halt.clone());
+        generation.update_value(|g| *g += 1);
         repos.set(Vec::new());
+        table.set(CommunityTable::default());
+        ranking.set(Ranking::Waiting);
+        kept.set_value(Vec::new());
         reading.set(true);
         let base = hub_url();
         status.set(Some(format!(
@@ -233,29 +346,91 @@ pub fn CommunityBoard() -> impl IntoView {
             reading.set(false);
         });
     };
-    let stop_reading = move |_| stop.get_value().stop();
 
-    // Ranked once the reading has ended (or stopped), not again with each repository.
-    let pooled = Memo::new(move |_| {
-        if reading.get() {
-            return Default::default();
+    // Ranks what is read and not left out, once the reading has ended (or stopped), in
+    // slices; a set ranked before is shown again as it was.
+    let rank = move || {
+        let set = repos.with_untracked(|rs| excluded.with_untracked(|ex| ranked_set(rs, ex)));
+        let key = key_of(&set);
+        generation.update_value(|g| *g += 1);
+        let this = generation.get_value();
+        if let Some((_, done)) = kept.with_value(|k| k.iter().find(|(k, _)| *k == key).cloned()) {
+            let work = done.fitted.work;
+            table.set(done);
+            ranking.set(Ranking::Done { work, kept: true });
+            return;
         }
+        ranking.set(Ranking::Working {
+            work: 0,
+            doing: "pooling the votes".into(),
+        });
+        spawn_local(async move {
+            let mut job = RankingJob::new(set, WORK_BUDGET);
+            loop {
+                // A slice, then the page is free to draw and answer.
+                sleep(0).await;
+                if generation.get_value() != this {
+                    return;
+                }
+                let since = now_ms();
+                let done = loop {
+                    if let Some(done) = job.run(UNITS_BETWEEN_LOOKS) {
+                        break Some(done);
+                    }
+                    if now_ms() - since > SLICE_MS {
+                        break None;
+                    }
+                };
+                match done {
+                    Some(done) => {
+                        let work = done.fitted.work;
+                        kept.update_value(|k| {
+                            k.retain(|(k, _)| *k != key);
+                            k.push((key, done.clone()));
+                            if k.len() > KEPT_RANKINGS {
+                                k.remove(0);
+                            }
+                        });
+                        table.set(done);
+                        ranking.set(Ranking::Done { work, kept: false });
+                        return;
+                    }
+                    None => ranking.set(Ranking::Working {
+                        work: job.work(),
+                        doing: job.doing(),
+                    }),
+                }
+            }
+        });
+    };
+    Effect::new(move |_| {
+        let ready = !reading.get() && repos.with(|r| !r.is_empty());
+        excluded.track();
+        if ready {
+            rank();
+        }
+    });
+    let working = move || matches!(ranking.get(), Ranking::Working { .. });
+    let stop_all = move |_| {
+        stop.get_value().stop();
+        if working() {
+            let work = match ranking.get_untracked() {
+                Ranking::Working { work, .. } => work,
+                _ => 0,
+            };
+            generation.update_value(|g| *g += 1);
+            ranking.set(Ranking::Stopped { work });
+        }
+    };
+
+    let evaluations = Memo::new(move |_| {
         repos.with(|rs| {
             excluded.with(|ex| {
-                let votes: Vec<(RepoId, RepoVotes)> = rs
+                let rows: Vec<(RepoId, Arc<Vec<EvalRow>>)> = rs
                     .iter()
-                    .filter_map(|r| Some((r.repo.clone()?, r.votes.clone())))
+                    .filter_map(|r| Some((r.repo.clone()?, Arc::clone(&r.rows))))
                     .collect();
-                let rows: Vec<(RepoId, Vec<EvalRow>)> = rs
-                    .iter()
-                    .filter_map(|r| Some((r.repo.clone()?, r.rows.clone())))
-                    .collect();
-                let counted = crate::hub::community::pooled_votes(&votes, ex).len();
-                (
-                    pooled_standings(&votes, ex),
-                    pooled_evaluations(&rows, ex),
-                    counted,
-                )
+                pooled_evaluations(&rows, ex)
             })
         })
     });
@@ -286,17 +461,77 @@ pub fn CommunityBoard() -> impl IntoView {
         }
     };
 
+    let fit_status = move || {
+        match ranking.get() {
+        Ranking::Waiting => None,
+        Ranking::Working { work, doing } => Some(format!(
+            "Ranking: {doing}; {} units of work of at most {}…",
+            grouped(work),
+            grouped(WORK_BUDGET)
+        )),
+        Ranking::Stopped { work } => Some(format!(
+            "Ranking stopped after {} units of work: the table is not ranked. Press Rank to start again.",
+            grouped(work)
+        )),
+        Ranking::Done { kept, .. } => Some(table.with(|t| ranked_note(t, kept))),
+    }
+    };
+    let fit_state = move || match ranking.get() {
+        Ranking::Waiting => "waiting",
+        Ranking::Working { .. } => "working",
+        Ranking::Stopped { .. } => "stopped",
+        Ranking::Done { kept: false, .. } => "done",
+        Ranking::Done { kept: true, .. } => "kept",
+    };
+    let fit_work = move || match ranking.get() {
+        Ranking::Waiting => 0,
+        Ranking::Working { work, .. } | Ranking::Stopped { work } | Ranking::Done { work, .. } => {
+            work
+        }
+    };
+    let weighed_down = move || {
+        table.with(|t| {
+            let heavy: Vec<String> = t
+                .owners
+                .iter()
+                .filter(|o| o.each < 1.0)
+                .map(|o| {
+                    format!(
+                        "{} ({} votes, weighing as {:.0})",
+                        o.owner,
+                        o.votes,
+                        o.total()
+                    )
+                })
+                .collect();
+            (!heavy.is_empty()).then(|| format!("Weighed down: {}.", heavy.join(", ")))
+        })
+    };
+
     view! {
-                <p class="hint">"Everyone's published votes and evaluations: the public datasets on the Hub tagged react-arena, read without your token. A voter's repeated identical vote on a question counts once. Untick a repository to leave it out."</p>
+                <p class="hint">{format!("Everyone's published votes and evaluations: the public datasets on the Hub tagged react-arena, read without your token. A voter is a repository's owner: their identical votes on a question count once, and their votes together weigh at most as much as {MAX_OWNER_WEIGHT:.0} votes. A contestant is rated once at least {MIN_VOTERS} voters have voted on it. Untick a repository to leave it out.")}</p>
                 <div class="dialog-actions">
-                    <button id="community-read" type="button" on:click=read_all disabled=move || reading.get()>"Read the community leaderboard"</button>
-                    <Show when=move || reading.get()>
-                        <button id="community-stop" type="button" on:click=stop_reading>"Stop"</button>
+                    <button id="community-read" type="button" on:click=read_all disabled=move || reading.get() || working()>"Read the community leaderboard"</button>
+                    <Show when=move || reading.get() || working()>
+                        <button id="community-stop" type="button" on:click=stop_all>"Stop"</button>
+                    </Show>
+                    <Show when=move || matches!(ranking.get(), Ranking::Stopped { .. })>
+                        <button id="community-rank" type="button" on:click=move |_| rank()>"Rank"</button>
                     </Show>
                 </div>
                 {move || status.get().map(|s| view! { <p id="community-status" role="status">{s}</p> })}
                 <ul id="community-repos">{move || repos.get().into_iter().map(repo_line).collect_view()}</ul>
-                <p id="community-votes">{move || pooled.with(|(_, _, n)| format!("{n} votes counted."))}</p>
+                {move || fit_status().map(|s| view! {
+                    <p id="community-fit-status" role="status" data-state=fit_state() data-work=fit_work().to_string()>{s}</p>
+                })}
+                <Show when=working>
+                    <progress id="community-fit-progress" max=WORK_BUDGET.to_string() value=move || fit_work().to_string()></progress>
+                </Show>
+                <p id="community-votes">{move || table.with(|t| format!("{} votes counted.", t.votes))}</p>
+                <p id="community-voters" class="hint">{move || table.with(|t| {
+                    let capped = if t.capped > 0 { format!(" {} votes named contestants past the limits (16 a voter, 64 in all) and were left out.", t.capped) } else { String::new() };
+                    format!("From {} voters.{capped}", t.voters)
+                })} {move || weighed_down().map(|w| format!(" {w}"))}</p>
                 <div class="leaderboard-scroll">
                     <table id="community-table">
                         <thead><tr>
@@ -304,7 +539,7 @@ pub fn CommunityBoard() -> impl IntoView {
                             <th scope="col">"Votes (W / T / L)"</th><th scope="col">"Rating (95%)"</th>
                         </tr></thead>
                         <tbody>
-                            {move || pooled.with(|(standings, ..)| standings.iter().map(|s| view! {
+                            {move || table.with(|t| t.standings.iter().map(|s| view! {
                                 <tr data-rating=s.rating.map(|r| format!("{r:.12}")).unwrap_or_default()>
                                     <th scope="row">{s.contestant.mode.clone()}</th>
                                     <td class="leaderboard-model">{s.contestant.model.clone()}</td>
@@ -322,7 +557,7 @@ pub fn CommunityBoard() -> impl IntoView {
                             <th scope="col">"EM"</th><th scope="col">"F1"</th><th scope="col">"Paper EM (PaLM-540B, HotpotQA)"</th>
                         </tr></thead>
                         <tbody>
-                            {move || pooled.with(|(_, evals, _)| evals.iter().map(|e| view! {
+                            {move || evaluations.with(|evals| evals.iter().map(|e| view! {
                                 <tr>
                                     <th scope="row">{e.contestant.mode.clone()}</th>
                                     <td class="leaderboard-model">{e.contestant.model.clone()}</td>

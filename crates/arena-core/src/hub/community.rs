@@ -1,14 +1,16 @@
-//! The community leaderboard: the votes and evaluations of every public repository tagged
-//! `react-arena`, pooled. A voter's many identical votes (same repository, question,
-//! panels and winner) count as one; the user may leave repositories out. The ranking is the
-//! leaderboard's own Bradley-Terry fit (`leaderboard::standings`), over the pooled votes.
+//! The community leaderboard's reading: the votes and evaluations of every public repository
+//! tagged `react-arena`, each repository's votes kept compact (its contestants named once, a
+//! vote their indices), a voter's repeats counted once; and the evaluations pooled. The
+//! ranking of the votes is `ranking.rs`'s.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use sha2::{Digest, Sha256};
 
 use crate::evaluation::csv::parse_csv;
 use crate::evaluation::summary::Row as TableRow;
 use crate::hidden_text::plain;
-use crate::leaderboard::{standings, Contestant, Standing, Verdict, Vote};
+use crate::leaderboard::{Contestant, Verdict, Vote};
 
 use super::publish::ROWS_HEADER;
 use super::repo::RepoId;
@@ -19,29 +21,52 @@ pub const MAX_REPOS: usize = 50;
 /// Most bytes read of one repository's files, all together.
 pub const MAX_REPO_BYTES: usize = 5 * 1024 * 1024;
 /// Most distinct votes counted from one repository.
-const MAX_VOTES_PER_REPO: usize = 20_000;
+pub const MAX_VOTES_PER_REPO: usize = 20_000;
 /// Most contestants one repository may name (four modes on four models): a vote naming more
 /// is skipped, so no repository can swamp the fit with made-up models.
 pub const MAX_CONTESTANTS_PER_REPO: usize = 16;
-/// Most contestants pooled: the fit's work grows with their square.
-pub const MAX_CONTESTANTS: usize = 64;
+
+/// What makes two votes of one voter the same vote: the first 16 bytes of the SHA-256 of
+/// the question's hash, each panel's contestant and the verdict named by contestant (so panel
+/// order does not matter).
+pub type VoteKey = [u8; 16];
+
+/// One distinct vote of a repository.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RepoVote {
+    /// Each panel's contestant, as an index into the repository's contestants.
+    pub panels: Vec<u8>,
+    pub verdict: Verdict,
+    pub key: VoteKey,
+}
 
 /// What one repository gave.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RepoVotes {
-    /// Each distinct vote with its question's hash (a voter's repeats kept once).
-    pub votes: Vec<(String, Vote)>,
+    /// The contestants its votes name, in the order first named.
+    pub contestants: Vec<Contestant>,
+    /// Each distinct vote (a voter's repeats kept once).
+    pub votes: Vec<RepoVote>,
     /// Lines that were not votes (malformed, unknown mode, too long), or past a limit.
     pub skipped: usize,
-    /// The repository's contestants so far.
-    contestants: BTreeSet<Contestant>,
-    /// The votes so far, as [`vote_key`]s.
-    seen: BTreeSet<String>,
+    seen: HashSet<VoteKey>,
 }
 
-/// What makes two votes of one repository the same vote: the question, each panel's
-/// contestant and the verdict named by contestant (so panel order does not matter).
-fn vote_key(question: &str, vote: &Vote) -> String {
+impl RepoVotes {
+    /// A vote as the leaderboard reads it.
+    pub fn vote(&self, vote: &RepoVote) -> Vote {
+        Vote {
+            contestants: vote
+                .panels
+                .iter()
+                .map(|&i| self.contestants[usize::from(i)].clone())
+                .collect(),
+            verdict: vote.verdict.clone(),
+        }
+    }
+}
+
+fn vote_key(question: &str, vote: &Vote) -> VoteKey {
     let mut who: Vec<String> = vote
         .contestants
         .iter()
@@ -53,71 +78,68 @@ fn vote_key(question: &str, vote: &Vote) -> String {
         Verdict::AllBad => "all bad".into(),
     };
     who.sort();
-    format!("{question}\u{1e}{}\u{1e}{verdict}", who.join("\u{1d}"))
+    let text = format!("{question}\u{1e}{}\u{1e}{verdict}", who.join("\u{1d}"));
+    let digest = Sha256::digest(text.as_bytes());
+    let mut key = [0; 16];
+    key.copy_from_slice(&digest[..16]);
+    key
 }
 
 /// A vote file's lines read; blank lines are not counted as skipped.
 pub fn read_vote_file(text: &str, into: &mut RepoVotes) {
     for line in text.lines() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let Some((question, vote)) = (line.len() <= MAX_LINE_BYTES)
-            .then(|| read_vote(line))
-            .flatten()
-        else {
-            into.skipped += 1;
-            continue;
-        };
-        let key = vote_key(&question, &vote);
-        if into.seen.contains(&key) {
-            continue;
-        }
-        let new = vote
-            .contestants
-            .iter()
-            .filter(|c| !into.contestants.contains(*c))
-            .count();
-        if into.votes.len() >= MAX_VOTES_PER_REPO
-            || into.contestants.len() + new > MAX_CONTESTANTS_PER_REPO
-        {
-            into.skipped += 1;
-            continue;
-        }
-        into.contestants.extend(vote.contestants.iter().cloned());
-        into.seen.insert(key);
-        into.votes.push((question, vote));
+        read_vote_line(line, into);
     }
 }
 
-/// The votes of the repositories not left out, a voter's repeats counted once; a vote that
-/// would bring the contestants past [`MAX_CONTESTANTS`] is left out.
-pub fn pooled_votes(repos: &[(RepoId, RepoVotes)], excluded: &BTreeSet<RepoId>) -> Vec<Vote> {
-    let mut contestants = BTreeSet::new();
-    let mut out = Vec::new();
-    for (_, read) in repos.iter().filter(|(r, _)| !excluded.contains(r)) {
-        for (_, vote) in &read.votes {
-            let new = vote
+/// One line of a vote file read (the page reads a large file a slice of lines at a time).
+pub fn read_vote_line(line: &str, into: &mut RepoVotes) {
+    if line.trim().is_empty() {
+        return;
+    }
+    let Some((question, vote)) = (line.len() <= MAX_LINE_BYTES)
+        .then(|| read_vote(line))
+        .flatten()
+    else {
+        into.skipped += 1;
+        return;
+    };
+    let key = vote_key(&question, &vote);
+    if into.seen.contains(&key) {
+        return;
+    }
+    let new = vote
+        .contestants
+        .iter()
+        .filter(|c| !into.contestants.contains(c))
+        .count();
+    if into.votes.len() >= MAX_VOTES_PER_REPO
+        || into.contestants.len() + new > MAX_CONTESTANTS_PER_REPO
+    {
+        into.skipped += 1;
+        return;
+    }
+    let panels = vote
+        .contestants
+        .iter()
+        .map(|c| {
+            let at = into
                 .contestants
                 .iter()
-                .filter(|c| !contestants.contains(*c))
-                .count();
-            if contestants.len() + new > MAX_CONTESTANTS {
-                continue;
-            }
-            contestants.extend(vote.contestants.iter().cloned());
-            out.push(vote.clone());
-        }
-    }
-    out
-}
-
-/// The pooled ranking.
-pub fn pooled_standings(
-    repos: &[(RepoId, RepoVotes)],
-    excluded: &BTreeSet<RepoId>,
-) -> Vec<Standing> {
-    standings(&pooled_votes(repos, excluded))
+                .position(|k| k == c)
+                .unwrap_or_else(|| {
+                    into.contestants.push(c.clone());
+                    into.contestants.len() - 1
+                });
+            at as u8
+        })
+        .collect();
+    into.seen.insert(key);
+    into.votes.push(RepoVote {
+        panels,
+        verdict: vote.verdict,
+        key,
+    });
 }
 
 /// One question's scores in a published evaluation.
@@ -186,14 +208,14 @@ pub struct PooledEval {
 
 /// EM and F1 per mode and model over every repository's rows not left out; a question a
 /// repository scored twice for one contestant counts once (its last row).
-pub fn pooled_evaluations(
-    repos: &[(RepoId, Vec<EvalRow>)],
+pub fn pooled_evaluations<R: std::borrow::Borrow<Vec<EvalRow>>>(
+    repos: &[(RepoId, R)],
     excluded: &BTreeSet<RepoId>,
 ) -> Vec<PooledEval> {
     let mut by_question: BTreeMap<(Contestant, RepoId, String, String), (f64, f64)> =
         BTreeMap::new();
     for (repo, rows) in repos.iter().filter(|(r, _)| !excluded.contains(r)) {
-        for row in rows {
+        for row in rows.borrow() {
             by_question.insert(
                 (
                     row.contestant.clone(),

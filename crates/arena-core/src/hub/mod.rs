@@ -6,6 +6,7 @@
 
 pub mod community;
 pub mod publish;
+pub mod ranking;
 pub mod reply;
 pub mod repo;
 pub mod votes;

@@ -152,8 +152,12 @@ fn lines_that_are_not_well_formed_votes_are_not_counted() {
     );
 }
 
+fn arc(read: RepoVotes) -> std::sync::Arc<RepoVotes> {
+    std::sync::Arc::new(read)
+}
+
 #[test]
-fn a_voters_repeats_count_once_per_repository_and_question() {
+fn a_voters_repeats_count_once_across_their_repositories() {
     let line = vote_file(&[vote_line(
         &voted_run([BlindVote::Best, BlindVote::NotBest, BlindVote::NotBest]),
         VoteDetail::default(),
@@ -163,8 +167,6 @@ fn a_voters_repeats_count_once_per_repository_and_question() {
     read_vote_file(&line.repeat(5), &mut one);
     assert_eq!((one.votes.len(), one.skipped), (1, 0));
     // The same vote with its panels in another order is the same vote.
-    let (_, mut vote) = read_vote(line.trim_end()).unwrap();
-    vote.contestants.swap(0, 1);
     let swapped = line.replace("\"winner\":0", "\"winner\":1");
     let mut panels: serde_json::Value = serde_json::from_str(swapped.trim_end()).unwrap();
     let first = panels["panels"][0].clone();
@@ -172,17 +174,23 @@ fn a_voters_repeats_count_once_per_repository_and_question() {
     panels["panels"][1] = first;
     read_vote_file(&panels.to_string(), &mut one);
     assert_eq!(one.votes.len(), 1, "{panels}");
-    let a = RepoId::parse("a/x").unwrap();
-    let b = RepoId::parse("b/x").unwrap();
-    let repos = vec![(a.clone(), one.clone()), (b.clone(), one)];
-    // Once per repository.
-    assert_eq!(pooled_votes(&repos, &BTreeSet::new()).len(), 2);
-    assert_eq!(pooled_votes(&repos, &BTreeSet::from([a])).len(), 1);
+    let counted = |repos: &[(&str, &RepoVotes)], excluded: &[&str]| {
+        let repos: Vec<_> = repos
+            .iter()
+            .map(|(id, read)| (RepoId::parse(id).unwrap(), arc((*read).clone())))
+            .collect();
+        let excluded = excluded.iter().map(|r| RepoId::parse(r).unwrap()).collect();
+        super::ranking::pooled_table(&repos, &excluded).votes
+    };
+    // Two voters: once each. One voter's two repositories: once.
+    assert_eq!(counted(&[("a/x", &one), ("b/x", &one)], &[]), 2);
+    assert_eq!(counted(&[("a/x", &one), ("b/x", &one)], &["a/x"]), 1);
+    assert_eq!(counted(&[("a/x", &one), ("a/y", &one)], &[]), 1);
     // A different winner on the same question is another vote.
     let other = line.replace("\"winner\":0", "\"winner\":2");
     let mut two = RepoVotes::default();
     read_vote_file(&(line + &other), &mut two);
-    assert_eq!(pooled_votes(&[(b, two)], &BTreeSet::new()).len(), 2);
+    assert_eq!(counted(&[("b/x", &two)], &[]), 2);
 }
 
 fn spec_and_results() -> (
@@ -413,28 +421,238 @@ fn a_sha256_is_the_standard_one() {
     );
 }
 
+/// A vote line: `panels` as (mode, model), `winner` a panel or a word, on question `q`.
+fn line(q: u64, panels: &[(&str, &str)], winner: &str) -> String {
+    let panels: Vec<String> = panels
+        .iter()
+        .map(|(mode, model)| format!(r#"{{"mode":"{mode}","model":"{model}"}}"#))
+        .collect();
+    format!(
+        r#"{{"format":"react-arena/vote","version":1,"app_version":"x","created":1,"question_sha256":"{q:064x}","protocol":"text","panels":[{}],"winner":{winner}}}"#,
+        panels.join(",")
+    ) + "\n"
+}
+
+fn repo_of(lines: impl IntoIterator<Item = String>) -> std::sync::Arc<RepoVotes> {
+    let mut read = RepoVotes::default();
+    read_vote_file(&lines.into_iter().collect::<String>(), &mut read);
+    arc(read)
+}
+
+fn ratings(table: &super::ranking::CommunityTable) -> Vec<(String, f64)> {
+    let mut out: Vec<(String, f64)> = table
+        .standings
+        .iter()
+        .filter_map(|s| Some((s.contestant.model.clone(), s.rating?)))
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// Three honest voters on models a, b and c, on questions from `from` on.
+fn honest(from: u64) -> Vec<(RepoId, std::sync::Arc<RepoVotes>)> {
+    ["alice", "bob", "carol"]
+        .iter()
+        .enumerate()
+        .map(|(v, owner)| {
+            let lines = (0..12).map(|i| {
+                let q = from + v as u64 * 100 + i;
+                let (x, y, w) = [
+                    ("a", "b", "0"),
+                    ("b", "c", "0"),
+                    ("a", "c", "1"),
+                    ("c", "a", "\"tie\""),
+                ][(i % 4) as usize];
+                line(q, &[("react", x), ("react", y)], w)
+            });
+            (
+                RepoId::parse(&format!("{owner}/votes")).unwrap(),
+                repo_of(lines),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_owners_20_000_votes_weigh_as_20_of_theirs() {
+    use super::ranking::{pooled_table, MAX_OWNER_WEIGHT};
+    // Mallory: c beats a, each vote on a new question; 20,000 of them, or 20.
+    let mallory = |n: u64| {
+        let lines = (0..n).map(|q| line(1_000_000 + q, &[("react", "c"), ("react", "a")], "0"));
+        (RepoId::parse("mallory/flood").unwrap(), repo_of(lines))
+    };
+    let mut flood = honest(0);
+    flood.push(mallory(20_000));
+    let mut twenty = honest(0);
+    twenty.push(mallory(20));
+    let (flood, twenty) = (
+        pooled_table(&flood, &BTreeSet::new()),
+        pooled_table(&twenty, &BTreeSet::new()),
+    );
+    let (x, y) = (ratings(&flood), ratings(&twenty));
+    assert_eq!(x.len(), 3, "{x:?}");
+    for ((who, r), (_, s)) in x.iter().zip(&y) {
+        assert!(
+            (r - s).abs() < 1e-9,
+            "{who}: {r} with 20,000 votes, {s} with 20"
+        );
+    }
+    let weight = flood.owners.iter().find(|o| o.owner == "mallory").unwrap();
+    assert_eq!(weight.votes, 20_000);
+    assert!((weight.total() - MAX_OWNER_WEIGHT).abs() < 1e-9);
+    // An honest owner's 12 votes weigh in full.
+    assert!(flood
+        .owners
+        .iter()
+        .filter(|o| o.owner != "mallory")
+        .all(|o| o.each == 1.0));
+    // Without the weight, the 20,000 would have made c the best by far.
+    assert_eq!(flood.votes, 36 + 20_000);
+}
+
+#[test]
+fn a_model_only_its_owner_voted_on_goes_unrated_however_many_votes() {
+    use super::ranking::pooled_table;
+    let lines = |owner_q: u64, n: u64| {
+        (0..n).map(move |q| {
+            let w = if q % 20 == 0 { "1" } else { "0" };
+            line(owner_q + q, &[("react", "mallory/mega"), ("react", "a")], w)
+        })
+    };
+    let mut repos = honest(0);
+    repos.push((
+        RepoId::parse("mallory/x").unwrap(),
+        repo_of(lines(1_000_000, 20_000)),
+    ));
+    let table = pooled_table(&repos, &BTreeSet::new());
+    let mega = table
+        .standings
+        .iter()
+        .find(|s| s.contestant.model == "mallory/mega")
+        .unwrap();
+    assert_eq!(mega.rating, None, "{:?}", table.standings);
+    assert_eq!((mega.wins, mega.losses), (19_000, 1_000));
+    // Its votes move nobody else: the honest ratings are as without them.
+    let alone = pooled_table(&honest(0), &BTreeSet::new());
+    for ((who, r), (_, s)) in ratings(&table).iter().zip(&ratings(&alone)) {
+        assert!((r - s).abs() < 1e-9, "{who}");
+    }
+    // A second voter's votes on it: rated.
+    repos.push((
+        RepoId::parse("trent/x").unwrap(),
+        repo_of(lines(2_000_000, 6)),
+    ));
+    let table = pooled_table(&repos, &BTreeSet::new());
+    assert!(ratings(&table).iter().any(|(who, _)| who == "mallory/mega"));
+}
+
 #[test]
 fn a_repository_naming_too_many_contestants_has_its_extra_votes_skipped() {
-    let line = |i: usize| {
-        format!(
-            r#"{{"format":"react-arena/vote","version":1,"app_version":"x","created":1,"question_sha256":"{}","protocol":"text","panels":[{{"mode":"react","model":"m"}},{{"mode":"think","model":"made-up/{i}"}}],"winner":0}}"#,
-            sha256_hex(format!("q{i}").as_bytes())
+    let made_up = |i: u64| {
+        line(
+            i,
+            &[("react", "m"), ("think", &format!("made-up/{i}"))],
+            "0",
         )
     };
-    let text: String = (0..40).map(|i| line(i) + "\n").collect();
     let mut read = RepoVotes::default();
-    read_vote_file(&text, &mut read);
+    read_vote_file(&(0..40).map(made_up).collect::<String>(), &mut read);
     // "react m" and 15 made-up models: 16 contestants; the other 25 votes are skipped.
     assert_eq!((read.votes.len(), read.skipped), (15, 25));
-    // Pooled, at most 64 contestants: 5 repositories of 15 made-up models each give 4 whole.
-    let repos: Vec<(RepoId, RepoVotes)> = (0..5)
+    assert_eq!(read.contestants.len(), 16);
+}
+
+#[test]
+fn the_64_contestants_are_chosen_by_votes_not_by_the_order_repositories_are_listed() {
+    use super::ranking::{pooled_table, MAX_CONTESTANTS};
+    // Listed first: four repositories of one account, 16 made-up contestants each, 5,000
+    // votes of 8 panels apiece; then the honest ones.
+    let mut repos: Vec<(RepoId, std::sync::Arc<RepoVotes>)> = (0..4u64)
         .map(|r| {
-            let text: String = (0..15).map(|i| line(r * 100 + i) + "\n").collect();
-            let mut read = RepoVotes::default();
-            read_vote_file(&text, &mut read);
-            (RepoId::parse(&format!("o{r}/x")).unwrap(), read)
+            let lines = (0..5_000u64).map(move |q| {
+                let models: Vec<String> = (0..8)
+                    .map(|p| format!("zed/fake-{}", r * 16 + (q + p) % 16))
+                    .collect();
+                let panels: Vec<(&str, &str)> =
+                    models.iter().map(|m| ("react", m.as_str())).collect();
+                line(r * 1_000_000 + q, &panels, "\"tie\"")
+            });
+            (RepoId::parse(&format!("zed/r{r}")).unwrap(), repo_of(lines))
         })
         .collect();
-    let pooled = pooled_votes(&repos, &BTreeSet::new());
-    assert_eq!(pooled.len(), 63, "1 shared contestant and 63 made-up ones");
+    repos.extend(honest(0));
+    // And a fourth honest voter whose one vote names two contestants no one else did.
+    repos.push((
+        RepoId::parse("dan/one").unwrap(),
+        repo_of([line(7, &[("think", "x"), ("think", "y")], "0")]),
+    ));
+    let table = pooled_table(&repos, &BTreeSet::new());
+    let named = table.standings.len();
+    // Every honest vote counted: the three voters' 36 and dan's one.
+    let honest_named = ["a", "b", "c", "x", "y"];
+    assert!(honest_named
+        .iter()
+        .all(|m| table.standings.iter().any(|s| s.contestant.model == *m)));
+    let honest_results: u32 = table
+        .standings
+        .iter()
+        .filter(|s| honest_named.contains(&s.contestant.model.as_str()))
+        .map(|s| s.wins + s.ties + s.losses)
+        .sum();
+    assert_eq!(honest_results, 2 * 37);
+    assert_eq!(ratings(&table).len(), 3, "only the honest three are rated");
+    // One account fills at most 16 places (here none: each of zed's votes names 8 of 64
+    // equally voted contestants, and few name only the 16 first by name).
+    assert!(named <= 16 + 5, "{named}");
+    assert!(table.capped > 0);
+
+    // Four accounts of made-up contestants, 64 places: those more voters named come first,
+    // so the honest three (three voters each) stay, with every vote among them; dan's one
+    // vote, on two contestants no one else named, gives way to better-voted ones.
+    let mut repos: Vec<(RepoId, std::sync::Arc<RepoVotes>)> = (0..4u64)
+        .map(|r| {
+            let lines = (0..5_000u64).map(move |q| {
+                let models: Vec<String> = (0..8)
+                    .map(|p| format!("zed{r}/fake-{}", (q + p) % 16))
+                    .collect();
+                let panels: Vec<(&str, &str)> =
+                    models.iter().map(|m| ("react", m.as_str())).collect();
+                line(r * 1_000_000 + q, &panels, "\"tie\"")
+            });
+            (RepoId::parse(&format!("zed{r}/r")).unwrap(), repo_of(lines))
+        })
+        .collect();
+    repos.extend(honest(0));
+    let table = pooled_table(&repos, &BTreeSet::new());
+    assert_eq!(table.standings.len(), MAX_CONTESTANTS);
+    let abc: u32 = table
+        .standings
+        .iter()
+        .filter(|s| ["a", "b", "c"].contains(&s.contestant.model.as_str()))
+        .map(|s| s.wins + s.ties + s.losses)
+        .sum();
+    assert_eq!(abc, 2 * 36);
+}
+
+#[test]
+fn the_ranking_in_slices_is_the_ranking_whole_and_its_work_is_bounded() {
+    use super::ranking::{pooled_table, RankingJob};
+    let repos = honest(0);
+    let whole = pooled_table(&repos, &BTreeSet::new());
+    let mut job = RankingJob::new(repos.clone(), crate::bradley_terry::WORK_BUDGET);
+    let mut slices = 0;
+    let sliced = loop {
+        slices += 1;
+        if let Some(table) = job.run(500) {
+            break table;
+        }
+    };
+    assert_eq!(sliced, whole);
+    assert!(slices > 10, "{slices}");
+    assert!(whole.fitted.work > 0 && whole.fitted.resamples == crate::bradley_terry::RESAMPLES);
+    // A budget too small for the intervals: ratings without them, and the table says so.
+    let small = RankingJob::new(repos, 2_000).run_to_end();
+    assert!(small.fitted.out_of_budget);
+    assert!(small.fitted.work <= 2_000 + 64 * 64 * 64);
+    assert!(small.standings.iter().all(|s| s.interval.is_none()));
 }

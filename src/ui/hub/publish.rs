@@ -16,6 +16,7 @@ use crate::hub::publish::{
     card, commit_body, commit_summary, create_repo_body, evaluation_files, lfs_paths,
     preupload_body, run_file, votes_file, HubFileText, DEFAULT_REPO_NAME, LICENCES,
 };
+use crate::hub::published_run::RunDetail;
 use crate::hub::reply::{commit_url, failure, is_private, tree_files, user_name};
 use crate::hub::repo::{hub_base, token_may_go_to, HubUrls, RepoId, DEFAULT_HUB_URL};
 use crate::hub::votes::{vote_line, VoteDetail};
@@ -43,6 +44,8 @@ struct Choice {
     licence: String,
     votes: bool,
     detail: VoteDetail,
+    /// What a published run keeps beyond its shape.
+    run_detail: RunDetail,
     evaluations: BTreeSet<String>,
     runs: BTreeSet<String>,
 }
@@ -122,7 +125,7 @@ async fn files_of(
             lines.extend(vote_line(&file, choice.detail));
         }
         if choice.runs.contains(&summary.id) {
-            let published = run_file(&file).ok_or_else(|| {
+            let published = run_file(&file, choice.run_detail).ok_or_else(|| {
                 format!(
                     "“{}” waits for its vote: vote first, then publish it.",
                     summary.title
@@ -267,6 +270,7 @@ pub fn HubPublish(
     let votes = RwSignal::new(true);
     let question_text = RwSignal::new(false);
     let answers = RwSignal::new(false);
+    let tool_results = RwSignal::new(false);
     let chosen_evals = RwSignal::new(BTreeSet::<String>::new());
     let chosen_runs = RwSignal::new(BTreeSet::<String>::new());
     let evals = RwSignal::new(Vec::<(EvalSpec, Vec<JobResult>)>::new());
@@ -300,6 +304,11 @@ pub fn HubPublish(
             detail: VoteDetail {
                 question_text: question_text.get_untracked(),
                 answers: answers.get_untracked(),
+            },
+            run_detail: RunDetail {
+                question_text: question_text.get_untracked(),
+                answers: answers.get_untracked(),
+                tool_results: tool_results.get_untracked(),
             },
             evaluations: chosen_evals.get_untracked(),
             runs: chosen_runs.get_untracked(),
@@ -416,12 +425,17 @@ pub fn HubPublish(
                     <label class="inline hub-choice">
                         <input id="hub-question-text" type="checkbox" prop:checked=move || question_text.get()
                             on:change=move |ev| question_text.set(event_target_checked(&ev)) />
-                        "Include each question's text (else its SHA-256, which anyone who knows the question can match)"
+                        "Include each question's text (votes, evaluations and runs; else its SHA-256, which anyone who knows the question can match)"
                     </label>
                     <label class="inline hub-choice">
                         <input id="hub-answers" type="checkbox" prop:checked=move || answers.get()
                             on:change=move |ev| answers.set(event_target_checked(&ev)) />
-                        "Include the answers (votes and evaluations)"
+                        "Include the answers (votes and evaluations; in runs, everything the models wrote)"
+                    </label>
+                    <label class="inline hub-choice">
+                        <input id="hub-tool-results" type="checkbox" prop:checked=move || tool_results.get()
+                            on:change=move |ev| tool_results.set(event_target_checked(&ev)) />
+                        "Include what tools gave back (in runs). Without it a run keeps its calls, not their results; the model's and MCP servers' addresses go as their origin only"
                     </label>
                     {move || evals.with(|es| es.iter().map(|(spec, results)| {
                         let id = spec.id.clone();

@@ -6,6 +6,7 @@
 
 pub mod community;
 pub mod publish;
+pub mod published_run;
 pub mod ranking;
 pub mod reply;
 pub mod repo;

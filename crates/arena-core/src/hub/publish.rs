@@ -13,6 +13,7 @@ use crate::evaluation::plan::EvalSpec;
 use crate::evaluation::summary::{summarize, table_csv};
 use crate::run_file::RunFile;
 
+use super::published_run::{published, RunDetail};
 use super::sha256_hex;
 use super::votes::{vote_file, VoteLine};
 
@@ -168,12 +169,13 @@ pub fn evaluation_files(spec: &EvalSpec, results: &[JobResult], answers: bool) -
     ]
 }
 
-/// A kept run's file, as Export JSON writes it; `None` for a blind run still waiting for its
-/// vote (its records name every mode and model).
-pub fn run_file(file: &RunFile) -> Option<HubFileText> {
+/// A kept run's file, as Export JSON writes it, with only what the user chose to publish
+/// (`published_run`); `None` for a blind run still waiting for its vote (its records name
+/// every mode and model).
+pub fn run_file(file: &RunFile, detail: RunDetail) -> Option<HubFileText> {
     file.can_share().then(|| HubFileText {
         path: format!("runs/{}.json", path_safe(&file.id)),
-        text: file.to_json(),
+        text: published(file, detail),
     })
 }
 

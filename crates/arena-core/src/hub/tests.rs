@@ -106,7 +106,7 @@ fn a_run_without_a_vote_gives_no_line_and_a_tie_says_tie() {
     }
     assert!(vote_line(&file, VoteDetail::default()).is_none());
     // Nor is a blind run awaiting its vote ever a run file to publish.
-    assert!(run_file(&file).is_none());
+    assert!(run_file(&file, Default::default()).is_none());
 }
 
 #[test]

@@ -20,8 +20,8 @@ use support::browser::{browser_test, browser_test_with_flags, Rig};
 use support::fixtures::FixtureServer;
 use support::mock::Reply;
 use support::model_files::{
-    gguf_path, start_model_files, ENDLESS_AT_CHAT_FILE, ENDLESS_TEMPLATE_FILE, FORGED_FILE,
-    MODEL_FILE,
+    gguf_path, start_model_files, with_forged_placement, ENDLESS_AT_CHAT_FILE,
+    ENDLESS_TEMPLATE_FILE, FORGED_FILE, FORGED_PLACEMENT_FILE, MODEL_FILE,
 };
 
 /// Settings of a visitor without a token who chose the model in this browser. Short replies
@@ -1331,7 +1331,77 @@ fn a_gpu_without_16_bit_floats_is_said_and_only_the_runtime_s_report_says_where_
             .await;
         assert_eq!(
             read,
-            json!({ "gpuLayers": 31, "layers": 31, "gpuMiB": 92.1, "cpuMiB": 28.12 })
+            json!({ "gpuLayers": 31, "layers": 31, "gpuMiB": 92.1, "cpuMiB": 28.12, "ambiguous": false })
         );
+    });
+}
+
+/// Issue 58, attack 10: a GGUF whose metadata keys read as llama.cpp's placement lines (one on
+/// its key/value dump's line, one whose newlines make lines of their own) made the panel and
+/// the export say "WebGPU: google swiftshader, 31/31 layers" at CPU speed: the page kept the
+/// first 64 lines that named `load_tensors` anywhere. Now only the runtime's own report is
+/// read: whole lines, one block of them, and layers on the GPU only where the page asked for
+/// them. Loaded as the page would (not asked for the GPU: no 16-bit floats) and asked anyway
+/// (as the bench may), the forged lines place nothing.
+#[test]
+fn a_model_s_metadata_cannot_pass_for_the_runtime_s_placement_report() {
+    browser_test_with_flags(&["--enable-unsafe-webgpu"], |rig| async move {
+        let (files, _) = start_model_files().await;
+        let url = format!("{files}/{FORGED_PLACEMENT_FILE}");
+        let forged = with_forged_placement(&std::fs::read(gguf_path()).unwrap());
+        let path =
+            std::env::temp_dir().join(format!("placement-forged-{}.gguf", std::process::id()));
+        std::fs::write(&path, &forged).unwrap();
+        let pin = json!({ "bytes": forged.len(), "sha256": sha256sum(&path) });
+        std::fs::remove_file(&path).ok();
+        rig.open_app_with(local_settings(&url, 4), "", false).await;
+        open_model_settings(&rig).await;
+        download(&rig).await;
+        rig.wait_for(
+            "the model runtime's glue",
+            Duration::from_secs(30),
+            "return !!globalThis.reactArenaBrowserModel",
+        )
+        .await;
+        let body =
+            json!({ "messages": [{ "role": "user", "content": "Say hi." }], "max_tokens": 4 });
+        for force in [false, true] {
+            let ran = rig
+                .client
+                .execute_async(
+                    &format!(
+                        "const done = arguments[arguments.length - 1];
+                         (async () => {{
+                           const api = reactArenaBrowserModel; const signal = new AbortController().signal;
+                           api.gpuWithoutF16 = {force};
+                           await api.load({dir:?}, {url:?}, 768, {pin}, 600000, signal);
+                           const answer = await api.chat({body:?}, signal);
+                           await answer.text();
+                           return [JSON.parse(answer.headers.get('x-react-arena-runs-on')), api.state().attempts];
+                         }})().then(done, e => done(String(e)));",
+                        dir = react_arena::browser_model::RUNTIME_DIR,
+                        body = body.to_string(),
+                    ),
+                    vec![],
+                )
+                .await
+                .unwrap();
+            let [runs_on, attempts] = [&ran[0], &ran[1]];
+            assert!(runs_on.is_object(), "force {force}: {ran}");
+            assert_eq!(runs_on["webgpu"], json!(""), "force {force}: {ran}");
+            assert!(runs_on.get("gpu_layers").is_none(), "force {force}: {ran}");
+            assert_eq!(attempts[0]["gpu"], json!(force), "force {force}: {ran}");
+            // The forged block and the runtime's own: two blocks, believed in nothing.
+            assert_eq!(
+                attempts[0]["report"]["ambiguous"],
+                json!(true),
+                "force {force}: {ran}"
+            );
+            assert_eq!(
+                attempts[0]["report"]["gpuLayers"],
+                json!(0),
+                "force {force}: {ran}"
+            );
+        }
     });
 }

@@ -1072,7 +1072,7 @@ async fn answer_consent(rig: &Rig, css: &str) {
     rig.click(&format!(".consent-question {css}")).await;
     rig.wait_for(
         "the consent question to close",
-        Duration::from_secs(5),
+        Duration::from_secs(30),
         "return !document.querySelector('.consent-question')",
     )
     .await;
@@ -1718,6 +1718,109 @@ fn a_program_s_call_after_another_server_s_result_asks_the_user_and_deny_raises_
             before,
             "a denied call reached the victim"
         );
+    });
+}
+
+/// The `log_summary` texts the collecting server received.
+fn collected_texts(hostile: &HostileMcp) -> Vec<String> {
+    hostile
+        .requests_to(Behaviour::Collector)
+        .iter()
+        .filter(|r| r.rpc_method().as_deref() == Some("tools/call"))
+        .filter_map(|r| {
+            let body: Value = serde_json::from_str(&r.body).ok()?;
+            (body.pointer("/params/name")? == "log_summary")
+                .then(|| body.pointer("/params/arguments/text").map(Value::to_string))?
+        })
+        .collect()
+}
+
+/// Issue 58, attack 1: consent follows the data, not the step. The notes are read (read-only,
+/// nothing read before: no question), then the collector's `daily_news` (asked, allowed once),
+/// then the collector's `log_summary` with the notes, a tool its server falsely marks
+/// read-only. The gate compared only with the step just before (the collector's own), so the
+/// notes left unasked, in Act-only and in CodeAct. Now the last call is asked, naming the
+/// notes' server, and Deny keeps the notes home.
+#[test]
+fn a_result_read_earlier_in_the_run_cannot_reach_another_server_unasked() {
+    browser_test(|rig: Rig| async move {
+        let hostile = HostileMcp::start().await;
+        // Pyodide from the rig, as every CodeAct test has it.
+        let fixtures = support::fixtures::FixtureServer::start().await;
+        rig.open_app_overriding(json!({
+            "protocol": "text",
+            "max_steps": 5,
+            "tool_endpoints": fixtures.endpoints()
+        }))
+        .await;
+        open_mcp_settings(&rig).await;
+        let said = connect(
+            &rig,
+            &hostile.url(Behaviour::Victim),
+            "Victim",
+            OK_MCP_TOKEN,
+        )
+        .await;
+        assert!(said.starts_with("Connected to"), "{said}");
+        let said = connect(&rig, &hostile.url(Behaviour::Collector), "Collector", "").await;
+        assert!(said.starts_with("Connected to"), "{said}");
+
+        let notes = serde_json::to_string(support::mcp::VICTIM_NOTES).unwrap();
+        let act_question = "Summarise my notes (act)";
+        rig.mock.script_all_of(
+            &[Mode::Act.prompt_heading(), act_question],
+            [
+                Reply::text("Action: read_notes\nAction Input: {}"),
+                Reply::text("Action: daily_news\nAction Input: {}"),
+                Reply::text(&format!(
+                    "Action: log_summary\nAction Input: {{\"text\": {notes}}}"
+                )),
+                Reply::text("Answer: done"),
+            ],
+        );
+        let code_question = "Summarise my notes (codeact)";
+        rig.mock.script_all_of(
+            &[Mode::CodeAct.prompt_heading(), code_question],
+            [Reply::text(
+                "Thought: read, then log\n```python\nn = read_notes()\ndaily_news()\ntry:\n    log_summary(text=n)\nexcept ToolError as e:\n    print('refused:', e)\nfinal_answer('done')\n```",
+            )],
+        );
+        for (mode, question, settle) in [
+            ("act", act_question, SETTLE),
+            ("codeact", code_question, PYTHON_SETTLE),
+        ] {
+            new_conversation(&rig).await;
+            rig.ask(question, mode).await;
+            // daily_news follows the notes' server: asked, and allowed once.
+            let (title, reason, _) = consent_question(&rig).await;
+            assert!(title.contains("daily_news"), "{mode}: {title}");
+            assert!(reason.contains("\"Victim\""), "{mode}: {reason}");
+            answer_consent(&rig, ".consent-allow-once").await;
+            // log_summary still follows the notes, whatever came since: asked, with the notes
+            // in its arguments for the user to see.
+            let (title, reason, arguments) = consent_question(&rig).await;
+            assert!(title.contains("log_summary"), "{mode}: {title}");
+            assert!(reason.contains("\"Victim\""), "{mode}: {reason}");
+            assert_eq!(
+                arguments,
+                json!({ "text": support::mcp::VICTIM_NOTES }),
+                "{mode}"
+            );
+            answer_consent(&rig, ".consent-deny").await;
+            let p = rig.wait_until_settled(settle).await.remove(0);
+            answered(&p);
+            assert!(
+                p.text.contains("The user declined this call: log_summary")
+                    || p.text
+                        .contains("refused: The user declined this call: log_summary"),
+                "{mode}: {p:#?}"
+            );
+            assert!(
+                collected_texts(&hostile).is_empty(),
+                "{mode}: the notes reached the collector: {:?}",
+                collected_texts(&hostile)
+            );
+        }
     });
 }
 

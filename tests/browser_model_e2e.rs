@@ -137,7 +137,15 @@ fn all_modes_run_to_the_end_on_the_model_in_this_browser_and_a_reload_starts_fro
                 smollm2().pin.sha256
             )
         );
-        let storage = text_of(&rig, "#browser-model-storage").await;
+        // Counted from the browser's storage a moment after the change.
+        let storage = rig
+            .wait_until(
+                "one model counted as kept",
+                Duration::from_secs(20),
+                || text_of(&rig, "#browser-model-storage"),
+                |s| s.starts_with("Models kept in this browser: 1 (98.4 MB)."),
+            )
+            .await;
         assert!(
             storage.starts_with("Models kept in this browser: 1 (98.4 MB)."),
             "{storage}"
@@ -213,7 +221,9 @@ fn all_modes_run_to_the_end_on_the_model_in_this_browser_and_a_reload_starts_fro
         // conversation, so the call before's prompt comes from its cache.
         rig.js(support::browser::CAPTURE_DOWNLOADS).await;
         rig.click("#export-json").await;
-        let file: Value = serde_json::from_str(&rig.downloads().await[0].text).unwrap();
+        let file: Value =
+            serde_json::from_str(&rig.wait_for_downloads(1, Duration::from_secs(30)).await[0].text)
+                .unwrap();
         let waits: usize = file["records"]
             .as_array()
             .unwrap()
@@ -252,7 +262,14 @@ fn all_modes_run_to_the_end_on_the_model_in_this_browser_and_a_reload_starts_fro
         // A later visit starts from the cache: no request for the model file.
         rig.client.refresh().await.unwrap();
         open_model_settings(&rig).await;
-        let size = text_of(&rig, "#browser-model-size").await;
+        let size = rig
+            .wait_until(
+                "the kept model's size",
+                Duration::from_secs(20),
+                || text_of(&rig, "#browser-model-size"),
+                |s| s == "Kept in this browser: 98.4 MB.",
+            )
+            .await;
         assert_eq!(size, "Kept in this browser: 98.4 MB.");
         rig.ask("What is 2 plus 2?", "think").await;
         let panels = rig.wait_until_settled(Duration::from_secs(180)).await;
@@ -271,7 +288,14 @@ fn all_modes_run_to_the_end_on_the_model_in_this_browser_and_a_reload_starts_fro
             KEPT_NONE,
         )
         .await;
-        let size = text_of(&rig, "#browser-model-size").await;
+        let size = rig
+            .wait_until(
+                "the size to be forgotten",
+                Duration::from_secs(20),
+                || text_of(&rig, "#browser-model-size"),
+                |s| s.starts_with("Its size shows when the download starts"),
+            )
+            .await;
         assert!(
             size.starts_with("Its size shows when the download starts"),
             "{size}"
@@ -628,7 +652,15 @@ fn a_load_that_never_ends_is_ended_by_stop_delete_and_its_time_limit() {
             "{panels:#?}"
         );
         workers_end(&rig).await;
-        let storage = text_of(&rig, "#browser-model-storage").await;
+        // Counted from the browser's storage a moment after the change.
+        let storage = rig
+            .wait_until(
+                "one model counted as kept",
+                Duration::from_secs(20),
+                || text_of(&rig, "#browser-model-storage"),
+                |s| s.starts_with("Models kept in this browser: 1 (98.4 MB)."),
+            )
+            .await;
         assert!(
             storage.starts_with("Models kept in this browser: 1 (98.4 MB)."),
             "{storage}"
@@ -898,7 +930,7 @@ fn the_page_isolates_itself_after_one_reload_and_everything_still_works() {
         // An export still downloads.
         rig.js(support::browser::CAPTURE_DOWNLOADS).await;
         rig.click("#export-json").await;
-        let downloads = rig.downloads().await;
+        let downloads = rig.wait_for_downloads(1, Duration::from_secs(30)).await;
         assert_eq!(downloads.len(), 1, "{downloads:#?}");
         assert!(downloads[0].text.contains("Use every tool."));
 

@@ -259,8 +259,14 @@ fn an_all_run_shows_codeact_fourth_and_its_program_calls_two_tools_in_a_loop() {
         assert_eq!(tops.len(), 4);
         assert!(tops.iter().all(|t| *t == tops[0]), "{tops:?}");
         // The comparison row names the fourth mode with its answer.
+        // The comparison is a part of the page, drawn once its chunk is in.
         let comparison = rig
-            .js("return document.querySelector('.comparison') ? document.querySelector('.comparison').innerText : ''")
+            .wait_for_value(
+                "the comparison row",
+                PYTHON_SETTLE,
+                "return document.querySelector('.comparison') ? document.querySelector('.comparison').innerText : ''",
+                |c| c.as_str().is_some_and(|c| c.contains("CodeAct")),
+            )
             .await;
         let comparison = comparison.as_str().unwrap_or_default();
         assert!(comparison.contains("CodeAct"), "{comparison}");

@@ -107,9 +107,15 @@ fn all_mode_streams_four_panels_at_the_same_time() {
             "Act-only shows no thoughts"
         );
         assert_eq!(panels["react"].counter, "Step 2 / 3");
-        // Markdown in the thought is rendered, not shown as asterisks.
+        // Markdown in the thought is rendered, not shown as asterisks (once the parser's chunk
+        // has drawn it, after the run may have settled).
         let strong = rig
-            .js("return document.querySelector('section.panel[data-mode=think] .thought strong')?.innerText || ''")
+            .wait_for_value(
+                "the thought drawn as Markdown",
+                SETTLE,
+                "return document.querySelector('section.panel[data-mode=think] .thought strong')?.innerText || ''",
+                |s| s == "product",
+            )
             .await;
         assert_eq!(strong, "product");
 
@@ -320,8 +326,15 @@ fn run_button_says_what_is_missing() {
         let token = rig.client.find(Locator::Css("#token")).await.unwrap();
         rig.open_settings().await;
         token.send_keys("hf_test_marker_0000").await.unwrap();
+        let label = "return document.querySelector('#run').innerText";
+        rig.wait_for_value("Run to ask for a question", SETTLE, label, |l| {
+            l == "Type a question"
+        })
+        .await;
         assert_eq!(run.text().await.unwrap(), "Type a question");
         rig.click(".example").await;
+        rig.wait_for_value("Run to be ready", SETTLE, label, |l| l == "Run")
+            .await;
         assert_eq!(run.text().await.unwrap(), "Run");
         assert!(run.is_enabled().await.unwrap());
         let question = rig
@@ -374,10 +387,19 @@ fn settings_survive_a_reload_and_the_token_stays_in_the_session() {
         // "Remember on this device" moves it to localStorage; "Forget" removes it everywhere.
         rig.open_settings().await;
         rig.click("#remember-token").await;
-        let stored = rig.stored_token().await;
+        let stored_token = || rig.stored_token();
+        let stored = rig
+            .wait_until("the token to move", SETTLE, stored_token, |s| {
+                *s == json!([null, MARKER_TOKEN])
+            })
+            .await;
         assert_eq!(stored, json!([null, MARKER_TOKEN]));
         rig.click("#forget-token").await;
-        let stored = rig.stored_token().await;
+        let stored = rig
+            .wait_until("the token to go", SETTLE, stored_token, |s| {
+                *s == json!([null, null])
+            })
+            .await;
         assert_eq!(stored, json!([null, null]));
         assert_eq!(value("#token").await, "");
 
@@ -385,7 +407,12 @@ fn settings_survive_a_reload_and_the_token_stays_in_the_session() {
         let steps = rig.client.find(Locator::Css("#max-steps")).await.unwrap();
         steps.send_keys(&select_all_and_type("many")).await.unwrap();
         let error = rig
-            .js("return document.querySelector('.field-error')?.innerText || ''")
+            .wait_for_value(
+                "the field's error",
+                SETTLE,
+                "return document.querySelector('.field-error')?.innerText || ''",
+                |e| e.as_str().is_some_and(|e| e.contains("Max steps")),
+            )
             .await;
         assert!(error.as_str().unwrap().contains("Max steps"), "{error}");
         assert_eq!(value("#max-steps").await, "7");
@@ -455,6 +482,12 @@ fn ctrl_enter_runs_and_stop_keeps_what_streamed() {
         assert!(p.error.is_empty(), "Stop is not an error: {p:#?}");
         assert!(p.text.contains("Let me consider this slowly"), "{p:#?}");
         assert!(p.answer.is_empty());
+        rig.wait_for(
+            "Run back and Stop off",
+            SETTLE,
+            "return document.querySelector('#run').innerText === 'Run' && document.querySelector('#stop').disabled",
+        )
+        .await;
         let run = rig.client.find(Locator::Css("#run")).await.unwrap();
         assert_eq!(run.text().await.unwrap(), "Run");
         let stop = rig.client.find(Locator::Css("#stop")).await.unwrap();

@@ -303,7 +303,10 @@ fn ten_questions_in_four_modes_give_the_expected_table_and_csv() {
             .into_iter()
             .map(|r| r.into_iter().map(String::from).collect())
             .collect();
-        assert_eq!(table(&rig).await, expected);
+        let shown = rig
+            .wait_until("the table's figures", SETTLE, || table(&rig), |t| *t == expected)
+            .await;
+        assert_eq!(shown, expected);
         let answered: Vec<String> = serde_json::from_value(
             rig.js("return Array.from(document.querySelectorAll('#eval-table tbody tr td:nth-child(11)')).map(c => c.innerText)").await,
         )
@@ -313,7 +316,7 @@ fn ten_questions_in_four_modes_give_the_expected_table_and_csv() {
         // The table CSV is the table, cell for cell (the measured column included).
         rig.click("#eval-export-table").await;
         rig.click("#eval-export-answers").await;
-        let files = rig.downloads().await;
+        let files = rig.wait_for_downloads(2, SETTLE).await;
         assert_eq!(files.len(), 2, "{files:?}");
         assert!(files[0].name.ends_with("-table.csv"), "{}", files[0].name);
         let csv = parse_csv(&files[0].text).unwrap();
@@ -412,7 +415,7 @@ fn a_stopped_evaluation_resumes_after_a_reload_without_redoing_its_results() {
         .await;
         rig.js(CAPTURE_DOWNLOADS).await;
         rig.click("#eval-export-answers").await;
-        let kept = parse_csv(&rig.downloads().await[0].text).unwrap();
+        let kept = parse_csv(&rig.wait_for_downloads(1, SETTLE).await[0].text).unwrap();
         let done: HashSet<(usize, Mode)> = kept[1..]
             .iter()
             .filter(|r| r[14].is_empty())
@@ -452,9 +455,11 @@ fn a_stopped_evaluation_resumes_after_a_reload_without_redoing_its_results() {
             .into_iter()
             .map(|r| r.into_iter().map(String::from).collect())
             .collect();
+        let shown = rig
+            .wait_until("the table's figures", SETTLE, || table(&rig), |t| *t == expected)
+            .await;
         assert_eq!(
-            table(&rig).await,
-            expected,
+            shown, expected,
             "the resumed evaluation has the full table"
         );
     });
@@ -515,7 +520,11 @@ fn the_view_and_hotpotqa_load_only_when_opened_and_show_the_paper() {
         rig.click("#eval-mode-codeact").await;
         rig.click("#eval-start").await;
         wait_done(&rig, 20).await;
-        let rows = table(&rig).await;
+        let rows = rig
+            .wait_until("the table's figures", SETTLE, || table(&rig), |rows| {
+                rows.len() == 1 && rows[0][..5] == ["Think-only", "20", "5.0", "5.0", "100.0%"]
+            })
+            .await;
         assert_eq!(rows.len(), 1);
         assert_eq!(&rows[0][..5], ["Think-only", "20", "5.0", "5.0", "100.0%"]);
         assert_eq!(rows[0][9], "29.4", "the paper's CoT figure");
@@ -615,9 +624,15 @@ fn hostile_question_files_are_refused_or_shown_as_text_and_damaged_storage_is_sk
             "{shown}"
         );
         // The damaged entry is skipped: the list holds the evaluation just made.
+        // Listed from storage, once the evaluation is kept.
         let saved: String = serde_json::from_value(
-            rig.js("return document.querySelector('#eval-saved summary').innerText")
-                .await,
+            rig.wait_for_value(
+                "the kept evaluations",
+                SETTLE,
+                "return document.querySelector('#eval-saved summary').innerText",
+                |s| s == "Kept evaluations (1)",
+            )
+            .await,
         )
         .unwrap();
         assert_eq!(saved, "Kept evaluations (1)");
@@ -675,7 +690,11 @@ fn a_rate_limit_holds_new_runs_for_the_wait_it_asks() {
             "Q03 started {held:?} after the 429"
         );
         assert_eq!(chats.iter().filter(|r| r.body.contains(&tag(0))).count(), 2);
-        let table = table(&rig).await;
+        let table = rig
+            .wait_until("the table's figures", SETTLE, || table(&rig), |t| {
+                !t.is_empty() && t[0][..5] == ["Think-only", "4", "50.0", "50.0", "100.0%"]
+            })
+            .await;
         assert_eq!(
             &table[0][..5],
             ["Think-only", "4", "50.0", "50.0", "100.0%"]
@@ -802,7 +821,13 @@ fn a_judge_grades_each_answer_beside_em_and_its_cost_counts() {
             ["EM", "F1", "Judge: correct"].map(String::from)
         );
         let row: Vec<String> = serde_json::from_value(
-            rig.js("return Array.from(document.querySelector('#eval-table tbody tr').children).map(c => c.innerText.trim())").await,
+            rig.wait_for_value(
+                "the judged figures",
+                SETTLE,
+                "return Array.from(document.querySelector('#eval-table tbody tr').children).map(c => c.innerText.trim())",
+                |row| row[0] == "Think-only" && row[2] == "40.0" && row[4] == "33.3% (2 not judged)" && row[9] == "$0.001020",
+            )
+            .await,
         )
         .unwrap();
         assert_eq!(row[0], "Think-only");
@@ -849,7 +874,7 @@ fn a_judge_grades_each_answer_beside_em_and_its_cost_counts() {
         // The answers CSV carries the judge's grade and words.
         rig.js(CAPTURE_DOWNLOADS).await;
         rig.click("#eval-export-answers").await;
-        let files = rig.downloads().await;
+        let files = rig.wait_for_downloads(1, SETTLE).await;
         let answers = parse_csv(&files[0].text).unwrap();
         assert_eq!(answers[0][15..], ["judge", "judge_words"].map(String::from));
         assert_eq!(

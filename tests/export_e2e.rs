@@ -158,7 +158,7 @@ fn an_exported_run_replays_from_its_file_without_token_or_network() {
         rig.js(CAPTURE_DOWNLOADS).await;
         rig.click("#export-json").await;
         rig.click("#export-markdown").await;
-        let downloads = rig.downloads().await;
+        let downloads = rig.wait_for_downloads(2, SETTLE).await;
         assert_eq!(downloads.len(), 2, "{downloads:#?}");
         let (json_file, md_file) = (&downloads[0], &downloads[1]);
         let stem = json_file.name.trim_end_matches(".json");
@@ -255,11 +255,16 @@ fn an_exported_run_replays_from_its_file_without_token_or_network() {
             banner.as_str().unwrap().contains(QUESTION),
             "the banner names the recording: {banner}"
         );
-        assert_eq!(
-            panel_count_with(&rig, "#comparison tbody tr").await,
-            4,
-            "the comparison is read off the replayed records"
-        );
+        // The comparison is a part of the page, drawn once its chunk is in.
+        let rows = rig
+            .wait_until(
+                "the comparison of the replayed records",
+                SETTLE,
+                || panel_count_with(&rig, "#comparison tbody tr"),
+                |rows| *rows == 4,
+            )
+            .await;
+        assert_eq!(rows, 4, "the comparison is read off the replayed records");
         assert_eq!(
             rig.js("return !!document.querySelector('#follow-up-hint')")
                 .await,
@@ -272,7 +277,12 @@ fn an_exported_run_replays_from_its_file_without_token_or_network() {
         let started = Instant::now();
         rig.click("#replay-again").await;
         let going = rig
-            .js("return Array.from(document.querySelectorAll('section.panel')).filter(p => ['waiting', 'streaming', 'running-tool'].includes(p.dataset.status)).length")
+            .wait_for_value(
+                "the replay to play",
+                SETTLE,
+                "return Array.from(document.querySelectorAll('section.panel')).filter(p => ['waiting', 'streaming', 'running-tool'].includes(p.dataset.status)).length",
+                |going| going.as_u64().is_some_and(|n| n >= 1),
+            )
             .await;
         assert!(
             going.as_u64().unwrap() >= 1,
@@ -406,7 +416,7 @@ fn inspect_shows_each_call_as_the_endpoint_received_it_even_in_a_recording() {
         // The same calls in the recording of the run, with the network gone.
         rig.js(CAPTURE_DOWNLOADS).await;
         rig.click("#export-json").await;
-        let downloads = rig.downloads().await;
+        let downloads = rig.wait_for_downloads(1, SETTLE).await;
         let nowhere = format!("http://127.0.0.1:{}/v1", closed_port());
         rig.open_app_with(json!({ "base_url": nowhere }), "", false)
             .await;

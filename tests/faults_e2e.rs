@@ -468,9 +468,18 @@ fn a_part_of_the_page_that_cannot_load_says_so_and_loses_nothing() {
             1,
             "the run reached the model once"
         );
-        // The parts drawn with the first screen (export, embed code, history) each say why.
+        // The parts drawn with the first screen (export, embed code, history) each say why, once
+        // the failed fetch is known.
         let said = rig
-            .js("return Array.from(document.querySelectorAll('.part-missing')).map(e => e.textContent);")
+            .wait_for_value(
+                "the missing parts to say so",
+                SETTLE,
+                "return Array.from(document.querySelectorAll('.part-missing')).map(e => e.textContent);",
+                |said| {
+                    said.as_array()
+                        .is_some_and(|s| !s.is_empty() && s.iter().all(|s| s == MISSING))
+                },
+            )
             .await;
         let said: Vec<String> = serde_json::from_value(said).unwrap();
         assert!(!said.is_empty(), "no missing part says so");
@@ -695,14 +704,23 @@ fn a_run_from_a_link_asks_the_model_before_fetching_what_the_request_does_not_ne
         let p = rig.wait_until_settled(SETTLE).await.remove(0);
         assert_eq!(p.status, "done", "{p:#?}");
         assert_eq!(p.observations, ["Observation\n42"], "{p:#?}");
+        // The chunks fetched after the request may still be on their way when the run settles:
+        // a fetch is listed once it has ended.
         let seen = rig
-            .js(
+            .wait_for_value(
+                "every chunk to be fetched",
+                SETTLE,
                 "const res = performance.getEntriesByType('resource'); \
                  const chat = res.find(e => e.name.includes('/chat/completions')); \
                  const chunk = (name) => res.filter(e => new RegExp('/split_' + name + '-[0-9a-f]+\\\\.wasm').test(e.name)) \
                    .map(e => e.startTime); \
                  return { chat: chat.startTime, parts: chunk('parts'), tools: chunk('tools'), \
                    markdown: chunk('markdown'), engine: chunk('engine') };",
+                |seen| {
+                    ["engine", "parts", "tools", "markdown"]
+                        .iter()
+                        .all(|c| seen[c].as_array().is_some_and(|s| !s.is_empty()))
+                },
             )
             .await;
         let chat = seen["chat"].as_f64().unwrap();

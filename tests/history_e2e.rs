@@ -108,14 +108,6 @@ async fn reload(rig: &Rig) {
     .await;
 }
 
-async fn alert_text(rig: &Rig) -> String {
-    rig.js("return document.querySelector('#app-alert')?.innerText ?? ''")
-        .await
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
 fn find<'a>(panels: &'a [PanelView], mode: &str) -> &'a PanelView {
     panels.iter().find(|p| p.mode == mode).unwrap()
 }
@@ -232,7 +224,13 @@ fn the_history_lists_runs_to_open_rename_and_delete() {
         assert!(p.answer.contains("Rome"), "{p:#?}");
 
         open_history(&rig).await;
-        let rows = history(&rig, 2).await;
+        // Each run's outcome is kept a moment after its panel settles.
+        let rows = rig
+            .wait_until("both runs listed with their answers", SETTLE, || history(&rig, 2), |rows| {
+                rows[0].modes == [("think".to_string(), "Rome".to_string())]
+                    && rows[1].modes == [("think".to_string(), "Paris".to_string())]
+            })
+            .await;
         let titles: Vec<&str> = rows.iter().map(|r| r.title.as_str()).collect();
         assert_eq!(
             titles,
@@ -263,7 +261,11 @@ fn the_history_lists_runs_to_open_rename_and_delete() {
             p.thoughts.len() == 1 && p.thoughts[0].contains("well known."),
             "{p:#?}"
         );
-        let rows = history(&rig, 2).await;
+        let rows = rig
+            .wait_until("the older run marked as shown", SETTLE, || history(&rig, 2), |rows| {
+                rows.iter().any(|r| r.id == france && r.shown)
+            })
+            .await;
         assert!(rows.iter().any(|r| r.id == france && r.shown), "{rows:#?}");
 
         // Rename it: the new title is kept across a reload.
@@ -282,11 +284,20 @@ fn the_history_lists_runs_to_open_rename_and_delete() {
             ))
             .await
             .unwrap();
-        let rows = history(&rig, 2).await;
+        let rows = rig
+            .wait_until("the new title in the list", SETTLE, || history(&rig, 2), |rows| {
+                rows.iter().any(|r| r.title == "French capital")
+            })
+            .await;
         assert!(
             rows.iter().any(|r| r.title == "French capital"),
             "{rows:#?}"
         );
+        // Kept before the reload: the write lands a moment after the list shows it.
+        rig.wait_until("the new title to be kept", SETTLE, || dump_indexed_db(&rig), |dump| {
+            dump.contains("French capital")
+        })
+        .await;
         reload(&rig).await;
         open_history(&rig).await;
         let rows = history(&rig, 2).await;
@@ -302,9 +313,19 @@ fn the_history_lists_runs_to_open_rename_and_delete() {
         assert_eq!(rows[0].id, france);
         rig.click(".undo-delete").await;
         history(&rig, 2).await;
-        assert_eq!(stored_run_ids(&rig).await.len(), 2);
+        let kept = rig
+            .wait_until("the run back in storage", SETTLE, || stored_run_ids(&rig), |ids| {
+                ids.len() == 2
+            })
+            .await;
+        assert_eq!(kept.len(), 2);
         rig.click(&row(&italy, ".history-delete")).await;
         history(&rig, 1).await;
+        // Deleted from storage before the reload, which reads it.
+        rig.wait_until("the run gone from storage", SETTLE, || stored_run_ids(&rig), |ids| {
+            ids.len() == 1
+        })
+        .await;
         reload(&rig).await;
         open_history(&rig).await;
         let rows = history(&rig, 1).await;
@@ -330,7 +351,8 @@ fn a_refused_write_is_reported_and_the_run_still_answers() {
         let p = rig.wait_until_settled(SETTLE).await.remove(0);
         assert_eq!(p.status, "done", "{p:#?}");
         assert!(p.answer.contains("still here"), "{p:#?}");
-        let alert = alert_text(&rig).await;
+        // The refusal comes from the write, which ends after the panel has settled.
+        let alert = rig.alert_saying("This run is not kept", SETTLE).await;
         assert!(
             alert.contains("This run is not kept: the browser refused to store it (QuotaExceededError: The quota has been exceeded.)"),
             "{alert}"
@@ -384,7 +406,12 @@ fn the_token_is_never_stored_with_the_runs() {
             panels.iter().all(|p| p.answer.contains("84")),
             "{panels:#?}"
         );
-        let dump = dump_indexed_db(&rig).await;
+        // The follow-up is kept a moment after its panels settle.
+        let dump = rig
+            .wait_until("the follow-up to be kept", SETTLE, || dump_indexed_db(&rig), |dump| {
+                dump.contains("What is 6 times 7?") && dump.contains("And twice that?")
+            })
+            .await;
         // The dump is the run (its questions and answers are there), and holds no token.
         assert!(
             dump.contains("What is 6 times 7?") && dump.contains("And twice that?"),

@@ -266,6 +266,14 @@ fn assert_same_ratings(page: &BTreeMap<String, f64>, expected: &BTreeMap<String,
     }
 }
 
+/// Whether the page's ratings are the expected ones, as [`assert_same_ratings`] holds them.
+fn same_ratings(page: &BTreeMap<String, f64>, expected: &BTreeMap<String, f64>) -> bool {
+    page.keys().eq(expected.keys())
+        && page
+            .iter()
+            .all(|(who, rating)| (rating - expected[who]).abs() < 1e-9)
+}
+
 async fn read_community(rig: &Rig) {
     rig.click("#community-read").await;
     rig.wait_for(
@@ -535,12 +543,24 @@ fn a_vote_an_evaluation_and_a_run_published_in_one_visit_are_read_back_pooled_an
         let mut pooled = Value::Object(fixture());
         pooled[PUBLISHED] = json!({ "private": false, "files": back["files"] });
         let (votes, expected) = reference(&pooled, &[]);
+        // Ranked once the reading has ended: a moment after the status says so.
+        let counted = json!(format!("{votes} votes counted."));
         assert_eq!(
-            rig.js("return document.querySelector('#community-votes').innerText")
-                .await,
+            rig.wait_for_value(
+                "the votes counted",
+                SETTLE,
+                "return document.querySelector('#community-votes')?.innerText ?? null",
+                |v| *v == counted,
+            )
+            .await,
             json!(format!("{votes} votes counted."))
         );
-        assert_same_ratings(&community_ratings(&rig).await, &expected);
+        let ratings = rig
+            .wait_until("the pooled ratings", SETTLE, || community_ratings(&rig), |r| {
+                same_ratings(r, &expected)
+            })
+            .await;
+        assert_same_ratings(&ratings, &expected);
         println!("pooled ratings (page = reference within 1e-9): {expected:#?}");
         // Markup in a model's name is text; the card with a script was never read.
         let markup = rig
@@ -591,7 +611,12 @@ fn a_vote_an_evaluation_and_a_run_published_in_one_visit_are_read_back_pooled_an
             ),
         )
         .await;
-        assert_same_ratings(&community_ratings(&rig).await, &without);
+        let ratings = rig
+            .wait_until("the ratings without bob's votes", SETTLE, || community_ratings(&rig), |r| {
+                same_ratings(r, &without)
+            })
+            .await;
+        assert_same_ratings(&ratings, &without);
 
         // The published run opens by its address: one request, the file, with no token.
         let link = rig

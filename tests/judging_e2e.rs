@@ -36,7 +36,7 @@ async fn export(rig: &Rig) -> (RunFile, String) {
     rig.js(CAPTURE_DOWNLOADS).await;
     rig.click("#export-json").await;
     rig.click("#export-markdown").await;
-    let downloads = rig.downloads().await;
+    let downloads = rig.wait_for_downloads(2, SETTLE).await;
     assert_eq!(downloads.len(), 2);
     let file = RunFile::from_json(&downloads[0].text).expect("the JSON export reads back");
     (file, downloads[1].text.clone())
@@ -334,7 +334,12 @@ fn an_edited_prompt_is_what_the_endpoint_receives_and_goes_with_the_run() {
         )
         .await;
         let stored = rig
-            .js("return JSON.parse(localStorage.getItem('react-arena.settings')).prompts")
+            .wait_for_value(
+                "the edit to be kept",
+                SETTLE,
+                "return JSON.parse(localStorage.getItem('react-arena.settings')).prompts",
+                |p| *p == json!({ "react": EDITED }),
+            )
             .await;
         assert_eq!(stored, json!({ "react": EDITED }));
 
@@ -424,7 +429,17 @@ fn an_edited_prompt_is_what_the_endpoint_receives_and_goes_with_the_run() {
         rig.click(&format!("{react} > summary")).await;
         rig.click("#prompt-react-reset").await;
         let after = rig
-            .js("return [document.querySelector('#prompt-react').value, JSON.parse(localStorage.getItem('react-arena.settings')).prompts]")
+            .wait_for_value(
+                "the mode's own prompt back, and kept",
+                SETTLE,
+                "return [document.querySelector('#prompt-react').value, JSON.parse(localStorage.getItem('react-arena.settings')).prompts]",
+                |after| {
+                    after[0]
+                        .as_str()
+                        .is_some_and(|p| p.starts_with(Mode::ReAct.prompt_heading()))
+                        && after[1] == json!({})
+                },
+            )
             .await;
         assert!(
             after[0]
@@ -608,7 +623,13 @@ fn blind_mode_names_no_mode_or_model_until_the_vote_and_the_vote_is_kept() {
             ])
         );
         assert_eq!(
-            rig.js("return [document.querySelectorAll('section.panel .inspect').length, document.querySelectorAll('#comparison tbody tr').length]").await,
+            rig.wait_for_value(
+                "Inspect and the comparison after the vote",
+                SETTLE,
+                "return [document.querySelectorAll('section.panel .inspect').length, document.querySelectorAll('#comparison tbody tr').length]",
+                |shown| *shown == json!([4, 4]),
+            )
+            .await,
             json!([4, 4]),
             "named after the vote"
         );
@@ -647,8 +668,14 @@ fn blind_mode_names_no_mode_or_model_until_the_vote_and_the_vote_is_kept() {
             "return document.querySelectorAll('section.panel .vote-badge').length === 4",
         )
         .await;
+        let named = format!("{react}: ReAct");
         assert!(rig
-            .js("return document.querySelector('#blind-result').innerText")
+            .wait_for_value(
+                "the kept vote's result",
+                SETTLE,
+                "return document.querySelector('#blind-result')?.innerText ?? ''",
+                |r| r.as_str().is_some_and(|r| r.contains(&named)),
+            )
             .await
             .as_str()
             .unwrap()
@@ -891,9 +918,15 @@ fn the_leaderboard_of_scripted_votes_is_the_one_worked_out_by_hand() {
         script_distinct_answers(&rig, 4);
         rig.open_app_overriding(json!({ "protocol": "text" })).await;
         rig.click("#leaderboard > summary").await;
+        let empty = json!("No votes yet: run All in blind mode and vote to rank the modes.");
         assert_eq!(
-            rig.js("return document.querySelector('#leaderboard-note').innerText")
-                .await,
+            rig.wait_for_value(
+                "the leaderboard's note",
+                SETTLE,
+                "return document.querySelector('#leaderboard-note')?.innerText ?? null",
+                |n| *n == empty,
+            )
+            .await,
             json!("No votes yet: run All in blind mode and vote to rank the modes.")
         );
         // Three votes: ReAct best, a tie, all bad.
@@ -924,8 +957,14 @@ fn the_leaderboard_of_scripted_votes_is_the_one_worked_out_by_hand() {
             "return document.querySelectorAll('#history li.history-item').length === 4",
         )
         .await;
+        // Ranked from the kept votes, once the last is in.
         let rows = rig
-            .js("return Array.from(document.querySelectorAll('#leaderboard-table tbody tr')).map(tr => Array.from(tr.children).map(c => c.innerText))")
+            .wait_for_value(
+                "the leaderboard of the three votes",
+                SETTLE,
+                "return Array.from(document.querySelectorAll('#leaderboard-table tbody tr')).map(tr => Array.from(tr.children).map(c => c.innerText))",
+                |rows| rows.as_array().is_some_and(|r| r.len() == 4) && rows[0][2] == "3 / 6 / 0",
+            )
             .await;
         // By hand: ReAct beat the three others once and tied each twice (3 / 6 / 0); each
         // other mode lost once to it and tied the rest (0 / 6 / 1). Bradley-Terry: ReAct wins
@@ -963,7 +1002,7 @@ fn the_leaderboard_of_scripted_votes_is_the_one_worked_out_by_hand() {
         // CSV: the same numbers.
         rig.js(CAPTURE_DOWNLOADS).await;
         rig.click("#leaderboard-csv").await;
-        let downloads = rig.downloads().await;
+        let downloads = rig.wait_for_downloads(1, SETTLE).await;
         let csv = &downloads[0].text;
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 5, "{csv}");

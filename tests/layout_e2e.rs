@@ -95,7 +95,14 @@ fn play_on_a_first_visit_brings_the_panels_into_view() {
                 .await;
             // The waiting lines count on the recording's clock: seconds, not the days since
             // it was recorded.
-            let waits = rig.js("return window.__waitLines").await;
+            let waits = rig
+                .wait_for_value(
+                    "a panel to wait for the model",
+                    SETTLE,
+                    "return window.__waitLines",
+                    |w| w.as_array().is_some_and(|w| !w.is_empty()),
+                )
+                .await;
             let waits: Vec<String> = serde_json::from_value(waits).unwrap();
             eprintln!("waiting lines at {width}: {waits:?}");
             // The recordings ran on the model in the browser: a panel waits for it.

@@ -215,10 +215,16 @@ fn an_endless_error_body_is_cut_at_its_cap_and_reported() {
             .collect();
         assert_eq!(think.len(), 5);
         for i in think {
-            // The page stopped reading: the connection was closed soon after the request.
+            // The page stopped reading: the connection was closed soon after the request (the
+            // mock sees the hang-up at its next write, a moment after the page let go).
             let closed = rig
-                .mock
-                .closed_at(i)
+                .wait_until(
+                    &format!("reply {i} to be let go"),
+                    Duration::from_secs(10),
+                    || std::future::ready(rig.mock.closed_at(i)),
+                    Option::is_some,
+                )
+                .await
                 .unwrap_or_else(|| panic!("reply {i} is still being read"));
             let open_for = closed - requests[i].received;
             println!(
@@ -260,7 +266,15 @@ fn a_stream_of_keep_alives_only_is_cut_after_the_idle_timeout() {
             .iter()
             .position(|r| r.body.contains(Mode::Think.prompt_heading()))
             .unwrap();
-        let closed = rig.mock.closed_at(index).expect("the page hung up");
+        let closed = rig
+            .wait_until(
+                "the page to hang up",
+                Duration::from_secs(10),
+                || std::future::ready(rig.mock.closed_at(index)),
+                Option::is_some,
+            )
+            .await
+            .expect("the page hung up");
         let open_for = closed - calls[0].received;
         println!(
             "keep-alive stream: closed after {open_for:?}, {} bytes sent",

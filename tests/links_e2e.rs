@@ -219,8 +219,13 @@ fn a_page_that_opened_the_app_cannot_replace_its_streaming_run() {
         )
         .await;
         assert_eq!(
-            rig.js("return !!document.querySelector('#received-run')")
-                .await,
+            rig.wait_for_value(
+                "the offer to go",
+                Duration::from_secs(10),
+                "return !!document.querySelector('#received-run')",
+                |shown| *shown == Value::Bool(false),
+            )
+            .await,
             Value::Bool(false)
         );
     });
@@ -315,7 +320,12 @@ fn hidden_characters_in_a_question_link_never_reach_the_model() {
         )
         .await;
         let note = rig
-            .js("const n = document.querySelector('#question-note'); return n ? n.innerText : ''")
+            .wait_for_value(
+                "the question box's note",
+                Duration::from_secs(10),
+                "const n = document.querySelector('#question-note'); return n ? n.innerText : ''",
+                |n| n.as_str().is_some_and(|n| n.contains("18 hidden characters")),
+            )
             .await;
         assert!(
             note.as_str().unwrap().contains("18 hidden characters"),

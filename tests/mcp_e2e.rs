@@ -73,8 +73,17 @@ async fn connect(rig: &Rig, url: &str, name: &str, token: &str) -> String {
     type_into(rig, "#mcp-token", token).await;
     rig.click("#mcp-connect").await;
     if !token.is_empty() {
+        // The question about the token's host, or the outcome when the host is confirmed
+        // already: whichever the page shows first, a moment after the press.
         let asked = rig
-            .js("return !!document.querySelector('#mcp-confirm-host')")
+            .wait_for_value(
+                "the host question or the outcome of Connect",
+                Duration::from_secs(30),
+                "if (document.querySelector('#mcp-confirm-host')) return true; \
+                 const s = document.querySelector('#mcp-status'); \
+                 return (!!document.querySelector('#mcp-error') || !!(s && !s.textContent.startsWith('Connecting'))) ? false : null;",
+                |asked| !asked.is_null(),
+            )
             .await;
         if asked == Value::Bool(true) {
             rig.click("#mcp-confirm-host").await;
@@ -140,8 +149,14 @@ async fn choose_protocol(rig: &Rig, id: &str) {
          s.dispatchEvent(new Event('change', {{ bubbles: true }}));"
     ))
     .await;
+    let chosen = format!("\"protocol\":\"{id}\"");
     let stored = rig
-        .js("return localStorage.getItem('react-arena.settings')")
+        .wait_for_value(
+            "the protocol to be kept",
+            Duration::from_secs(10),
+            "return localStorage.getItem('react-arena.settings')",
+            |s| s.as_str().is_some_and(|s| s.contains(&chosen)),
+        )
         .await;
     assert!(
         stored
@@ -764,16 +779,40 @@ fn hostile_results_are_capped_timed_out_shown_as_text_and_an_expired_session_ren
         );
         assert_eq!(p.error_observations, 2, "{p:#?}");
 
-        // The endless call was cancelled on the server and its stream let go.
-        let cancelled = hostile.cancelled_request_ids(Behaviour::Endless);
+        // The endless call was cancelled on the server and its stream let go: the server hears
+        // of both a moment later (the hang-up at its next keep-alive write).
+        let cancelled = rig
+            .wait_until(
+                "the endless call's cancellation to reach its server",
+                Duration::from_secs(10),
+                || std::future::ready(hostile.cancelled_request_ids(Behaviour::Endless)),
+                |c| !c.is_empty(),
+            )
+            .await;
         assert_eq!(cancelled.len(), 1, "{cancelled:?}");
-        assert!(!hostile.hangups(Behaviour::Endless).is_empty());
+        let hangups = rig
+            .wait_until(
+                "the endless stream to be let go",
+                Duration::from_secs(10),
+                || std::future::ready(hostile.hangups(Behaviour::Endless)),
+                |h| !h.is_empty(),
+            )
+            .await;
+        assert!(!hangups.is_empty());
         // Calls that were answered are not cancelled; the one cut at 2 MiB is.
         assert!(hostile.cancelled_request_ids(Behaviour::Markup).is_empty());
         assert!(hostile
             .cancelled_request_ids(Behaviour::Expiring)
             .is_empty());
-        assert_eq!(hostile.cancelled_request_ids(Behaviour::Huge).len(), 1);
+        let huge_cancelled = rig
+            .wait_until(
+                "the huge call's cancellation to reach its server",
+                Duration::from_secs(10),
+                || std::future::ready(hostile.cancelled_request_ids(Behaviour::Huge)),
+                |c| !c.is_empty(),
+            )
+            .await;
+        assert_eq!(huge_cancelled.len(), 1);
         // The expired session was opened again, once: Connect's, then the renewal.
         assert_eq!(hostile.initialize_count(Behaviour::Expiring), 2);
         // The huge result was not read to its end.
@@ -848,7 +887,12 @@ fn stop_ends_an_mcp_call_and_tells_the_server() {
         )
         .await;
         let stored = rig
-            .js("return localStorage.getItem('react-arena.settings')")
+            .wait_for_value(
+                "the server to be forgotten",
+                Duration::from_secs(10),
+                "return localStorage.getItem('react-arena.settings')",
+                |s| s.as_str().is_some_and(|s| !s.contains("slow_search")),
+            )
             .await;
         assert!(
             !stored.as_str().unwrap().contains("slow_search"),
@@ -894,7 +938,21 @@ return out.join('\n');
 
 /// The MCP token is in web storage once, in `area` ("session" or "local"), under its own key.
 async fn assert_token_kept_once_in(rig: &Rig, area: &str) {
-    let storage = rig.js(DUMP_WEB_STORAGE).await;
+    // Kept a moment after what moved it.
+    let key = format!("{area} react-arena.mcp-tokens=");
+    let storage = rig
+        .wait_for_value(
+            &format!("the MCP token in {area} storage"),
+            Duration::from_secs(10),
+            DUMP_WEB_STORAGE,
+            |s| {
+                s.as_str().is_some_and(|s| {
+                    s.lines()
+                        .any(|l| l.starts_with(&key) && l.contains(OK_MCP_TOKEN))
+                })
+            },
+        )
+        .await;
     let storage = storage.as_str().unwrap();
     let holding: Vec<&str> = storage
         .lines()
@@ -992,6 +1050,7 @@ fn each_token_goes_only_to_its_own_server_and_no_record_keeps_one() {
         rig.js(support::browser::CAPTURE_DOWNLOADS).await;
         rig.click("#export-json").await;
         rig.click("#export-markdown").await;
+        rig.wait_for_downloads(2, SETTLE).await;
         let downloads = rig
             .client
             .execute_async(support::browser::READ_DOWNLOADS, vec![])
@@ -1303,24 +1362,35 @@ const FAILED_MCP_TOKEN: &str = "mcp-marker-FAILED-1313131313";
 /// The token the tests give the hostile `/expiring` server.
 const EXPIRING_MCP_TOKEN: &str = "mcp-marker-EXPIRING-5656565656";
 
-/// What Settings says this browser keeps, once the parts chunk has drawn it.
-async fn kept_secrets_line(rig: &Rig) -> String {
-    rig.wait_for(
-        "the list of what is kept",
+/// What Settings says this browser keeps, once the parts chunk has drawn it and it says what
+/// `now` expects: the line follows what is kept a moment after an action changed it.
+async fn kept_secrets_line(rig: &Rig, now: impl Fn(&str) -> bool) -> String {
+    rig.wait_for_value(
+        "the list of what is kept to follow the change",
         Duration::from_secs(20),
-        "return !!document.querySelector('#kept-secrets')",
+        "return document.querySelector('#kept-secrets')?.textContent ?? null",
+        |kept| kept.as_str().is_some_and(&now),
     )
-    .await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    rig.js("return document.querySelector('#kept-secrets').textContent")
-        .await
-        .as_str()
-        .unwrap()
-        .to_string()
+    .await
+    .as_str()
+    .unwrap()
+    .to_string()
 }
 
 async fn web_storage(rig: &Rig) -> String {
     rig.js(DUMP_WEB_STORAGE).await.as_str().unwrap().to_string()
+}
+
+/// What the page keeps in web storage once it says what `now` expects (a moment after the
+/// action that changed it).
+async fn web_storage_when(rig: &Rig, now: impl Fn(&str) -> bool) -> String {
+    rig.wait_until(
+        "web storage to follow the change",
+        Duration::from_secs(10),
+        || web_storage(rig),
+        |s| now(s),
+    )
+    .await
 }
 
 /// Issue 36, attack 3: with Remember ticked, a Connect that failed still kept its token, and
@@ -1333,7 +1403,15 @@ fn mcp_secrets_last_only_as_long_as_their_servers_and_forget_clears_every_secret
         rig.open_app_overriding(json!({ "protocol": "text" })).await;
         open_mcp_settings(&rig).await;
         rig.click("#remember-token").await;
-        assert_eq!(rig.stored_token().await, json!([null, MARKER_TOKEN]));
+        let stored = rig
+            .wait_until(
+                "the token to be remembered",
+                Duration::from_secs(10),
+                || rig.stored_token(),
+                |s| *s == json!([null, MARKER_TOKEN]),
+            )
+            .await;
+        assert_eq!(stored, json!([null, MARKER_TOKEN]));
 
         // A Connect that fails keeps nothing: not when nothing listens, not when the server
         // is no MCP server (after its host was confirmed).
@@ -1349,7 +1427,8 @@ fn mcp_secrets_last_only_as_long_as_their_servers_and_forget_clears_every_secret
                 !storage.contains("react-arena.mcp-token"),
                 "{url}: {storage}"
             );
-            let kept = kept_secrets_line(&rig).await;
+            let kept =
+                kept_secrets_line(&rig, |k| !k.contains("MCP token") && !k.contains(&host)).await;
             assert!(
                 !kept.contains("MCP token") && !kept.contains(&host),
                 "{kept}"
@@ -1370,32 +1449,49 @@ fn mcp_secrets_last_only_as_long_as_their_servers_and_forget_clears_every_secret
         assert!(said.starts_with("Connected to"), "{said}");
         let said = connect(&rig, &expiring, "Expiring", EXPIRING_MCP_TOKEN).await;
         assert!(said.starts_with("Connected to"), "{said}");
-        let kept = kept_secrets_line(&rig).await;
+        let kept = kept_secrets_line(&rig, |k| {
+            k.contains("2 MCP tokens (on this device)") && k.contains(&host)
+        })
+        .await;
         assert!(kept.contains("2 MCP tokens (on this device)"), "{kept}");
         assert!(kept.contains(&host), "{kept}");
 
         // Removing one drops its token; the host stays for the other server on it.
         rig.click(&format!(".mcp-server[data-url='{expiring}'] .mcp-remove"))
             .await;
-        let storage = web_storage(&rig).await;
+        let storage = web_storage_when(&rig, |s| {
+            !s.contains(EXPIRING_MCP_TOKEN) && s.contains(OK_MCP_TOKEN)
+        })
+        .await;
         assert!(!storage.contains(EXPIRING_MCP_TOKEN), "{storage}");
         assert!(storage.contains(OK_MCP_TOKEN), "{storage}");
-        let kept = kept_secrets_line(&rig).await;
+        let kept = kept_secrets_line(&rig, |k| {
+            k.contains("1 MCP token (on this device)") && k.contains(&host)
+        })
+        .await;
         assert!(kept.contains("1 MCP token (on this device)"), "{kept}");
         assert!(kept.contains(&host), "{kept}");
+        let hosts = json!(json!([host]).to_string());
         assert_eq!(
-            rig.js("return localStorage.getItem('react-arena.mcp-token-hosts')")
-                .await,
+            rig.wait_for_value(
+                "the host kept for the other server",
+                Duration::from_secs(10),
+                "return localStorage.getItem('react-arena.mcp-token-hosts')",
+                |h| *h == hosts,
+            )
+            .await,
             json!(json!([host]).to_string())
         );
 
         // Removing the last one drops its token and the host.
         rig.click(&format!(".mcp-server[data-url='{words}'] .mcp-remove"))
             .await;
-        let storage = web_storage(&rig).await;
+        let storage =
+            web_storage_when(&rig, |s| !s.contains(OK_MCP_TOKEN) && !s.contains(&host)).await;
         assert!(!storage.contains(OK_MCP_TOKEN), "{storage}");
         assert!(!storage.contains(&host), "{storage}");
-        let kept = kept_secrets_line(&rig).await;
+        let kept =
+            kept_secrets_line(&rig, |k| !k.contains("MCP token") && !k.contains(&host)).await;
         assert!(
             !kept.contains("MCP token") && !kept.contains(&host),
             "{kept}"
@@ -1404,7 +1500,13 @@ fn mcp_secrets_last_only_as_long_as_their_servers_and_forget_clears_every_secret
         // Forget clears every secret: the Hugging Face token, the MCP tokens, the hosts.
         let said = connect(&rig, &words, "Words", OK_MCP_TOKEN).await;
         assert!(said.starts_with("Connected to"), "{said}");
-        let kept = kept_secrets_line(&rig).await;
+        let endpoint = rig.mock.base_url().replace("/v1", "");
+        let kept = kept_secrets_line(&rig, |k| {
+            k.contains("the Hugging Face token (on this device)")
+                && k.contains("1 MCP token")
+                && k.contains(&endpoint)
+        })
+        .await;
         assert!(
             kept.contains("the Hugging Face token (on this device)")
                 && kept.contains("1 MCP token")
@@ -1413,7 +1515,7 @@ fn mcp_secrets_last_only_as_long_as_their_servers_and_forget_clears_every_secret
         );
         rig.click("#forget-token").await;
         let nothing = "This browser keeps no token and no confirmed host.";
-        assert_eq!(kept_secrets_line(&rig).await, nothing);
+        assert_eq!(kept_secrets_line(&rig, |k| k == nothing).await, nothing);
         let no_secret = |storage: &str| {
             for secret in [
                 MARKER_TOKEN,
@@ -1424,12 +1526,18 @@ fn mcp_secrets_last_only_as_long_as_their_servers_and_forget_clears_every_secret
                 assert!(!storage.contains(secret), "{secret}: {storage}");
             }
         };
-        no_secret(&web_storage(&rig).await);
+        let secrets = [
+            MARKER_TOKEN,
+            OK_MCP_TOKEN,
+            "react-arena.token",
+            "react-arena.mcp-token",
+        ];
+        no_secret(&web_storage_when(&rig, |s| !secrets.iter().any(|k| s.contains(k))).await);
 
         // A new visit finds nothing remembered: no token in its field, nothing listed.
         rig.client.goto(&rig.app_url).await.unwrap();
         rig.open_settings().await;
-        assert_eq!(kept_secrets_line(&rig).await, nothing);
+        assert_eq!(kept_secrets_line(&rig, |k| k == nothing).await, nothing);
         assert_eq!(
             rig.js("return document.querySelector('#token').value")
                 .await,

@@ -431,6 +431,31 @@ fn a_blind_run_s_tabs_name_no_mode_or_model_before_the_vote() {
     });
 }
 
+/// The embed's page height (read in its frame) and the height messages its host page got, once
+/// the last message says that height: the message follows a change of layout a frame or more
+/// later, later still on a busy machine. Called from the host page, and returns there.
+async fn told_height(rig: &Rig) -> (i64, Vec<i64>) {
+    rig.wait_until(
+        "the host page to be told the embed's height",
+        SETTLE,
+        || async move {
+            let frame = rig.client.find(Locator::Css("#frame")).await.unwrap();
+            frame.enter_frame().await.unwrap();
+            let page = rig
+                .js("return document.documentElement.scrollHeight")
+                .await
+                .as_f64()
+                .unwrap() as i64;
+            rig.client.enter_parent_frame().await.unwrap();
+            let heights: Vec<i64> =
+                serde_json::from_value(rig.js("return window.heights").await).unwrap();
+            (page, heights)
+        },
+        |(page, heights)| heights.last() == Some(page),
+    )
+    .await
+}
+
 #[test]
 fn the_embed_on_a_phone_uses_the_tabs_and_its_height_follows_the_shown_tab() {
     browser_test(|rig: Rig| async move {
@@ -465,12 +490,8 @@ fn the_embed_on_a_phone_uses_the_tabs_and_its_height_follows_the_shown_tab() {
         )
         .await;
         assert_eq!(rig.js(VISIBLE_PANELS).await, json!(["mode-panel-0"]));
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        let page = "return document.documentElement.scrollHeight";
-        let before = rig.js(page).await.as_f64().unwrap() as i64;
         rig.client.enter_parent_frame().await.unwrap();
-        let heights_before: Vec<i64> =
-            serde_json::from_value(rig.js("return window.heights").await).unwrap();
+        let (before, heights_before) = told_height(&rig).await;
         assert_eq!(heights_before.last(), Some(&before), "{heights_before:?}");
 
         let frame = rig.client.find(Locator::Css("#frame")).await.unwrap();
@@ -478,13 +499,10 @@ fn the_embed_on_a_phone_uses_the_tabs_and_its_height_follows_the_shown_tab() {
         rig.click("#mode-tab-1").await;
         wait_for_tab(&rig, 1, "Act-only shown").await;
         assert_eq!(rig.js(VISIBLE_PANELS).await, json!(["mode-panel-1"]));
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        let after = rig.js(page).await.as_f64().unwrap() as i64;
+        rig.client.enter_parent_frame().await.unwrap();
+        let (after, heights) = told_height(&rig).await;
         let shot = rig.screenshot("phone-360-embed.png").await;
         println!("{}", shot.display());
-        rig.client.enter_parent_frame().await.unwrap();
-        let heights: Vec<i64> =
-            serde_json::from_value(rig.js("return window.heights").await).unwrap();
         println!("height messages: {heights:?}; one tab {before} px, then {after} px");
         // The frame is as tall as the shown tab, and another tab hardly moves it.
         assert_eq!(heights.last(), Some(&after), "{heights:?}");

@@ -116,7 +116,12 @@ fn a_follow_up_carries_each_modes_conversation_and_new_conversation_starts_afres
         rig.ask("What is the weather in Paris?", "think").await;
         rig.wait_until_settled(SETTLE).await;
         let hint = rig
-            .js("return document.querySelector('#follow-up-hint')?.innerText || ''")
+            .wait_for_value(
+                "the follow-up hint",
+                SETTLE,
+                "return document.querySelector('#follow-up-hint')?.innerText || ''",
+                |h| h.as_str().is_some_and(|h| h.contains("1 turn so far")),
+            )
             .await;
         assert!(hint.as_str().unwrap().contains("1 turn so far"), "{hint}");
 

@@ -204,15 +204,32 @@ fn a_new_https_host_gets_no_request_until_the_user_confirms_it() {
         rig.click("#run").await;
 
         let host = Origin::of(&https.base_url).unwrap().to_string();
-        let dialog = text_of(&rig, "#host-confirm").await;
+        let asks = format!("Send your Hugging Face token to {host}?");
+        let dialog = rig
+            .wait_until("the question", SETTLE, || text_of(&rig, "#host-confirm"), |d| {
+                d.contains(&asks)
+            })
+            .await;
         assert!(
             dialog.contains(&format!("Send your Hugging Face token to {host}?")),
             "{dialog}"
         );
-        let focused = rig.js("return document.activeElement.id").await;
+        let focused = rig
+            .wait_for_value(
+                "Cancel to take the focus",
+                SETTLE,
+                "return document.activeElement.id",
+                |id| id == "cancel-host",
+            )
+            .await;
         assert_eq!(focused, "cancel-host", "Cancel has the focus");
         rig.click("#cancel-host").await;
-        assert_eq!(text_of(&rig, "#host-confirm").await, "");
+        let dialog = rig
+            .wait_until("the question to go", SETTLE, || text_of(&rig, "#host-confirm"), |d| {
+                d.is_empty()
+            })
+            .await;
+        assert_eq!(dialog, "");
         tokio::time::sleep(GRACE).await;
         assert!(https.requests().is_empty(), "{:?}", https.requests());
         let panels = rig.panels().await;
@@ -272,7 +289,7 @@ fn continue_checks_like_run_and_uses_the_runs_own_base_url() {
         type_into(&rig, "#base-url", &format!("{}\t", elsewhere.base_url())).await;
         type_into(&rig, "#token", &format!("{MARKER_TOKEN}\u{200B}")).await;
         rig.click(".panel button.continue").await;
-        let alert = text_of(&rig, "#app-alert").await;
+        let alert = rig.alert_saying("Cannot continue", SETTLE).await;
         assert!(
             alert.contains("Cannot continue: The token contains an invisible character (U+200B)"),
             "{alert}"
@@ -310,7 +327,12 @@ fn a_token_with_an_invisible_character_is_named_and_nothing_is_sent() {
         );
         assert!(!run.is_enabled().await.unwrap());
         rig.open_settings().await;
-        assert_eq!(text_of(&rig, "#token-error").await, label);
+        let said = rig
+            .wait_until("the token's error", SETTLE, || text_of(&rig, "#token-error"), |e| {
+                *e == label
+            })
+            .await;
+        assert_eq!(said, label);
         rig.js("document.querySelector('#question').dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', ctrlKey: true, bubbles: true}))")
             .await;
         tokio::time::sleep(GRACE).await;
@@ -332,7 +354,7 @@ fn refused_storage_writes_are_reported_and_never_lose_the_token() {
             .await;
         rig.open_settings().await;
         rig.click("#remember-token").await;
-        let alert = text_of(&rig, "#app-alert").await;
+        let alert = rig.alert_saying("The token was not saved", SETTLE).await;
         assert!(
             alert.contains("The token was not saved: this browser's local storage refused it (QuotaExceededError)"),
             "{alert}"
@@ -349,7 +371,7 @@ fn refused_storage_writes_are_reported_and_never_lose_the_token() {
 
         rig.click("#app-alert .dismiss").await;
         type_into(&rig, "#model", "another/model\t").await;
-        let alert = text_of(&rig, "#app-alert").await;
+        let alert = rig.alert_saying("Settings were not saved", SETTLE).await;
         assert!(
             alert.contains("Settings were not saved: this browser's local storage refused it (QuotaExceededError)"),
             "{alert}"
@@ -439,7 +461,9 @@ fn a_project_site_says_other_pages_of_its_site_can_read_what_is_remembered() {
         let project_site = format!("http://owner.github.io:{port}/arena/");
         rig.open_fresh(&project_site).await;
         rig.open_settings().await;
-        let said = rig.js(note).await;
+        let said = rig
+            .wait_for_value("the shared-origin note", SETTLE, note, |n| !n.is_null())
+            .await;
         let said = said
             .as_str()
             .unwrap_or_else(|| panic!("no note on {project_site}"));

@@ -120,7 +120,12 @@ fn web_search_goes_through_the_sandboxed_jsonp_frame() {
             .unwrap();
         assert!(ddg.uri.contains("callback="), "{}", ddg.uri);
         let frames = rig
-            .js("return document.querySelectorAll('iframe').length")
+            .wait_for_value(
+                "the search frame to be removed",
+                SETTLE,
+                "return document.querySelectorAll('iframe').length",
+                |n| *n == 0,
+            )
             .await;
         assert_eq!(frames, 0, "the search frame is removed after the call");
     });

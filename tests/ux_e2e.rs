@@ -278,8 +278,14 @@ fn a_panel_follows_the_stream_until_the_user_scrolls_up() {
 
         // "Jump to latest" goes back to the bottom and follows again.
         rig.click("section.panel .jump-latest").await;
-        tokio::time::sleep(Duration::from_millis(400)).await;
-        let s = rig.js(BODY_SCROLL).await;
+        // Scrolled on the next frames, which a busy machine draws late.
+        let s = rig
+            .wait_for_value("the view back at the bottom", SETTLE, BODY_SCROLL, |s| {
+                s["max"].as_f64().unwrap_or(f64::MAX) - s["top"].as_f64().unwrap_or(0.0) <= 60.0
+                    && s["following"] == "true"
+                    && s["jump"] == false
+            })
+            .await;
         let gap = s["max"].as_f64().unwrap() - s["top"].as_f64().unwrap();
         assert!(gap <= 60.0, "{s}");
         assert_eq!(s["following"], "true", "{s}");
@@ -434,11 +440,12 @@ fn long_waits_show_elapsed_time_and_the_running_tool() {
         assert_eq!(tool, "Running wikipedia… 2 s");
         let p = rig.wait_until_settled(SETTLE).await.remove(0);
         assert_eq!(p.status, "done", "{p:#?}");
-        assert_eq!(
-            progress_text(&rig).await.as_deref(),
-            Some(""),
-            "nothing is awaited any more"
-        );
+        let progress = rig
+            .wait_until("the progress line to clear", SETTLE, || progress_text(&rig), |t| {
+                t.as_deref() == Some("")
+            })
+            .await;
+        assert_eq!(progress.as_deref(), Some(""), "nothing is awaited any more");
     });
 }
 

@@ -291,6 +291,13 @@ impl PanelView {
     }
 }
 
+/// How long an element or a state that follows an action may take to be drawn (a chunk to
+/// arrive, an effect to run) before the test fails: generous, for a busy machine.
+const APPEARS_WITHIN: Duration = Duration::from_secs(20);
+
+/// What the page's alert says, "" when there is none.
+const READ_ALERT: &str = "return document.querySelector('#app-alert span')?.textContent ?? ''";
+
 /// How many runs and follow-ups the page started (`data-runs` on the panels' element).
 const RUNS_STARTED: &str = "return document.querySelector('#panels').dataset.runs;";
 
@@ -455,6 +462,12 @@ impl Rig {
     pub async fn choose_file(&self, input_css: &str, name: &str, text: &str) -> PathBuf {
         let path = std::env::temp_dir().join(name);
         std::fs::write(&path, text).unwrap();
+        self.wait_for(
+            &format!("{input_css} to choose a file in"),
+            APPEARS_WITHIN,
+            &format!("return !!document.querySelector({})", json!(input_css)),
+        )
+        .await;
         self.client
             .find(Locator::Css(input_css))
             .await
@@ -606,8 +619,15 @@ impl Rig {
             .unwrap_or(0.0)
     }
 
-    /// Clicks the first element matching `css`.
+    /// Clicks the first element matching `css`, once there is one: what an effect, a chunk or
+    /// a reply draws comes a moment after the action that asks for it, later on a busy machine.
     pub async fn click(&self, css: &str) {
+        self.wait_for(
+            &format!("{css} to click"),
+            APPEARS_WITHIN,
+            &format!("return !!document.querySelector({})", json!(css)),
+        )
+        .await;
         let element = self.client.find(Locator::Css(css)).await;
         let element = element.unwrap_or_else(|e| panic!("no {css} to click: {e}"));
         element.click().await.unwrap();
@@ -678,17 +698,82 @@ impl Rig {
     /// Waits up to `timeout` for the page's alert and returns what it says (without its
     /// dismiss button).
     pub async fn alert_text(&self, timeout: Duration) -> String {
-        self.wait_for(
-            "the page's alert",
+        self.wait_for_value("the page's alert", timeout, READ_ALERT, |said| {
+            said.as_str().is_some_and(|s| !s.is_empty())
+        })
+        .await
+        .as_str()
+        .unwrap()
+        .to_string()
+    }
+
+    /// Waits up to `timeout` until the page's alert says `part`, and returns all it says: the
+    /// alert an action raises may come after the action returns, and may replace one shown
+    /// before.
+    pub async fn alert_saying(&self, part: &str, timeout: Duration) -> String {
+        self.wait_for_value(
+            &format!("the alert to say {part:?}"),
             timeout,
-            "return !!document.querySelector('#app-alert')",
+            READ_ALERT,
+            |said| said.as_str().is_some_and(|s| s.contains(part)),
         )
-        .await;
-        self.js("return document.querySelector('#app-alert span').textContent")
-            .await
-            .as_str()
-            .unwrap()
-            .to_string()
+        .await
+        .as_str()
+        .unwrap()
+        .to_string()
+    }
+
+    /// Reads `script` until what it returns passes `ok`, and returns that; fails after
+    /// `timeout` with the last value read. For state the page draws or keeps a moment after
+    /// what caused it (storage, counters, classes, text drawn by an effect).
+    pub async fn wait_for_value(
+        &self,
+        what: &str,
+        timeout: Duration,
+        script: &str,
+        ok: impl Fn(&Value) -> bool,
+    ) -> Value {
+        self.wait_until(what, timeout, || self.js(script), ok).await
+    }
+
+    /// Calls `read` until what it returns passes `ok`, and returns that; fails after `timeout`
+    /// with the last value read. For reads made on the test's side (IndexedDB dumps, the
+    /// downloads, a server's log).
+    pub async fn wait_until<T, F, Fut>(
+        &self,
+        what: &str,
+        timeout: Duration,
+        mut read: F,
+        ok: impl Fn(&T) -> bool,
+    ) -> T
+    where
+        T: std::fmt::Debug,
+        F: FnMut() -> Fut,
+        Fut: Future<Output = T>,
+    {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let value = read().await;
+            if ok(&value) {
+                return value;
+            }
+            if Instant::now() > deadline {
+                panic!("timed out after {timeout:?} waiting for {what}; last read: {value:#?}");
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    /// Waits until the page has started `count` downloads since `CAPTURE_DOWNLOADS` ran (a
+    /// file is made after the click that asks for it), and returns them in order.
+    pub async fn wait_for_downloads(&self, count: usize, timeout: Duration) -> Vec<Download> {
+        self.wait_until(
+            &format!("{count} downloads"),
+            timeout,
+            || self.downloads(),
+            |d| d.len() >= count,
+        )
+        .await
     }
 
     /// Polls a JS predicate until it returns true.
@@ -730,8 +815,14 @@ impl Rig {
             .click()
             .await
             .unwrap();
+        // After a run has settled, Run is drawn back a moment later.
+        self.wait_for(
+            "the Run button to be ready (to say Run)",
+            APPEARS_WITHIN,
+            "return document.querySelector('#run')?.innerText === 'Run'",
+        )
+        .await;
         let run = self.client.find(Locator::Css("#run")).await.unwrap();
-        assert_eq!(run.text().await.unwrap(), "Run", "Run button is not ready");
         let before = self.js(RUNS_STARTED).await;
         run.click().await.unwrap();
         // A loaded machine may report the click before the page has taken it.

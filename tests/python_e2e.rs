@@ -487,3 +487,55 @@ fn a_forged_done_stops_the_program_at_once_and_ends_its_worker() {
         assert_eq!(frames, json!(1), "the forger's frame is still there");
     });
 }
+
+/// A program that leaves a task which starts spinning after the program ended (attack review
+/// 6, row 8: a worker burned 90–97 % of a core after the run). The page watches a sandbox
+/// between programs: after the run, no worker is left busy. Either its frame is gone, or the
+/// worker runs a probe's one-line program.
+#[test]
+fn no_worker_is_left_busy_after_the_run() {
+    browser_test(|rig: Rig| async move {
+        let fixtures = FixtureServer::start().await;
+        rig.mock.script(
+            Mode::ReAct.prompt_heading(),
+            [
+                python("import asyncio\nasync def spin():\n    await asyncio.sleep(1)\n    while True:\n        pass\nleft = asyncio.ensure_future(spin())\nprint('left a task')"),
+                Reply::text("Thought: done.\nAnswer: left"),
+            ],
+        );
+        open_with_tools(
+            &rig,
+            &fixtures,
+            json!({ "protocol": "text", "python_timeout_secs": 30 }),
+        )
+        .await;
+        let p = run_react(&rig, "Leave a task.").await;
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert!(p.observations[0].contains("left a task"), "{p:#?}");
+        // The task spins from a second after its program ended.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        // The probe: a one-line program sent to the frame as the page sends one; a busy
+        // worker never runs it.
+        rig.js(
+            "window.__probe = { sent: 0, answered: 0, at: 0 };\
+             window.addEventListener('message', (e) => {\
+               if (e.data && e.data.kind === 'done' && e.data.id > 424242) window.__probe.answered = e.data.id - 424242;\
+             });",
+        )
+        .await;
+        rig.wait_for(
+            "no busy worker: its frame gone, or its latest probe run",
+            Duration::from_secs(30),
+            "const f = document.querySelector('iframe.python-frame');\
+             if (!f) return true;\
+             const p = window.__probe;\
+             if (p.sent > 0 && p.answered === p.sent) return true;\
+             if (p.sent === 0 || performance.now() - p.at > 1000) {\
+               p.sent += 1; p.at = performance.now();\
+               f.contentWindow.postMessage({ kind: 'run', id: 424242 + p.sent, key: 'probe', code: '1', maxOutput: 10 }, '*');\
+             }\
+             return false;",
+        )
+        .await;
+    });
+}

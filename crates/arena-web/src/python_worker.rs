@@ -20,7 +20,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use futures::channel::mpsc;
 use futures::future::{select, Either, LocalBoxFuture, Shared};
@@ -38,7 +38,7 @@ use arena_core::progress::Download;
 use arena_core::tools::program::{ProgramLimits, ProgramRun, ProgramStop, PythonTool};
 use arena_core::tools::python::{
     PythonFailure, PythonOutput, PythonRunner, WorkerReply, MAX_OUTPUT_CHARS,
-    MAX_UNANSWERED_MESSAGES, NO_NETWORK, PYODIDE_FILES,
+    MAX_UNANSWERED_MESSAGES, NO_NETWORK, PYODIDE_FILES, SANDBOX_PROCESS_ENDED,
 };
 use arena_core::tools::sandbox_order::{OutOfOrder, ProgramMessages, Step};
 use arena_core::tools::{ProgramCallError, ProgramCalls};
@@ -52,9 +52,13 @@ const WORKER_SCRIPT: &str = "python-worker.js";
 pub struct WorkerPython {
     index_url: String,
     live: RefCell<Option<Rc<Sandbox>>>,
-    /// One call at a time: the interpreter, its globals and its output are shared.
-    turn: Mutex<()>,
+    /// One call at a time: the interpreter, its globals and its output are shared. The idle
+    /// watch takes it too, so that it never reads a program's messages.
+    turn: Rc<Mutex<()>>,
     next_id: Cell<u32>,
+    /// Set when the idle watch ended a sandbox that was busy between programs: the next
+    /// program is told it starts without earlier variables.
+    ended_while_idle: Rc<Cell<bool>>,
 }
 
 impl WorkerPython {
@@ -62,8 +66,9 @@ impl WorkerPython {
         Self {
             index_url,
             live: RefCell::new(None),
-            turn: Mutex::new(()),
+            turn: Rc::new(Mutex::new(())),
             next_id: Cell::new(0),
+            ended_while_idle: Rc::new(Cell::new(false)),
         }
     }
 
@@ -98,6 +103,11 @@ impl WorkerPython {
         };
         let sandbox = Rc::new(sandbox);
         *self.live.borrow_mut() = Some(sandbox.clone());
+        watch_idle(
+            Rc::downgrade(&sandbox),
+            self.turn.clone(),
+            self.ended_while_idle.clone(),
+        );
         Ok(sandbox)
     }
 
@@ -143,7 +153,10 @@ impl WorkerPython {
         calls: Option<&C>,
         program: impl Fn(u32, &str) -> JsValue,
     ) -> (Ran, Option<String>) {
-        let mut note = None;
+        let mut note = self
+            .ended_while_idle
+            .replace(false)
+            .then(|| BUSY_BETWEEN_PROGRAMS.to_string());
         for attempt in 0..2 {
             let sandbox = match self.sandbox().await {
                 Ok(sandbox) => sandbox,
@@ -275,9 +288,38 @@ const SPOKE_BETWEEN_PROGRAMS: &str = "The sandbox sent messages after its last p
 const BUSY_AFTER_ITS_END: &str = "After this program ended, its sandbox was still busy (or \
      still sending), so it was ended: the next program starts without earlier variables.";
 
+const BUSY_BETWEEN_PROGRAMS: &str = "After the last program ended, its sandbox became busy \
+     (something that program left running), so it was ended: this program ran in a fresh \
+     sandbox, without earlier variables.";
+
 /// How long an idle worker has to answer the page's ping after its program ended. It answers
 /// at once unless something the program left runs on (a loop in a task or a callback).
 const IDLE_ANSWER_MS: u32 = 5_000;
+/// How often the page asks a sandbox between programs whether it is still idle: a program
+/// can leave work that starts later (a task that sleeps first, a callback).
+const IDLE_WATCH_EVERY_MS: u32 = 2_000;
+
+/// While the sandbox lives, asks it every [`IDLE_WATCH_EVERY_MS`] between programs whether
+/// it is idle, and ends it if not: nothing a program left keeps a core busy after its run.
+fn watch_idle(sandbox: Weak<Sandbox>, turn: Rc<Mutex<()>>, ended: Rc<Cell<bool>>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        loop {
+            sleep(IDLE_WATCH_EVERY_MS).await;
+            let Some(sandbox) = sandbox.upgrade().filter(|s| s.is_open()) else {
+                return;
+            };
+            // A program runs: its own limit holds, and its messages are its runner's to read.
+            let Some(_turn) = turn.try_lock() else {
+                continue;
+            };
+            if !idle_after(&sandbox).await {
+                sandbox.close();
+                ended.set(true);
+                return;
+            }
+        }
+    });
+}
 
 /// Reads one program's messages in the order a real program sends them
 /// (`arena_core::tools::sandbox_order`), within `limit_ms` of the program's own time (the time
@@ -411,8 +453,18 @@ struct Sandbox {
     frame: HtmlIFrameElement,
     inbox: Mutex<mpsc::Receiver<WorkerReply>>,
     flooded: Rc<Cell<bool>>,
+    /// When the frame last said it is alive (`Date.now()`).
+    alive_at: Rc<Cell<f64>>,
     listener: Closure<dyn FnMut(MessageEvent)>,
 }
+
+/// While the page waits on the sandbox, it asks the frame this often whether it is alive;
+/// a question left unanswered this long means the frame's process has ended. The frame runs
+/// in a process of its own (a sandboxed frame does, in Chromium), so a program that exhausts
+/// memory, outside Pyodide's heap or in it, takes down only that process: the page notices,
+/// says why, and the next program starts in a fresh sandbox.
+const ALIVE_EVERY_MS: u32 = 1_000;
+const LOST_AFTER_MS: f64 = 10_000.0;
 
 impl Sandbox {
     /// Adds the hidden frame; it says `ready` once it has loaded.
@@ -424,6 +476,8 @@ impl Sandbox {
         let flooded = Rc::new(Cell::new(false));
         let own = frame.clone();
         let flood = flooded.clone();
+        let alive_at = Rc::new(Cell::new(0.0));
+        let alive = alive_at.clone();
         let listener = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             // Only this sandbox's frame may speak to it (its origin is opaque: "null"). Once it
             // is removed, what it sent before is dropped unread.
@@ -434,6 +488,10 @@ impl Sandbox {
                 return;
             }
             let reply = read_reply(&event.data());
+            if reply.kind == "alive" {
+                alive.set(js_sys::Date::now());
+                return;
+            }
             // The frame's own word that it ended a flooding worker counts as one.
             let flooding = reply.kind == "flood";
             if sender.try_send(reply).is_err() || flooding {
@@ -451,6 +509,7 @@ impl Sandbox {
             frame,
             inbox: Mutex::new(inbox),
             flooded,
+            alive_at,
             listener,
         };
         attach(&sandbox.frame)?;
@@ -477,6 +536,27 @@ impl Sandbox {
         self.frame.is_connected()
     }
 
+    /// Resolves once the frame has answered none of the page's questions for
+    /// [`LOST_AFTER_MS`] (its process ended). A late timer (a page in the background) does not
+    /// count: only questions asked that long ago and still unanswered do.
+    async fn lost(&self) {
+        // When the first question not yet answered was asked.
+        let mut waiting_since: Option<f64> = None;
+        loop {
+            let now = js_sys::Date::now();
+            let since = *waiting_since.get_or_insert(now);
+            if now - since >= LOST_AFTER_MS {
+                return;
+            }
+            // A frame still loading misses it; the next one reaches it.
+            let _ = self.post(&message(&[("kind", "alive?".into())]));
+            sleep(ALIVE_EVERY_MS).await;
+            if self.alive_at.get() >= since {
+                waiting_since = None;
+            }
+        }
+    }
+
     /// The first message that `wanted` picks, within `limit_ms`; once the sandbox has
     /// flooded, a `flood` message instead (what it sent before is not read: none of it can be
     /// trusted, and a program waiting on it is to hear why it was stopped).
@@ -500,9 +580,15 @@ impl Sandbox {
                 ..WorkerReply::default()
             })
         });
-        match select(wait, Box::pin(sleep(limit_ms))).await {
-            Either::Left((reply, _)) => reply,
-            Either::Right(_) => None,
+        let within = select(wait, Box::pin(sleep(limit_ms)));
+        match select(within, Box::pin(self.lost())).await {
+            Either::Left((Either::Left((reply, _)), _)) => reply,
+            Either::Left((Either::Right(_), _)) => None,
+            Either::Right(_) => Some(WorkerReply {
+                kind: "unavailable".into(),
+                error: Some(SANDBOX_PROCESS_ENDED.into()),
+                ..WorkerReply::default()
+            }),
         }
     }
 

@@ -35,6 +35,12 @@ pub const NO_NETWORK: &str = "NetworkError/blocked: the python tool has no netwo
 /// loop), and the sandbox is ended. The frame counts them (the page tells it this number) and
 /// so does the page, whose queue of unread messages holds no more.
 pub const MAX_UNANSWERED_MESSAGES: u32 = 8;
+/// Why a program stopped when its sandbox's frame no longer answers the page: its process
+/// ended (the sandbox runs in a process of its own, so a program that exhausts memory takes
+/// only that process down).
+pub const SANDBOX_PROCESS_ENDED: &str = "the sandbox's process ended, or stopped answering, \
+     while the program ran (it ran out of memory, or crashed); the page is unharmed, and the \
+     next program starts in a fresh sandbox, without earlier variables";
 /// Room in an observation for labels and notes around the printed text and the value.
 const NOTES_ROOM: usize = 300;
 /// Share of the observation the value gets when the program also printed.

@@ -38,7 +38,7 @@ use arena_core::progress::Download;
 use arena_core::tools::program::{ProgramLimits, ProgramRun, ProgramStop, PythonTool};
 use arena_core::tools::python::{
     PythonFailure, PythonOutput, PythonRunner, WorkerReply, MAX_OUTPUT_CHARS,
-    MAX_UNANSWERED_MESSAGES, NO_NETWORK, PYODIDE_FILES,
+    MAX_UNANSWERED_MESSAGES, NO_NETWORK, PYODIDE_FILES, SANDBOX_PROCESS_ENDED,
 };
 use arena_core::tools::sandbox_order::{OutOfOrder, ProgramMessages, Step};
 use arena_core::tools::{ProgramCallError, ProgramCalls};
@@ -453,8 +453,18 @@ struct Sandbox {
     frame: HtmlIFrameElement,
     inbox: Mutex<mpsc::Receiver<WorkerReply>>,
     flooded: Rc<Cell<bool>>,
+    /// When the frame last said it is alive (`Date.now()`).
+    alive_at: Rc<Cell<f64>>,
     listener: Closure<dyn FnMut(MessageEvent)>,
 }
+
+/// While the page waits on the sandbox, it asks the frame this often whether it is alive;
+/// a question left unanswered this long means the frame's process has ended. The frame runs
+/// in a process of its own (a sandboxed frame does, in Chromium), so a program that exhausts
+/// memory, outside Pyodide's heap or in it, takes down only that process: the page notices,
+/// says why, and the next program starts in a fresh sandbox.
+const ALIVE_EVERY_MS: u32 = 1_000;
+const LOST_AFTER_MS: f64 = 10_000.0;
 
 impl Sandbox {
     /// Adds the hidden frame; it says `ready` once it has loaded.
@@ -466,6 +476,8 @@ impl Sandbox {
         let flooded = Rc::new(Cell::new(false));
         let own = frame.clone();
         let flood = flooded.clone();
+        let alive_at = Rc::new(Cell::new(0.0));
+        let alive = alive_at.clone();
         let listener = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             // Only this sandbox's frame may speak to it (its origin is opaque: "null"). Once it
             // is removed, what it sent before is dropped unread.
@@ -476,6 +488,10 @@ impl Sandbox {
                 return;
             }
             let reply = read_reply(&event.data());
+            if reply.kind == "alive" {
+                alive.set(js_sys::Date::now());
+                return;
+            }
             // The frame's own word that it ended a flooding worker counts as one.
             let flooding = reply.kind == "flood";
             if sender.try_send(reply).is_err() || flooding {
@@ -493,6 +509,7 @@ impl Sandbox {
             frame,
             inbox: Mutex::new(inbox),
             flooded,
+            alive_at,
             listener,
         };
         attach(&sandbox.frame)?;
@@ -519,6 +536,27 @@ impl Sandbox {
         self.frame.is_connected()
     }
 
+    /// Resolves once the frame has answered none of the page's questions for
+    /// [`LOST_AFTER_MS`] (its process ended). A late timer (a page in the background) does not
+    /// count: only questions asked that long ago and still unanswered do.
+    async fn lost(&self) {
+        // When the first question not yet answered was asked.
+        let mut waiting_since: Option<f64> = None;
+        loop {
+            let now = js_sys::Date::now();
+            let since = *waiting_since.get_or_insert(now);
+            if now - since >= LOST_AFTER_MS {
+                return;
+            }
+            // A frame still loading misses it; the next one reaches it.
+            let _ = self.post(&message(&[("kind", "alive?".into())]));
+            sleep(ALIVE_EVERY_MS).await;
+            if self.alive_at.get() >= since {
+                waiting_since = None;
+            }
+        }
+    }
+
     /// The first message that `wanted` picks, within `limit_ms`; once the sandbox has
     /// flooded, a `flood` message instead (what it sent before is not read: none of it can be
     /// trusted, and a program waiting on it is to hear why it was stopped).
@@ -542,9 +580,15 @@ impl Sandbox {
                 ..WorkerReply::default()
             })
         });
-        match select(wait, Box::pin(sleep(limit_ms))).await {
-            Either::Left((reply, _)) => reply,
-            Either::Right(_) => None,
+        let within = select(wait, Box::pin(sleep(limit_ms)));
+        match select(within, Box::pin(self.lost())).await {
+            Either::Left((Either::Left((reply, _)), _)) => reply,
+            Either::Left((Either::Right(_), _)) => None,
+            Either::Right(_) => Some(WorkerReply {
+                kind: "unavailable".into(),
+                error: Some(SANDBOX_PROCESS_ENDED.into()),
+                ..WorkerReply::default()
+            }),
         }
     }
 

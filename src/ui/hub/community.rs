@@ -232,10 +232,16 @@ fn grouped(n: u64) -> String {
 /// What the page says of a finished ranking.
 fn ranked_note(table: &CommunityTable, kept: bool) -> String {
     let fitted = &table.fitted;
-    let intervals = if fitted.out_of_budget {
+    let intervals = if fitted.out_of_budget && fitted.resamples >= RESAMPLES / 2 {
         format!(
-            " The work budget ran out after {} resamples: the 95% intervals are left out.",
+            " The work budget ran out after {} of {RESAMPLES} resamples: the 95% intervals rest on those.",
             fitted.resamples
+        )
+    } else if fitted.out_of_budget {
+        format!(
+            " The work budget ran out after {} resamples, fewer than {}: the 95% intervals are left out.",
+            fitted.resamples,
+            RESAMPLES / 2
         )
     } else if fitted.resamples > 0 {
         format!(" 95% intervals from {} resamples.", fitted.resamples)

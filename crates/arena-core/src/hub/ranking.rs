@@ -7,7 +7,7 @@
 //! - An owner's votes together weigh at most as much as [`MAX_OWNER_WEIGHT`] votes: each of
 //!   an owner's `n` votes weighs `min(1, 20 / n)`. Votes from one account are one person's
 //!   judgement (or one script's), not independent evidence, so past a handful they add little:
-//!   20 even votes already place a pair of contestants within about ±90 rating points (the
+//!   20 even votes already place a pair of contestants within about ±80 rating points (the
 //!   standard error of a rating difference over `n` votes, 400 / ln 10 · 2 / √n, at n = 20:
 //!   78), and more from the same account would only narrow an interval on one voter's taste.
 //! - A contestant is rated only when at least [`MIN_VOTERS`] owners voted on it: one account

@@ -23,7 +23,9 @@ use crate::hub::community::{
     MAX_REPO_BYTES,
 };
 use crate::hub::publish::TAG;
-use crate::hub::ranking::{CommunityTable, RankingJob, MAX_OWNER_WEIGHT, MIN_VOTERS, WORK_BUDGET};
+use crate::hub::ranking::{
+    CommunityTable, RankingJob, MAX_OWNER_WEIGHT, MIN_VOTERS, RESAMPLES, WORK_BUDGET,
+};
 use crate::hub::reply::{array_elements, failure, public_dataset, tree_files};
 use crate::hub::repo::{HubUrls, RepoId};
 use crate::web::hub_fetch::{hub_fetch, HubReply, HubRequest, HubStop};

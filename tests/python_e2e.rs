@@ -488,8 +488,8 @@ fn a_forged_done_stops_the_program_at_once_and_ends_its_worker() {
     });
 }
 
-/// A program that leaves a task which starts spinning after the program ended (attack review
-/// 6, row 8: a worker burned 90–97 % of a core after the run). The page watches a sandbox
+/// A program that leaves work which starts spinning after the program ended (attack review 6,
+/// row 8: a worker burned 90–97 % of a core after the run). The page watches a sandbox
 /// between programs: after the run, no worker is left busy. Either its frame is gone, or the
 /// worker runs a probe's one-line program.
 #[test]
@@ -499,7 +499,9 @@ fn no_worker_is_left_busy_after_the_run() {
         rig.mock.script(
             Mode::ReAct.prompt_heading(),
             [
-                python("import asyncio\nasync def spin():\n    await asyncio.sleep(1)\n    while True:\n        pass\nleft = asyncio.ensure_future(spin())\nprint('left a task')"),
+                // No timer: a chain of the event loop's own callbacks, which spins once a
+                // second has passed.
+                python("import asyncio, time\nloop = asyncio.get_event_loop()\nt0 = time.time()\ndef step():\n    if time.time() - t0 < 1:\n        loop.call_soon(step)\n        return\n    while True:\n        pass\nloop.call_soon(step)\nprint('left a task')"),
                 Reply::text("Thought: done.\nAnswer: left"),
             ],
         );
@@ -512,7 +514,7 @@ fn no_worker_is_left_busy_after_the_run() {
         let p = run_react(&rig, "Leave a task.").await;
         assert_eq!(p.status, "done", "{p:#?}");
         assert!(p.observations[0].contains("left a task"), "{p:#?}");
-        // The task spins from a second after its program ended.
+        // The chain spins from a second after its program ended.
         tokio::time::sleep(Duration::from_secs(3)).await;
         // The probe: a one-line program sent to the frame as the page sends one; a busy
         // worker never runs it.

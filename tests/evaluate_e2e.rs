@@ -304,7 +304,12 @@ fn ten_questions_in_four_modes_give_the_expected_table_and_csv() {
             .map(|r| r.into_iter().map(String::from).collect())
             .collect();
         let shown = rig
-            .wait_until("the table's figures", SETTLE, || table(&rig), |t| *t == expected)
+            .wait_until(
+                "the table's figures",
+                SETTLE,
+                || table(&rig),
+                |t| *t == expected,
+            )
             .await;
         assert_eq!(shown, expected);
         let answered: Vec<String> = serde_json::from_value(
@@ -456,12 +461,14 @@ fn a_stopped_evaluation_resumes_after_a_reload_without_redoing_its_results() {
             .map(|r| r.into_iter().map(String::from).collect())
             .collect();
         let shown = rig
-            .wait_until("the table's figures", SETTLE, || table(&rig), |t| *t == expected)
+            .wait_until(
+                "the table's figures",
+                SETTLE,
+                || table(&rig),
+                |t| *t == expected,
+            )
             .await;
-        assert_eq!(
-            shown, expected,
-            "the resumed evaluation has the full table"
-        );
+        assert_eq!(shown, expected, "the resumed evaluation has the full table");
     });
 }
 
@@ -521,9 +528,14 @@ fn the_view_and_hotpotqa_load_only_when_opened_and_show_the_paper() {
         rig.click("#eval-start").await;
         wait_done(&rig, 20).await;
         let rows = rig
-            .wait_until("the table's figures", SETTLE, || table(&rig), |rows| {
-                rows.len() == 1 && rows[0][..5] == ["Think-only", "20", "5.0", "5.0", "100.0%"]
-            })
+            .wait_until(
+                "the table's figures",
+                SETTLE,
+                || table(&rig),
+                |rows| {
+                    rows.len() == 1 && rows[0][..5] == ["Think-only", "20", "5.0", "5.0", "100.0%"]
+                },
+            )
             .await;
         assert_eq!(rows.len(), 1);
         assert_eq!(&rows[0][..5], ["Think-only", "20", "5.0", "5.0", "100.0%"]);
@@ -691,9 +703,12 @@ fn a_rate_limit_holds_new_runs_for_the_wait_it_asks() {
         );
         assert_eq!(chats.iter().filter(|r| r.body.contains(&tag(0))).count(), 2);
         let table = rig
-            .wait_until("the table's figures", SETTLE, || table(&rig), |t| {
-                !t.is_empty() && t[0][..5] == ["Think-only", "4", "50.0", "50.0", "100.0%"]
-            })
+            .wait_until(
+                "the table's figures",
+                SETTLE,
+                || table(&rig),
+                |t| !t.is_empty() && t[0][..5] == ["Think-only", "4", "50.0", "50.0", "100.0%"],
+            )
             .await;
         assert_eq!(
             &table[0][..5],

@@ -226,10 +226,15 @@ fn the_history_lists_runs_to_open_rename_and_delete() {
         open_history(&rig).await;
         // Each run's outcome is kept a moment after its panel settles.
         let rows = rig
-            .wait_until("both runs listed with their answers", SETTLE, || history(&rig, 2), |rows| {
-                rows[0].modes == [("think".to_string(), "Rome".to_string())]
-                    && rows[1].modes == [("think".to_string(), "Paris".to_string())]
-            })
+            .wait_until(
+                "both runs listed with their answers",
+                SETTLE,
+                || history(&rig, 2),
+                |rows| {
+                    rows[0].modes == [("think".to_string(), "Rome".to_string())]
+                        && rows[1].modes == [("think".to_string(), "Paris".to_string())]
+                },
+            )
             .await;
         let titles: Vec<&str> = rows.iter().map(|r| r.title.as_str()).collect();
         assert_eq!(
@@ -262,9 +267,12 @@ fn the_history_lists_runs_to_open_rename_and_delete() {
             "{p:#?}"
         );
         let rows = rig
-            .wait_until("the older run marked as shown", SETTLE, || history(&rig, 2), |rows| {
-                rows.iter().any(|r| r.id == france && r.shown)
-            })
+            .wait_until(
+                "the older run marked as shown",
+                SETTLE,
+                || history(&rig, 2),
+                |rows| rows.iter().any(|r| r.id == france && r.shown),
+            )
             .await;
         assert!(rows.iter().any(|r| r.id == france && r.shown), "{rows:#?}");
 
@@ -285,18 +293,24 @@ fn the_history_lists_runs_to_open_rename_and_delete() {
             .await
             .unwrap();
         let rows = rig
-            .wait_until("the new title in the list", SETTLE, || history(&rig, 2), |rows| {
-                rows.iter().any(|r| r.title == "French capital")
-            })
+            .wait_until(
+                "the new title in the list",
+                SETTLE,
+                || history(&rig, 2),
+                |rows| rows.iter().any(|r| r.title == "French capital"),
+            )
             .await;
         assert!(
             rows.iter().any(|r| r.title == "French capital"),
             "{rows:#?}"
         );
         // Kept before the reload: the write lands a moment after the list shows it.
-        rig.wait_until("the new title to be kept", SETTLE, || dump_indexed_db(&rig), |dump| {
-            dump.contains("French capital")
-        })
+        rig.wait_until(
+            "the new title to be kept",
+            SETTLE,
+            || dump_indexed_db(&rig),
+            |dump| dump.contains("French capital"),
+        )
         .await;
         reload(&rig).await;
         open_history(&rig).await;
@@ -314,17 +328,23 @@ fn the_history_lists_runs_to_open_rename_and_delete() {
         rig.click(".undo-delete").await;
         history(&rig, 2).await;
         let kept = rig
-            .wait_until("the run back in storage", SETTLE, || stored_run_ids(&rig), |ids| {
-                ids.len() == 2
-            })
+            .wait_until(
+                "the run back in storage",
+                SETTLE,
+                || stored_run_ids(&rig),
+                |ids| ids.len() == 2,
+            )
             .await;
         assert_eq!(kept.len(), 2);
         rig.click(&row(&italy, ".history-delete")).await;
         history(&rig, 1).await;
         // Deleted from storage before the reload, which reads it.
-        rig.wait_until("the run gone from storage", SETTLE, || stored_run_ids(&rig), |ids| {
-            ids.len() == 1
-        })
+        rig.wait_until(
+            "the run gone from storage",
+            SETTLE,
+            || stored_run_ids(&rig),
+            |ids| ids.len() == 1,
+        )
         .await;
         reload(&rig).await;
         open_history(&rig).await;
@@ -408,9 +428,12 @@ fn the_token_is_never_stored_with_the_runs() {
         );
         // The follow-up is kept a moment after its panels settle.
         let dump = rig
-            .wait_until("the follow-up to be kept", SETTLE, || dump_indexed_db(&rig), |dump| {
-                dump.contains("What is 6 times 7?") && dump.contains("And twice that?")
-            })
+            .wait_until(
+                "the follow-up to be kept",
+                SETTLE,
+                || dump_indexed_db(&rig),
+                |dump| dump.contains("What is 6 times 7?") && dump.contains("And twice that?"),
+            )
             .await;
         // The dump is the run (its questions and answers are there), and holds no token.
         assert!(

@@ -556,9 +556,12 @@ fn a_vote_an_evaluation_and_a_run_published_in_one_visit_are_read_back_pooled_an
             json!(format!("{votes} votes counted."))
         );
         let ratings = rig
-            .wait_until("the pooled ratings", SETTLE, || community_ratings(&rig), |r| {
-                same_ratings(r, &expected)
-            })
+            .wait_until(
+                "the pooled ratings",
+                SETTLE,
+                || community_ratings(&rig),
+                |r| same_ratings(r, &expected),
+            )
             .await;
         assert_same_ratings(&ratings, &expected);
         println!("pooled ratings (page = reference within 1e-9): {expected:#?}");
@@ -612,9 +615,12 @@ fn a_vote_an_evaluation_and_a_run_published_in_one_visit_are_read_back_pooled_an
         )
         .await;
         let ratings = rig
-            .wait_until("the ratings without bob's votes", SETTLE, || community_ratings(&rig), |r| {
-                same_ratings(r, &without)
-            })
+            .wait_until(
+                "the ratings without bob's votes",
+                SETTLE,
+                || community_ratings(&rig),
+                |r| same_ratings(r, &without),
+            )
             .await;
         assert_same_ratings(&ratings, &without);
 

@@ -324,7 +324,10 @@ fn hidden_characters_in_a_question_link_never_reach_the_model() {
                 "the question box's note",
                 Duration::from_secs(10),
                 "const n = document.querySelector('#question-note'); return n ? n.innerText : ''",
-                |n| n.as_str().is_some_and(|n| n.contains("18 hidden characters")),
+                |n| {
+                    n.as_str()
+                        .is_some_and(|n| n.contains("18 hidden characters"))
+                },
             )
             .await;
         assert!(

@@ -206,9 +206,12 @@ fn a_new_https_host_gets_no_request_until_the_user_confirms_it() {
         let host = Origin::of(&https.base_url).unwrap().to_string();
         let asks = format!("Send your Hugging Face token to {host}?");
         let dialog = rig
-            .wait_until("the question", SETTLE, || text_of(&rig, "#host-confirm"), |d| {
-                d.contains(&asks)
-            })
+            .wait_until(
+                "the question",
+                SETTLE,
+                || text_of(&rig, "#host-confirm"),
+                |d| d.contains(&asks),
+            )
             .await;
         assert!(
             dialog.contains(&format!("Send your Hugging Face token to {host}?")),
@@ -225,9 +228,12 @@ fn a_new_https_host_gets_no_request_until_the_user_confirms_it() {
         assert_eq!(focused, "cancel-host", "Cancel has the focus");
         rig.click("#cancel-host").await;
         let dialog = rig
-            .wait_until("the question to go", SETTLE, || text_of(&rig, "#host-confirm"), |d| {
-                d.is_empty()
-            })
+            .wait_until(
+                "the question to go",
+                SETTLE,
+                || text_of(&rig, "#host-confirm"),
+                |d| d.is_empty(),
+            )
             .await;
         assert_eq!(dialog, "");
         tokio::time::sleep(GRACE).await;
@@ -328,9 +334,12 @@ fn a_token_with_an_invisible_character_is_named_and_nothing_is_sent() {
         assert!(!run.is_enabled().await.unwrap());
         rig.open_settings().await;
         let said = rig
-            .wait_until("the token's error", SETTLE, || text_of(&rig, "#token-error"), |e| {
-                *e == label
-            })
+            .wait_until(
+                "the token's error",
+                SETTLE,
+                || text_of(&rig, "#token-error"),
+                |e| *e == label,
+            )
             .await;
         assert_eq!(said, label);
         rig.js("document.querySelector('#question').dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', ctrlKey: true, bubbles: true}))")

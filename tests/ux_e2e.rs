@@ -441,9 +441,12 @@ fn long_waits_show_elapsed_time_and_the_running_tool() {
         let p = rig.wait_until_settled(SETTLE).await.remove(0);
         assert_eq!(p.status, "done", "{p:#?}");
         let progress = rig
-            .wait_until("the progress line to clear", SETTLE, || progress_text(&rig), |t| {
-                t.as_deref() == Some("")
-            })
+            .wait_until(
+                "the progress line to clear",
+                SETTLE,
+                || progress_text(&rig),
+                |t| t.as_deref() == Some(""),
+            )
             .await;
         assert_eq!(progress.as_deref(), Some(""), "nothing is awaited any more");
     });

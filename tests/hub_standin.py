@@ -17,8 +17,9 @@ Test controls, not authenticated and never logged or faulted:
 - GET /_standin/log: every request so far, `{method, path, origin, has_authorization,
   authorization, content_type, body, client_hung_up}` (body: POSTs, text, first MiB);
   POST /_standin/log/clear.
-- POST /_standin/seed {owner, name, private, files: {path: text}}: (re)creates the dataset repo
-  with exactly those files in one commit.
+- POST /_standin/seed {owner, name, private, files: {path: text}, likes?}: (re)creates the
+  dataset repo with exactly those files in one commit, and that many likes (default 0).
+- POST /_standin/reset: no repos at all (the tests of one binary share the stand-in).
 - POST /_standin/fault, one of:
   {"many_datasets": N}: /api/datasets also returns N public entries tagged react-arena (filters
     apply, `limit` does not), all in one reply without Link.
@@ -121,6 +122,7 @@ class Repo:
         self.private = private
         self.mongo_id = object_id()
         self.created_at = now_iso()
+        self.likes = 0
         self.commits: dict = {}
         self.branches = {"main": None}
 
@@ -528,11 +530,16 @@ class Handler(BaseHTTPRequestHandler):
         if method == "POST" and path == "/_standin/seed":
             spec = json.loads(body or b"{}")
             repo = Repo(spec["owner"], spec["name"], bool(spec.get("private", False)))
+            repo.likes = int(spec.get("likes", 0))
             files = {p: (t if isinstance(t, str) else json.dumps(t)).encode() for p, t in spec.get("files", {}).items()}
             oid = repo.commit(files, "Seed", "", spec["owner"])
             with LOCK:
                 REPOS[repo.id] = repo
             return self.reply(200, {"id": repo.id, "commitOid": oid})
+        if method == "POST" and path == "/_standin/reset":
+            with LOCK:
+                REPOS.clear()
+            return self.reply(200, {"repos": 0})
         if method == "POST" and path == "/_standin/fault":
             spec = json.loads(body or b"{}")
             with LOCK:
@@ -753,7 +760,7 @@ class Handler(BaseHTTPRequestHandler):
             "gated": False,
             "disabled": False,
             "downloads": 0,
-            "likes": 0,
+            "likes": repo.likes,
             "tags": repo_tags(visible),
         }
         if data is not None:

@@ -12,6 +12,7 @@
 //! - The tokens it knows are markers ([`ALICE_TOKEN`], [`BOB_TOKEN`]: write; [`CAROL_TOKEN`]:
 //!   read-only), never real credentials.
 
+use std::collections::BTreeMap;
 use std::process::{Child, Command};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
@@ -148,6 +149,48 @@ impl HubStandIn {
         reply["commitOid"].as_str().unwrap().to_string()
     }
 
+    /// Like [`HubStandIn::seed`], with `likes` (the Hub lists by likes, most first).
+    #[allow(dead_code)] // not every test binary lists repositories by likes
+    pub async fn seed_liked(&self, owner: &str, name: &str, likes: u64, files: &[(&str, &str)]) {
+        let files: serde_json::Map<String, Value> = files
+            .iter()
+            .map(|(path, text)| (path.to_string(), Value::from(*text)))
+            .collect();
+        self.control(
+            "/_standin/seed",
+            &json!({ "owner": owner, "name": name, "private": false, "files": files, "likes": likes }),
+        )
+        .await;
+    }
+
+    /// The repositories of `tests/fixtures/hub/community.json` (five public, one private),
+    /// (re)made.
+    #[allow(dead_code)]
+    pub async fn seed_community_fixture(&self) {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/hub/community.json"
+        );
+        let fixture: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        for (id, repo) in fixture.as_object().unwrap() {
+            let (owner, name) = id.split_once('/').unwrap();
+            let files: Vec<(&str, &str)> = repo["files"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(p, t)| (p.as_str(), t.as_str().unwrap()))
+                .collect();
+            self.seed(owner, name, repo["private"].as_bool().unwrap(), &files)
+                .await;
+        }
+    }
+
+    /// Removes every repository: a test that seeds the community view starts from none.
+    #[allow(dead_code)]
+    pub async fn reset(&self) {
+        self.control("/_standin/reset", &json!({})).await;
+    }
+
     /// Sets a fault (see `tests/hub_standin.py`), e.g. `json!({"many_datasets": 10000})`,
     /// `json!({"status": {"path_prefix": "/api/whoami-v2", "code": 429, "times": 1}})` or
     /// `json!({"clear": true})`; returns the faults now set.
@@ -171,4 +214,40 @@ impl HubStandIn {
         }
         http(method, &self.url(path), &all, body).await
     }
+}
+
+/// The Python reference's count and ratings (`crates/arena-core/tests/bt_reference.py`) over
+/// `repos` (the fixture's form: `{"owner/name": {"private", "files"}}`), leaving out
+/// `excluded`.
+#[allow(dead_code)]
+pub fn pooled_reference(repos: &Value, excluded: &[&str]) -> (u64, BTreeMap<String, f64>) {
+    let path = std::env::temp_dir().join(format!(
+        "hub-pooled-{}-{}.json",
+        std::process::id(),
+        excluded.len()
+    ));
+    std::fs::write(&path, repos.to_string()).unwrap();
+    let out = Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/crates/arena-core/tests/bt_reference.py"
+        ))
+        .arg(&path)
+        .args(excluded)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ratings = v["ratings"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, r)| (k.clone(), r.as_f64().unwrap()))
+        .collect();
+    (v["votes"].as_u64().unwrap(), ratings)
 }

@@ -9,8 +9,18 @@
 
 use std::collections::HashMap;
 
-use crate::leaderboard::Verdict;
 use crate::seeded::SplitMix64;
+
+/// What the user said of one run's panels.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// This panel (an index into the run's contestants) was the best.
+    Best(usize),
+    /// They were as good as each other.
+    Tie,
+    /// Every answer was bad: counted as a tie between them, as arenas count "both bad".
+    AllBad,
+}
 
 /// Most work of one fit, in units (see the module's comment). The ratings themselves need two
 /// passes over the pair results (the largest pool the community view reads, 50 repositories

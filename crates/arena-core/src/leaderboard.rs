@@ -21,16 +21,8 @@ pub struct Contestant {
     pub model: String,
 }
 
-/// What the user said of one run's panels.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
-    /// This panel (an index into the run's contestants) was the best.
-    Best(usize),
-    /// They were as good as each other.
-    Tie,
-    /// Every answer was bad: counted as a tie between them, as arenas count "both bad".
-    AllBad,
-}
+/// What the user said of one run's panels (the fit's own vocabulary, kept with it).
+pub use crate::bradley_terry::Verdict;
 
 /// One vote: the run's contestants, in panel order, and the verdict.
 #[derive(Debug, Clone, PartialEq)]

@@ -369,7 +369,7 @@ impl RankingJob {
                 .then(x.cmp(y))
         });
         by_name.truncate(MAX_CONTESTANTS);
-        by_name.sort_by(|(x, _), (y, _)| x.cmp(y));
+        by_name.sort_by_key(|(x, _)| *x);
         self.fit_id = vec![None; n];
         for (at, (c, id)) in by_name.into_iter().enumerate() {
             self.fit_id[usize::from(id)] = Some(at as u16);

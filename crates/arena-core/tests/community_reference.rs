@@ -43,8 +43,11 @@ fn read_repos(fixture: &Value) -> Vec<(RepoId, Arc<RepoVotes>)> {
 
 /// The reference's count, ratings and owners' weights for `fixture` less `excluded`.
 fn reference(fixture: &Value, excluded: &[&str]) -> (usize, BTreeMap<String, f64>, Value) {
+    // One file per call: the tests run on threads of one process, each with its own fixture.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let path = std::env::temp_dir().join(format!(
-        "community-reference-{}-{}.json",
+        "community-reference-{}-{call}-{}.json",
         std::process::id(),
         excluded.join("+").replace('/', "_")
     ));

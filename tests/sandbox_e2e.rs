@@ -59,7 +59,7 @@ impl SandboxMessages {
 
     /// Messages that came through the frame from its worker: all but the frame's own answers
     /// to the page's "alive?".
-    fn from_sandboxes(&self) -> u64 {
+    fn sent_by_sandboxes(&self) -> u64 {
         self.kinds.values().sum::<u64>() - self.of("alive")
     }
 
@@ -153,7 +153,7 @@ fn a_timer_flooding_the_page_after_final_answer_ends_with_the_program_and_the_ru
         let seen = sandbox_messages(&rig).await;
         eprintln!(
             "after the run: {} messages from the sandbox ({:?}), page heap {heap_before:.1} -> {:.1} MB",
-            seen.from_sandboxes(),
+            seen.sent_by_sandboxes(),
             seen.kinds,
             page_heap_mb(&rig).await
         );
@@ -198,14 +198,14 @@ fn a_flood_of_messages_stops_the_program_with_a_sentence_and_the_page_gets_only_
         let seen = sandbox_messages(&rig).await;
         eprintln!(
             "messages from the sandboxes: {} ({:?}); the flood was stopped {:.0} ms after its first message reached the page",
-            seen.from_sandboxes(),
+            seen.sent_by_sandboxes(),
             seen.kinds,
             seen.between("noise", "flood")
         );
         // Each of the two sandboxes: ready, loaded, started, a ping's answer and at most the
         // bound more; the first one's flood notice besides.
         let bound = 2 * (4 + u64::from(MAX_UNANSWERED_MESSAGES)) + 1;
-        assert!(seen.from_sandboxes() <= bound, "{seen:?}");
+        assert!(seen.sent_by_sandboxes() <= bound, "{seen:?}");
         assert_eq!(seen.of("flood"), 1, "{seen:?}");
     });
 }

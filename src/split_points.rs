@@ -3,18 +3,23 @@
 //! job started); the agent engine (the loop, the model client, the MCP tools) and the driving
 //! of a run's turns (a question written, a run started); what a panel shows of a run (a run
 //! shown, once a starting run's first request has left); the built-in tools
-//! (a run's first request sent); the Markdown parser (Markdown to draw). Code several chunks
+//! with the check of a call's arguments and CodeAct's interpreter (a run's first request sent);
+//! the MCP servers' tools (a run with servers set up); the Markdown parser (Markdown to draw). Code several chunks
 //! use goes into a chunk of its own, fetched with whichever needs it first. They live in the page's binary, not the library: the Evaluate
 //! module links the library too, and would otherwise carry their code.
 
 use leptos::prelude::AnyView;
+use react_arena::tools::registry::ReadArgs;
 use react_arena::tools::Tool;
 use react_arena::ui::part_views;
 use react_arena::ui::parts::{
     self, Drawing, Fetch, FirstPart, HubPart, Job, Part, PartMissing, RunBody, Starting, Turns,
 };
+use react_arena::web::args_chunk;
 use react_arena::web::engine::{self, Fetching};
 use react_arena::web::markdown_chunk::{self, MarkdownEntries};
+use react_arena::web::mcp_chunk::{self, McpEntries};
+use react_arena::web::program_chunk::{self, ProgramRunner};
 use react_arena::web::tool_chunk::{self, ToolsWanted};
 use wasm_split_helpers::SplitLoaderError;
 
@@ -100,6 +105,53 @@ fn fetch_tools(wanted: ToolsWanted) -> Fetching<Vec<Box<dyn Tool>>> {
     })
 }
 
+/// The check of a call's arguments against its tool's schema, in the built-in tools' chunk (a
+/// split module of its own would cost the first load a line of the loader and a stub): fetched
+/// once a run that may call them has sent its first request, or at an MCP tool's first call.
+#[wasm_split_helpers::wasm_split(tools, fallible)]
+fn args_reader() -> Result<ReadArgs, ChunkMissing> {
+    Ok(react_arena::tools::args::read)
+}
+
+fn fetch_args_reader() -> Fetching<ReadArgs> {
+    Box::pin(async {
+        args_reader()
+            .await
+            .map_err(|ChunkMissing| engine::ChunkMissing)
+    })
+}
+
+/// The MCP servers' tools (reading the servers added, their sessions, the transport): fetched
+/// when a run whose settings hold servers sets up its turns.
+#[wasm_split_helpers::wasm_split(mcp, fallible)]
+fn mcp_entries() -> Result<&'static McpEntries, ChunkMissing> {
+    Ok(&mcp_chunk::ENTRIES)
+}
+
+fn fetch_mcp() -> Fetching<&'static McpEntries> {
+    Box::pin(async {
+        mcp_entries()
+            .await
+            .map_err(|ChunkMissing| engine::ChunkMissing)
+    })
+}
+
+/// CodeAct's interpreter (the bridge to the Python sandbox), in the built-in tools' chunk, whose
+/// `python` tool uses the same bridge and whose tools a program calls: fetched once a run that
+/// may call them has sent its first request, or when a program is about to run.
+#[wasm_split_helpers::wasm_split(tools, fallible)]
+fn program_runner(index_url: String) -> Result<Box<dyn ProgramRunner>, ChunkMissing> {
+    Ok(program_chunk::make(index_url))
+}
+
+fn fetch_program_runner(index_url: String) -> Fetching<Box<dyn ProgramRunner>> {
+    Box::pin(async move {
+        program_runner(index_url)
+            .await
+            .map_err(|ChunkMissing| engine::ChunkMissing)
+    })
+}
+
 /// The Markdown parser's chunk: fetched when Markdown is first to be drawn.
 #[wasm_split_helpers::wasm_split(markdown, fallible)]
 fn markdown_entries() -> Result<&'static MarkdownEntries, ChunkMissing> {
@@ -146,4 +198,7 @@ pub fn install() {
     engine::install(fetch_engine);
     markdown_chunk::install(fetch_markdown);
     tool_chunk::install(fetch_tools);
+    program_chunk::install(fetch_program_runner);
+    args_chunk::install(fetch_args_reader);
+    mcp_chunk::install(fetch_mcp);
 }

@@ -4,8 +4,11 @@
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn mount_evaluation(root: web_sys::HtmlElement) {
-    // This module has no split points: its runs' tools are made in it.
+    // This module has no split points: its runs' tools and CodeAct's interpreter are made in it.
     react_arena::web::tool_chunk::install(react_arena::web::tool_chunk::made_here);
+    react_arena::web::program_chunk::install(react_arena::web::program_chunk::made_here);
+    react_arena::web::args_chunk::install(react_arena::web::args_chunk::made_here);
+    react_arena::web::mcp_chunk::install(react_arena::web::mcp_chunk::made_here);
     react_arena::ui::mount_evaluation(root);
 }
 

@@ -17,6 +17,7 @@ use crate::turn_request::TurnRequest;
 use crate::ui::panel::consent_question;
 use crate::ui::panel::frame_batch::FrameBatch;
 use crate::web::agent_engine::run_request;
+use crate::web::mcp_chunk;
 use crate::web::model_info::model_list;
 use crate::web::timer::next_frame;
 
@@ -77,6 +78,9 @@ pub fn begin(first: FirstTurns) {
     spawn_local(async move {
         // Price, context window and tool support of each mode's model (read once per page).
         let list = model_list(settings.endpoint_url(), &token).await;
+        // The MCP servers' tools, read in their own chunk when servers were added (a chunk
+        // that cannot be fetched is said by each turn, which needs it too).
+        let mcp = mcp_chunk::entries_for(&settings).await.ok().flatten();
         for (mode, state, signal) in panels {
             let model = settings.model_for(mode).trim().to_string();
             let facts = list
@@ -86,7 +90,10 @@ pub fn begin(first: FirstTurns) {
             // The run has not started: its configuration is completed with what the endpoint
             // says, before the engine takes its copy.
             let configured = state.try_update(|r| {
-                let options = set_up_turn(&mut r.config, mode, &settings, &facts);
+                let mcp_tools = mcp
+                    .map(|m| (m.sources)(&settings, mode))
+                    .unwrap_or_default();
+                let options = set_up_turn(&mut r.config, mode, &settings, &facts, mcp_tools);
                 (r.clone(), options)
             });
             let Some((record, options)) = configured else {

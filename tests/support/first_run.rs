@@ -58,10 +58,10 @@ const PRESS_RUN_AT_ONCE: &str = "(() => { const tick = () => { const b = \
 pub async fn first_run(rig: &Rig, visitor: Visitor) -> FirstRun {
     let client = &rig.client;
     let remembered = matches!(visitor, Visitor::Remembered);
-    // The settings and the confirmed token host are stored from a page of the app's origin
-    // that is not the app (a 404), so nothing of the app is fetched or cached before.
+    // The settings and the confirmed token host are stored from a document of the app's
+    // origin that is not the app (the recordings' list), so the app has not run before.
     client
-        .goto(&format!("{}first-run-setup", rig.app_url))
+        .goto(&format!("{}recordings/index.json", rig.app_url))
         .await
         .unwrap();
     let settings = json!({ "model": "mock/model", "base_url": rig.mock.base_url(),

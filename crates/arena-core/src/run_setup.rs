@@ -1,24 +1,28 @@
 //! A run's first turn set up from what the endpoint's model list says of its model: the price
 //! and context window go into the run's configuration (a context window set in Settings wins),
 //! and the protocol is chosen (Auto takes native tool calls only when the list says the model
-//! supports them); the MCP servers' tools are named in it. The arena's panels and the Evaluate
-//! view's runs start the same way. It reads the settings, so it sits above the agent, which
+//! supports them); the MCP servers' tools are named in it (read from the settings by the
+//! caller: the page reads them in a chunk of their own, and only when servers were added).
+//! The arena's panels and the Evaluate view's runs start the same way. It reads the settings, so it sits above the agent, which
 //! runs what it set up.
 
 use crate::agent::protocols::action_protocol::{ProtocolChoice, ProtocolPlan};
 use crate::agent::record::RunConfig;
 use crate::agent::run::RunOptions;
+use crate::agent::turn::McpSource;
 use crate::agent::Mode;
 use crate::browser_model::Backend;
 use crate::llm::models::{ModelFacts, Pricing};
 use crate::settings::Settings;
 
-/// Completes `config` with `facts` and gives the options of the run's turns.
+/// Completes `config` with `facts` and `mcp_tools` (the MCP tools `mode` may call:
+/// [`Settings::mcp_tools`]) and gives the options of the run's turns.
 pub fn set_up_turn(
     config: &mut RunConfig,
     mode: Mode,
     settings: &Settings,
     facts: &ModelFacts,
+    mcp_tools: Vec<McpSource>,
 ) -> RunOptions {
     config.pricing = facts.pricing;
     config.backend = settings.backend;
@@ -34,7 +38,7 @@ pub fn set_up_turn(
     // The MCP servers' tools join the built-in ones here, in the engine's chunk: reading the
     // servers is not first-screen work.
     if mode.uses_tools() {
-        config.mcp_tools = settings.mcp_tools(mode);
+        config.mcp_tools = mcp_tools;
         config.tools = settings.offered_built_in_tools(mode);
         config
             .tools
@@ -60,6 +64,16 @@ pub fn set_up_turn(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`set_up_turn`] with the MCP tools the settings give `mode`, as the page reads them.
+    fn set_up(
+        config: &mut RunConfig,
+        mode: Mode,
+        settings: &Settings,
+        facts: &ModelFacts,
+    ) -> RunOptions {
+        set_up_turn(config, mode, settings, facts, settings.mcp_tools(mode))
+    }
     use crate::agent::protocols::action_protocol::Protocol;
     use crate::llm::models::Pricing;
 
@@ -82,7 +96,7 @@ mod tests {
         };
         assert_eq!(settings.protocol, ProtocolChoice::Auto);
         let mut config = RunConfig::default();
-        let options = set_up_turn(&mut config, Mode::ReAct, &settings, &facts(Some(true)));
+        let options = set_up(&mut config, Mode::ReAct, &settings, &facts(Some(true)));
         assert_eq!(config.pricing, facts(None).pricing);
         assert_eq!(config.context_length, Some(32_768));
         assert_eq!(options.max_steps, 7);
@@ -94,7 +108,7 @@ mod tests {
             (Mode::ReAct, Some(false)),
             (Mode::Think, Some(true)),
         ] {
-            let options = set_up_turn(&mut RunConfig::default(), mode, &settings, &facts(said));
+            let options = set_up(&mut RunConfig::default(), mode, &settings, &facts(said));
             assert_eq!(options.plan.protocol, Protocol::Text, "{mode:?} {said:?}");
         }
     }
@@ -105,10 +119,10 @@ mod tests {
         settings.prompts.set(Mode::Act, "Only tools.", "").unwrap();
         let settings = Settings::from_json(&settings.to_json());
         let mut act = RunConfig::default();
-        set_up_turn(&mut act, Mode::Act, &settings, &ModelFacts::default());
+        set_up(&mut act, Mode::Act, &settings, &ModelFacts::default());
         assert_eq!(act.edited_prompt.as_deref(), Some("Only tools."));
         let mut react = RunConfig::default();
-        set_up_turn(&mut react, Mode::ReAct, &settings, &ModelFacts::default());
+        set_up(&mut react, Mode::ReAct, &settings, &ModelFacts::default());
         assert_eq!(react.edited_prompt, None);
     }
 
@@ -119,7 +133,7 @@ mod tests {
             ..Settings::default()
         };
         let mut config = RunConfig::default();
-        set_up_turn(&mut config, Mode::Act, &settings, &ModelFacts::default());
+        set_up(&mut config, Mode::Act, &settings, &ModelFacts::default());
         assert_eq!(config.context_length, Some(4_096));
         assert_eq!(config.pricing, None);
     }
@@ -139,7 +153,7 @@ mod tests {
             tools: settings.offered_built_in_tools(Mode::Act),
             ..RunConfig::default()
         };
-        set_up_turn(&mut config, Mode::Act, &settings, &facts(None));
+        set_up(&mut config, Mode::Act, &settings, &facts(None));
         assert_eq!(
             config.tools,
             [
@@ -152,7 +166,7 @@ mod tests {
         );
         assert_eq!(config.mcp_tools[0].url, "https://mcp.test/mcp");
         let mut think = RunConfig::default();
-        set_up_turn(&mut think, Mode::Think, &settings, &facts(None));
+        set_up(&mut think, Mode::Think, &settings, &facts(None));
         assert!(think.tools.is_empty() && think.mcp_tools.is_empty());
     }
 }

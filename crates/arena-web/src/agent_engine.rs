@@ -8,11 +8,12 @@ use std::rc::Rc;
 
 use web_sys::AbortSignal;
 
+use crate::args_chunk;
 use crate::browser_model::Caller;
 use crate::fetch::{BrowserChatModel, InBrowser};
-use crate::mcp_tools;
+use crate::mcp_chunk::{self, McpEntries};
+use crate::program_chunk::Interpreter;
 use crate::program_tools::ProgramTools;
-use crate::python_worker::WorkerPython;
 use crate::stoppable_tools::StoppableTools;
 use crate::tool_chunk;
 use arena_core::agent::run::run_turn;
@@ -79,7 +80,7 @@ pub struct RunTools {
     pub registry: Registry,
     pub gate: Rc<ConsentGate>,
     /// CodeAct's interpreter, for the run's programs (none in the other modes).
-    pub python: Option<Rc<WorkerPython>>,
+    pub python: Option<Rc<Interpreter>>,
 }
 
 impl RunTools {
@@ -106,19 +107,26 @@ impl RunTools {
 
 /// Each panel's run has its own tools: its own cache, Wikipedia page and Python worker; the
 /// MCP tools `mode` may call share their servers' sessions. None of them is given the token.
-/// The built-in tools are made at their first call, in their own chunk (`tool_chunk`).
-pub fn run_tools(settings: &Settings, mode: Mode) -> RunTools {
+/// The built-in tools are made at their first call, in their own chunk (`tool_chunk`); the MCP
+/// tools are added by `mcp`, the MCP chunk's entries (none when no server was added).
+pub fn run_tools(settings: &Settings, mode: Mode, mcp: Option<&McpEntries>) -> RunTools {
     let enabled = Registry::enabled_names(|name| settings.tool_enabled(mode, name));
     let load = tool_chunk::loader(
         enabled,
         settings.tool_endpoints.clone(),
         settings.python_timeout_secs,
     );
-    let mut registry = Registry::deferred(|name| settings.tool_enabled(mode, name), load);
+    let mut registry = Registry::deferred(
+        |name| settings.tool_enabled(mode, name),
+        load,
+        args_chunk::loader(),
+    );
     let gate = ConsentGate::new();
-    mcp_tools::add_tools(&mut registry, settings, mode, &gate);
+    if let Some(mcp) = mcp {
+        (mcp.add_tools)(&mut registry, settings, mode, &gate);
+    }
     let python = (mode == Mode::CodeAct)
-        .then(|| Rc::new(WorkerPython::new(settings.tool_endpoints.pyodide.clone())));
+        .then(|| Rc::new(Interpreter::new(settings.tool_endpoints.pyodide.clone())));
     RunTools {
         registry,
         gate,
@@ -136,13 +144,18 @@ pub fn chat_params(settings: &Settings, model: &str) -> ChatParams {
 }
 
 /// The tools kept under `key`, or new ones kept from now on.
-fn panel_tools(key: &str, settings: &Settings, mode: Mode) -> Rc<RunTools> {
+fn panel_tools(
+    key: &str,
+    settings: &Settings,
+    mode: Mode,
+    mcp: Option<&McpEntries>,
+) -> Rc<RunTools> {
     TOOLS.with(|kept| {
         let mut kept = kept.borrow_mut();
         if let Some((_, tools)) = kept.iter().find(|(k, _)| k == key) {
             return tools.clone();
         }
-        let tools = Rc::new(run_tools(settings, mode));
+        let tools = Rc::new(run_tools(settings, mode, mcp));
         kept.push_back((key.to_string(), tools.clone()));
         if kept.len() > KEPT_TOOLS {
             kept.pop_front();
@@ -175,7 +188,12 @@ pub async fn run_request(
         signal.clone(),
         (&record.id, &record.shown_name()),
     );
-    let run_tools = panel_tools(&tools_key, &settings, record.config.mode);
+    // The MCP servers' tools are offered in the run's first request: their chunk comes first.
+    let Ok(mcp) = mcp_chunk::entries_for(&settings).await else {
+        emit(AgentEvent::Error(mcp_chunk::MCP_MISSING.into()));
+        return;
+    };
+    let run_tools = panel_tools(&tools_key, &settings, record.config.mode, mcp);
     let _sandbox = SandboxEndsWithTurn(run_tools.python.clone());
     let tools = run_tools.for_turn(asker, signal);
     run_turn(record, next, &model, &tools, &options, emit).await;
@@ -185,7 +203,7 @@ pub async fn run_request(
 /// Stop): nothing a program left running there (a timer, a task) outlives the run, and a
 /// follow-up starts a fresh interpreter. The panel's other tools (their cache, its MCP
 /// sessions) stay for the follow-up.
-struct SandboxEndsWithTurn(Option<Rc<WorkerPython>>);
+struct SandboxEndsWithTurn(Option<Rc<Interpreter>>);
 
 impl Drop for SandboxEndsWithTurn {
     fn drop(&mut self) {

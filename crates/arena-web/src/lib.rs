@@ -12,6 +12,7 @@
 #![cfg(target_arch = "wasm32")]
 
 pub mod agent_engine;
+pub mod args_chunk;
 pub mod browser_model;
 pub mod clipboard;
 pub mod clock;
@@ -27,12 +28,14 @@ pub mod hub_fetch;
 pub mod idb;
 pub mod jsonp;
 pub mod markdown_chunk;
+pub mod mcp_chunk;
 pub mod mcp_fetch;
 pub mod mcp_tools;
 pub mod memory_probe;
 pub mod model_info;
 pub mod page_file;
 pub mod parent_height;
+pub mod program_chunk;
 pub mod program_tools;
 pub mod python_worker;
 pub mod read_body;

@@ -1,17 +1,18 @@
 //! CodeAct's toolbox: a run's tools with the Python interpreter its programs run in (one per
-//! run, so a program's variables stay for the next). A run of another mode has none.
+//! run, so a program's variables stay for the next; its code is fetched at the run's first
+//! program: `program_chunk`). A run of another mode has none.
 
 use std::rc::Rc;
 
 use serde_json::Value;
 
-use crate::python_worker::WorkerPython;
+use crate::program_chunk::Interpreter;
 use arena_core::tools::program::{ProgramLimits, ProgramRun, PythonTool};
 use arena_core::tools::{ProgramCalls, ToolFailure, ToolSpec, Toolbox};
 
 pub struct ProgramTools<T> {
     pub tools: T,
-    pub python: Option<Rc<WorkerPython>>,
+    pub python: Option<Rc<Interpreter>>,
 }
 
 impl<T: Toolbox> Toolbox for ProgramTools<T> {

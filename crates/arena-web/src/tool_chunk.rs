@@ -82,18 +82,18 @@ pub fn loader(
             python_timeout_secs,
         };
         Box::pin(async move {
-            let missing = || {
-                ToolFailure::new(
-                    FailureKind::Network,
-                    "The tools' part of the page could not be fetched; the call was not made. Check the connection.",
-                )
-            };
+            let missing = || ToolFailure::new(FailureKind::Network, TOOLS_MISSING);
             let fetch = FETCH.with(Cell::get).ok_or_else(missing)?;
             ASKED.with(|a| a.set(true));
             fetch(wanted).await.map_err(|ChunkMissing| missing())
         })
     })
 }
+
+/// What a call says when the tools' chunk (which holds the arguments check too) cannot be
+/// fetched.
+pub const TOOLS_MISSING: &str =
+    "The tools' part of the page could not be fetched; the call was not made. Check the connection.";
 
 /// A model request has just been sent: a run that may call tools has its chunk fetched now,
 /// while the model thinks, and not before (the first request waits for nothing it does not

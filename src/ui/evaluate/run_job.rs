@@ -16,6 +16,7 @@ use crate::settings::{ModeModels, Settings};
 use crate::ui::runner::new_record;
 use crate::web::agent_engine::{chat_model, chat_params, run_tools};
 use crate::web::clock::wall_ms;
+use crate::web::mcp_chunk;
 use crate::web::model_info::model_list;
 
 /// The arena's settings with the evaluation's choices for this run.
@@ -40,7 +41,9 @@ pub async fn run_job(
     on_rate_limit: &dyn Fn(u32),
 ) -> Option<RunRecord> {
     let settings = job_settings(context, spec, job);
-    let tools = run_tools(&settings, job.mode);
+    // This module links the MCP tools (`mcp_chunk::made_here`): no chunk to wait for.
+    let mcp = mcp_chunk::entries_for(&settings).await.ok().flatten();
+    let tools = run_tools(&settings, job.mode, mcp);
     let mut record = new_record(job.question as u32, job.mode, &settings);
     record.id = format!("{}-{}", spec.id, job.key());
     let params = chat_params(&settings, &settings.model);
@@ -57,7 +60,10 @@ pub async fn run_job(
         .as_ref()
         .and_then(|l| l.facts(&params.model))
         .unwrap_or_default();
-    let options = set_up_turn(&mut record.config, job.mode, &settings, &facts);
+    let mcp_tools = mcp
+        .map(|m| (m.sources)(&settings, job.mode))
+        .unwrap_or_default();
+    let options = set_up_turn(&mut record.config, job.mode, &settings, &facts, mcp_tools);
     let question = spec.questions[job.question].question.clone();
     // The loop's own copy of the record carries no times; this one is stamped as events
     // come, as a panel's is, so the result has the run's real durations.

@@ -100,11 +100,12 @@ mod tests {
     use futures::future::join_all;
     use serde_json::json;
 
+    use crate::tools::args;
     use crate::tools::endpoints::ToolEndpoints;
     use crate::tools::http::fake::FakeHttp;
     use crate::tools::http::FetchError;
     use crate::tools::python::{PythonFailure, PythonOutput, PythonRunner};
-    use crate::tools::registry::{built_in_tools, ToolEnv};
+    use crate::tools::registry::{built_in_tools, LoadReadArgs, ReadArgs, ToolEnv};
     use crate::tools::web_search::JsonpClient;
     use crate::tools::{Registry, Toolbox};
 
@@ -141,6 +142,15 @@ mod tests {
     /// A registry whose tools are made by `built_in_tools`, counting the loads; the first
     /// `failures` loads fail as an unreachable chunk would.
     fn deferred(enabled: fn(&str) -> bool, loads: Rc<Cell<u32>>, failures: u32) -> Registry {
+        with_check(enabled, loads, failures, schema_check(Rc::default(), 0))
+    }
+
+    fn with_check(
+        enabled: fn(&str) -> bool,
+        loads: Rc<Cell<u32>>,
+        failures: u32,
+        read_args: LoadReadArgs,
+    ) -> Registry {
         Registry::deferred(
             enabled,
             Box::new(move || {
@@ -153,7 +163,23 @@ mod tests {
                     Ok(built_in_tools(&env(), enabled))
                 })
             }),
+            read_args,
         )
+    }
+
+    /// The schema check as the page's chunk gives it, counting the loads; the first `failures`
+    /// fail as an unreachable chunk would.
+    fn schema_check(loads: Rc<Cell<u32>>, failures: u32) -> LoadReadArgs {
+        Box::new(move || {
+            let loads = loads.clone();
+            Box::pin(async move {
+                loads.set(loads.get() + 1);
+                if loads.get() <= failures {
+                    return Err(ToolFailure::new(FailureKind::Network, "no chunk"));
+                }
+                Ok(args::read as ReadArgs)
+            })
+        })
     }
 
     #[test]
@@ -207,5 +233,37 @@ mod tests {
         let failed = block_on(r.call("weather", &json!({"location": 3}))).unwrap_err();
         assert_eq!(failed.kind, FailureKind::BadArguments);
         assert_eq!(loads.get(), 0);
+    }
+
+    #[test]
+    fn the_schema_check_is_fetched_at_the_first_call_and_kept_for_the_run() {
+        let (tools, checks) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
+        let r = with_check(|_| true, tools.clone(), 0, schema_check(checks.clone(), 0));
+        assert_eq!(checks.get(), 0, "listing the tools needs no check");
+        assert!(!r.specs().is_empty());
+        assert_eq!(checks.get(), 0);
+        let misfit = block_on(r.call("weather", &json!({"location": 3}))).unwrap_err();
+        assert_eq!(misfit.kind, FailureKind::BadArguments);
+        assert!(misfit.message.contains("location"), "{}", misfit.message);
+        assert_eq!(
+            block_on(r.call("calculator", &json!({"input": "6*7"}))),
+            Ok("42".into())
+        );
+        assert_eq!(checks.get(), 1);
+        assert_eq!(tools.get(), 1);
+    }
+
+    #[test]
+    fn a_call_whose_schema_check_cannot_be_fetched_reaches_no_tool_and_the_next_fetches_it_again() {
+        let (tools, checks) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
+        let r = with_check(|_| true, tools.clone(), 0, schema_check(checks.clone(), 1));
+        let failed = block_on(r.call("calculator", &json!("2+3"))).unwrap_err();
+        assert_eq!(failed.kind, FailureKind::Network);
+        assert_eq!(tools.get(), 0, "no tool was made for a call left unread");
+        assert_eq!(
+            block_on(r.call("calculator", &json!("2+3"))),
+            Ok("5".into())
+        );
+        assert_eq!(checks.get(), 2);
     }
 }

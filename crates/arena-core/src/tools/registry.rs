@@ -1,7 +1,8 @@
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use futures::future::LocalBoxFuture;
 use serde_json::Value;
 
 use super::args;
@@ -145,10 +146,29 @@ pub fn built_in_tools(env: &ToolEnv, is_enabled: impl Fn(&str) -> bool) -> Vec<B
 /// Marks an observation answered from this run's cache.
 pub const CACHED_NOTE: &str = "(cached: the same call was made earlier in this run)";
 
+/// Reads a call's arguments against its tool's schema ([`args::read`]): which object the tool
+/// gets, or the message for the model.
+pub type ReadArgs = fn(&str, &Value, &Value) -> Result<Value, String>;
+
+/// Gives the [`ReadArgs`] of a registry whose schema check arrives later: the page's chunk of
+/// it, fetched and called (a run's first request does not wait for the check's code).
+pub type LoadReadArgs = Box<dyn Fn() -> LocalBoxFuture<'static, Result<ReadArgs, ToolFailure>>>;
+
+/// How a registry reads a call's arguments.
+enum ArgsCheck {
+    Here(ReadArgs),
+    /// Loaded at the first call (again after a failure), then kept.
+    Later {
+        load: LoadReadArgs,
+        loaded: Cell<Option<ReadArgs>>,
+    },
+}
+
 /// The tools available to one run, plus that run's cache of results.
 pub struct Registry {
     tools: Vec<Box<dyn Tool>>,
     cache: RefCell<HashMap<(String, String), String>>,
+    check: ArgsCheck,
 }
 
 impl Registry {
@@ -156,6 +176,7 @@ impl Registry {
         Self {
             tools,
             cache: RefCell::default(),
+            check: ArgsCheck::Here(args::read),
         }
     }
 
@@ -197,10 +218,15 @@ impl Registry {
         Self::new(built_in_tools(env, is_enabled))
     }
 
-    /// The same registry, its built-in tools made when one is first called (by `load`, once):
-    /// the page sends a run's first request before the tools' code has arrived. Their specs
-    /// are the ones [`Registry::for_run`]'s tools give.
-    pub fn deferred(is_enabled: impl Fn(&str) -> bool, load: LoadTools) -> Self {
+    /// The same registry, its built-in tools made when one is first called (by `load`, once),
+    /// and its calls' arguments read by what `read_args` gives at the first call: the page
+    /// sends a run's first request before the tools' code and the schema check have arrived.
+    /// The tools' specs are the ones [`Registry::for_run`]'s tools give.
+    pub fn deferred(
+        is_enabled: impl Fn(&str) -> bool,
+        load: LoadTools,
+        read_args: LoadReadArgs,
+    ) -> Self {
         let specs: Vec<ToolSpec> = BUILT_IN
             .iter()
             .filter(|b| is_enabled(b.name))
@@ -211,7 +237,29 @@ impl Registry {
                 parameters: (b.parameters)(),
             })
             .collect();
-        Self::new(deferred_tools(specs, load))
+        // Not `new`: the page's engine names no schema check of its own.
+        Self {
+            tools: deferred_tools(specs, load),
+            cache: RefCell::default(),
+            check: ArgsCheck::Later {
+                load: read_args,
+                loaded: Cell::new(None),
+            },
+        }
+    }
+
+    async fn args_reader(&self) -> Result<ReadArgs, ToolFailure> {
+        match &self.check {
+            ArgsCheck::Here(read) => Ok(*read),
+            ArgsCheck::Later { load, loaded } => {
+                if let Some(read) = loaded.get() {
+                    return Ok(read);
+                }
+                let read = load().await?;
+                loaded.set(Some(read));
+                Ok(read)
+            }
+        }
     }
 
     /// Adds a tool after the others (a run-time tool, say).
@@ -277,7 +325,8 @@ impl Toolbox for Registry {
                 name.trim()
             )));
         };
-        let args = args::read(&spec.name, &spec.parameters, args)
+        let read = self.args_reader().await?;
+        let args = read(&spec.name, &spec.parameters, args)
             .map_err(|text| ToolFailure::bad_arguments(truncate(&text, MAX_OBSERVATION_CHARS)))?;
         // Same tool, same arguments (up to spacing) → same answer within a run. Failures are
         // not cached: they may be transient.

@@ -592,6 +592,75 @@ fn the_tools_arrive_after_the_first_request_and_a_call_without_them_says_so() {
     });
 }
 
+/// The MCP servers' part of the page is a chunk of its own. A run whose settings hold no server
+/// never fetches it; a run with servers fetches it before its first request, which offers
+/// their tools. If it cannot be fetched, the run says so and sends nothing, the question stays,
+/// and the next Run, with the connection back, offers the servers' tools.
+#[test]
+fn the_mcp_part_comes_only_with_servers_and_a_run_without_it_says_so() {
+    let mcp_requested = "return performance.getEntriesByType('resource')\
+         .filter(e => /\\/split_mcp-[0-9a-f]+\\.wasm/.test(e.name)).length;";
+    let servers = json!([{ "name": "Notes", "url": "http://127.0.0.1:9/mcp",
+                           "ask": "unless_read_only",
+                           "tools": [{ "name": "read_notes", "offered": "read_notes" }] }])
+    .to_string();
+    browser_test(|rig: Rig| async move {
+        rig.mock.script(
+            Mode::Act.prompt_heading(),
+            [Reply::text("Answer: 42"), Reply::text("Answer: 42")],
+        );
+        open(&rig, json!({})).await;
+        rig.ask("What is 6 times 7?", "act").await;
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert_eq!(
+            rig.js(mcp_requested).await,
+            json!(0),
+            "a run without servers fetched the MCP chunk"
+        );
+
+        // A fresh page, with a server added, whose MCP chunk cannot be fetched.
+        block(&rig, &["*split_mcp-*"]).await;
+        open(&rig, json!({ "mcp_servers": servers })).await;
+        // The page shows the first run again: this question starts a conversation of its own.
+        rig.click("#new-conversation").await;
+        let sent = rig.mock.chat_requests().len();
+        rig.ask("What is 6 times 7?", "act").await;
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+        assert_eq!(p.status, "error", "{p:#?}");
+        assert!(
+            p.error
+                .contains("The MCP servers' part of the page could not be fetched"),
+            "{p:#?}"
+        );
+        assert!(p.error.contains("press Run again"), "{p:#?}");
+        assert_eq!(rig.mock.chat_requests().len(), sent, "the run sent nothing");
+        assert_eq!(
+            rig.js("return document.querySelector('#question').value;")
+                .await,
+            json!("What is 6 times 7?"),
+            "the question was lost"
+        );
+
+        // The browser lists each refused try too.
+        let tried = rig.js(mcp_requested).await.as_u64().unwrap();
+        block(&rig, &[]).await;
+        rig.ask("What is 6 times 7?", "act").await;
+        let p = rig.wait_until_settled(SETTLE).await.remove(0);
+        assert_eq!(p.status, "done", "{p:#?}");
+        assert_eq!(
+            rig.js(mcp_requested).await,
+            json!(tried + 1),
+            "fetched once, once it could be"
+        );
+        let offered = rig.mock.chat_requests().last().unwrap().body.clone();
+        assert!(
+            offered.contains("read_notes"),
+            "the server's tool was not offered: {offered}"
+        );
+    });
+}
+
 /// A first visit (no token, nothing kept) is drawn without the parts chunk: the recordings'
 /// cards, the token box and what this browser keeps are on the first screen, and export,
 /// import and Embed are buttons there. The chunk is fetched when a part is about to be shown:

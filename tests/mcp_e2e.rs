@@ -1126,13 +1126,22 @@ async fn consent_question(rig: &Rig) -> (String, String, Value) {
     (seen[0].clone(), seen[1].clone(), arguments)
 }
 
-/// Answers the open consent question with the button `css`, and waits for it to go.
+/// Answers the open consent question with the button `css`, and waits for that question to go.
+/// Its own, by its title's id: in CodeAct a program's next call may ask its own question
+/// before a poll sees none open.
 async fn answer_consent(rig: &Rig, css: &str) {
+    let id = rig
+        .js("return document.querySelector('.consent-question .consent-title').id")
+        .await;
+    let id = id
+        .as_str()
+        .expect("an open question's title has an id")
+        .to_string();
     rig.click(&format!(".consent-question {css}")).await;
     rig.wait_for(
-        "the consent question to close",
+        &format!("the consent question {id} to close"),
         Duration::from_secs(30),
-        "return !document.querySelector('.consent-question')",
+        &format!("return !document.getElementById({})", json!(id)),
     )
     .await;
 }

@@ -6,13 +6,18 @@
 // Messages in:  {kind: "load", files: {name: Blob}, indexURL, noNetwork}
 //               {kind: "run", id, key, code, maxOutput}
 //               {kind: "program", id, key, code, tools: [[function, [param, ...]], ...], maxOutput}
-//               {kind: "result", key, call, ok, text} (a program's tool call, answered by the page)
+//               {kind: "result", key, call, ok, limit, text} (a program's tool call, answered by the
+//               page; `limit`: refused at the step's call limit, raised as CallLimitError)
 //               {kind: "ping", key} (the page asks whether the worker is idle)
 // Messages out: {kind: "loaded"} | {kind: "unavailable", error} | {kind: "pong", key}
+//               {kind: "interrupt-buffer", buffer} (once, before "loaded", where memory can be
+//               shared: the frame keeps it, and interrupts a program past its time limit)
 //               {id, key, kind: "started"} | {id, key, kind: "done", stdout, cut, value, valueChars, blocked}
 //               | {id, key, kind: "raised", stdout, cut, error, blocked}
 //               | {id, key, kind: "call", call, function, kwargs} (a program asks the page to run a tool)
 //               | {id, key, kind: "final", stdout, cut, value, blocked} (a program called final_answer)
+//               (a CodeAct program's end also carries `names`: its variables, for the page to
+//               name if a restart loses them)
 //               | {id, key, kind: "tampered", error} (an earlier program changed the runner: not run)
 // Programs run one after another, each from a fresh output buffer, in shared globals.
 // A CodeAct program's tools are functions that ask the page (which runs the tool through
@@ -43,6 +48,8 @@
   const PromiseOf = Promise;
   const StringOf = String;
   const setTimer = self.setTimeout.bind(self);
+  const SharedMemory = typeof SharedArrayBuffer === "function" ? SharedArrayBuffer : null;
+  const storeShared = Atomics.store;
   const clearTimer = self.clearTimeout.bind(self);
 
   // Made afresh for each program, in new globals holding the originals BOOT took at load:
@@ -105,13 +112,16 @@ def _classes():
     class ToolError(Exception):
         """A tool call that failed (or was refused): the message says why."""
 
+    class CallLimitError(ToolError):
+        """A call past the step's call limit: it and every later call of the program are refused."""
+
     class FinalAnswer(BaseException):
         pass
 
-    return ToolError, FinalAnswer
+    return ToolError, CallLimitError, FinalAnswer
 
 
-ToolError, _FinalAnswer = _classes()
+ToolError, _CallLimitError, _FinalAnswer = _classes()
 _final = []
 
 
@@ -132,6 +142,8 @@ def _tool(function, params, call):
         # "1" and the result, or "0" and why it failed: a plain string, which no then() of a
         # program's can stand in for.
         reply = run_sync(call(function, json_dumps(kwargs, default=str)))
+        if reply[:1] == "2":
+            raise _CallLimitError(reply[1:])
         if reply[:1] != "1":
             raise ToolError(reply[1:])
         return reply[1:]
@@ -154,6 +166,19 @@ async def program(code, tools, call, limit):
             text = f"<str() failed: {type(failure).__name__}>"
         return ("final", text[:limit], len(text))
     return (kind, text, chars)
+
+
+def variables(own):
+    # The program's variables once it ended (its globals but the sandbox's own and the
+    # underscored ones), for the page to name if a restart loses them. Exact strings only: a
+    # key of a type of the program's runs none of its code here.
+    found = []
+    for name in list(names):
+        if type(name) is str and name[:1] != "_" and name not in own:
+            found.append(name[:60])
+            if len(found) == 50:
+                break
+    return found
 `;
 
   // Run once at load, before any program: the originals each runner is given, what the runner
@@ -267,6 +292,10 @@ def changed(checked):
 
   // Pyodide and what BOOT gave, once loaded.
   let python = null;
+  // Pyodide's interrupt buffer, shared with the frame (null where memory cannot be shared):
+  // the frame writes 2 (SIGINT) into it when the page says a program ran past its time, and
+  // the program gets a KeyboardInterrupt at its next bytecode check, its interpreter kept.
+  let interrupt = null;
   // The program running now: {id, key}; its tool call waiting for the page: {call, resolve}.
   let running = null;
   let waiting = null;
@@ -311,7 +340,7 @@ def changed(checked):
     const resolve = waiting.resolve;
     waiting = null;
     const text = typeof message.text === "string" ? message.text : "";
-    resolve((message.ok === true ? "1" : "0") + text);
+    resolve((message.ok === true ? "1" : message.limit === true ? "2" : "0") + text);
   }
 
   // Pyodide asks `fetch` for its wasm file and standard library; while it loads, those come
@@ -364,6 +393,12 @@ def changed(checked):
       });
       const boot = py.runPython(BOOT, { globals: py.toPy({}), filename: "<python-tool>" });
       Object.defineProperty(self, "fetch", { value: refuse(String(noNetwork)), writable: false, configurable: false });
+      // Only a cross-origin isolated frame gives its worker shared memory.
+      if (SharedMemory && self.crossOriginIsolated) {
+        interrupt = new Int32Array(new SharedMemory(4));
+        py.setInterruptBuffer(interrupt);
+        post({ kind: "interrupt-buffer", buffer: interrupt });
+      }
       python = {
         originals: boot.get(0),
         checked: boot.get(1),
@@ -465,7 +500,11 @@ def changed(checked):
     const globals = python.dict();
     globals.update(python.originals);
     python.exec(RUNNER, globals);
-    const runner = { run: globals.get("run"), program: globals.get("program") };
+    const runner = {
+      run: globals.get("run"),
+      program: globals.get("program"),
+      variables: globals.get("variables"),
+    };
     globals.destroy();
     return runner;
   }
@@ -476,6 +515,18 @@ def changed(checked):
       String((t && t[0]) || ""),
       (Array.isArray(t && t[1]) ? t[1] : []).slice(0, 50).map(String),
     ]);
+  }
+
+  // The program's variables, as plain strings (none if they cannot be read).
+  function variablesNow(runner, tools) {
+    try {
+      const found = runner.variables(toolList(tools).map((t) => t[0]).concat(["final_answer", "ToolError"]));
+      const names = found.toJs();
+      found.destroy();
+      return Array.isArray(names) ? names.map(StringOf) : [];
+    } catch (e) {
+      return [];
+    }
   }
 
   // Lets the browser deliver the policy reports of the program's last attempts.
@@ -511,6 +562,8 @@ def changed(checked):
       return;
     }
     running = { id, key };
+    // An interrupt meant for the last program, which ended before it came, is not this one's.
+    if (interrupt) storeShared(interrupt, 0, 0);
     let reply;
     try {
       const changed = tamperedWith();
@@ -538,9 +591,11 @@ def changed(checked):
       } catch (e) {
         reply = { kind: "raised", error: String((e && e.message) || e).slice(0, 4 * limit) };
       }
+      if (codeAct) reply.names = variablesNow(runner, message.tools);
       endProgramTimers();
       runner.run.destroy();
       runner.program.destroy();
+      runner.variables.destroy();
     } catch (e) {
       reply = { kind: "unavailable", error: String((e && e.message) || e).slice(0, 200) };
     }
@@ -554,6 +609,7 @@ def changed(checked):
       value: reply.value,
       valueChars: reply.valueChars,
       error: reply.error,
+      names: reply.names,
       stdout: output.text + output.decoder.decode(),
       cut: output.cut,
       blocked,

@@ -17,7 +17,9 @@ use react_arena::agent::run::{run_turn, Next, RunOptions};
 use react_arena::agent::{run_agent, AgentEvent, ChatModel, Mode};
 use react_arena::llm::tool_calls::ToolCallDelta;
 use react_arena::llm::{ChatCall, ChatDelta, ChatMessage, LlmError, Role, Usage};
-use react_arena::tools::program::{ProgramLimits, ProgramRun, ProgramStop, PythonTool};
+use react_arena::tools::program::{
+    limit_error, ProgramLimits, ProgramRun, ProgramStop, PythonTool,
+};
 use react_arena::tools::registry::CACHED_NOTE;
 use react_arena::tools::{typed, TextInput, TypedTool};
 use react_arena::tools::{FailureKind, ProgramCallError, ProgramCalls, ToolFailure, Toolbox};
@@ -250,7 +252,7 @@ impl Toolbox for FakeTools {
     /// A stand-in for the page's Python sandbox, enough for the loop: each line is
     /// `print(tool(name="value"))`, `tool(name="value")`, `final_answer("text")`,
     /// `raise Error("text")` or `while True: pass` (which never ends: the time limit stops it).
-    /// A failed call raises in the program; a call the gate stops ends it.
+    /// A failed call raises in the program, and so does one over the step's call limit.
     async fn run_program<C: ProgramCalls>(
         &self,
         code: &str,
@@ -295,8 +297,9 @@ impl Toolbox for FakeTools {
                     ran.error = Some(format!("ToolError: {message}"));
                     break;
                 }
-                Err(ProgramCallError::Stop(stop)) => {
-                    ran.stopped = Some(stop);
+                // Uncaught here: the program ends with it, as a real one that does not catch it.
+                Err(ProgramCallError::Limit(stop)) => {
+                    ran.error = Some(format!("CallLimitError: {}", limit_error(stop)));
                     break;
                 }
             }
@@ -1463,9 +1466,27 @@ fn codeact_a_program_in_a_loop_is_stopped_by_the_call_limit_and_an_endless_one_b
         .as_deref()
         .unwrap()
         .contains(&format!("more than {limit} tool calls")));
+    // The refused call raised in the program (which may catch it), and the record keeps the
+    // stop as the program's.
+    assert!(program.output.as_deref().unwrap().contains(&format!(
+        "CallLimitError: this program already made the {limit} tool calls"
+    )));
+    assert_eq!(
+        record.turns[0].steps[0].tool_runs[0].stop,
+        Some(ProgramStop::CallLimit {
+            calls: limit as u32
+        })
+    );
     assert_eq!(steps[0].tool_runs.len(), 1 + limit);
     let endless = steps[1].tool_runs[0].output.as_deref().unwrap();
     assert!(endless.contains("ran past the 60 s"), "{endless}");
+    assert_eq!(
+        steps[1].tool_runs[0].stop,
+        Some(ProgramStop::TimeLimit { secs: 60 })
+    );
+    // A replay of the record keeps each program's stop.
+    let replayed = react_arena::agent::replay::Replay::of(&record).fold();
+    assert_eq!(replayed.turns[0].steps, record.turns[0].steps);
 }
 
 #[test]

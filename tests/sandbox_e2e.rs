@@ -29,7 +29,10 @@ fn program(thought: &str, code: &str) -> Reply {
 }
 
 async fn open(rig: &Rig, fixtures: &FixtureServer) {
-    rig.open_app_overriding(json!({ "tool_endpoints": fixtures.endpoints(), "max_steps": 4 }))
+    // Settings' Python time limit holds for CodeAct's programs too: these attacks are given
+    // 60 s, so that what ends each is the attack's own bound (the memory bomb's process is
+    // found lost 10 s after it ends), not the time limit.
+    rig.open_app_overriding(json!({ "tool_endpoints": fixtures.endpoints(), "max_steps": 4, "python_timeout_secs": 60 }))
         .await;
 }
 

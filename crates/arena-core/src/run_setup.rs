@@ -44,6 +44,8 @@ pub fn set_up_turn(
             .tools
             .extend(config.mcp_tools.iter().map(|s| s.tool.clone()));
     }
+    // CodeAct's programs take Settings' Python time limit, as the python tool's calls do.
+    config.program_secs = (mode == Mode::CodeAct).then_some(settings.python_timeout_secs);
     config.context_length = match settings.backend {
         Backend::Browser => Some(settings.browser_context),
         Backend::Endpoint => (settings.context_length > 0)
@@ -124,6 +126,34 @@ mod tests {
         let mut react = RunConfig::default();
         set_up(&mut react, Mode::ReAct, &settings, &ModelFacts::default());
         assert_eq!(react.edited_prompt, None);
+    }
+
+    #[test]
+    fn codeact_s_programs_take_settings_python_time_limit_and_the_record_keeps_it() {
+        let settings = Settings {
+            python_timeout_secs: 5,
+            ..Settings::default()
+        };
+        let mut codeact = RunConfig::default();
+        set_up(
+            &mut codeact,
+            Mode::CodeAct,
+            &settings,
+            &ModelFacts::default(),
+        );
+        assert_eq!(codeact.program_secs, Some(5));
+        assert_eq!(codeact.program_limits().step_secs, 5);
+        assert_eq!(codeact.program_limits().calls_per_step, 10);
+        // Kept in the record: a follow-up or a replay reads the same limit.
+        let kept: RunConfig =
+            serde_json::from_str(&serde_json::to_string(&codeact).unwrap()).unwrap();
+        assert_eq!(kept.program_limits().step_secs, 5);
+        // Other modes run no programs; a run recorded before the limit was kept had 60 s.
+        let mut react = RunConfig::default();
+        set_up(&mut react, Mode::ReAct, &settings, &ModelFacts::default());
+        assert_eq!(react.program_secs, None);
+        let old: RunConfig = serde_json::from_str(r#"{"mode":"CodeAct"}"#).unwrap();
+        assert_eq!(old.program_limits().step_secs, 60);
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub struct Settings {
     /// Time limit of one MCP tool call.
     pub mcp_timeout_secs: u32,
     pub tool_endpoints: ToolEndpoints,
-    /// Time limit of one python call.
+    /// Time limit of one python call, and of a CodeAct program's own time (its calls' aside).
     pub python_timeout_secs: u32,
     /// How the model asks for tools.
     pub protocol: ProtocolChoice,

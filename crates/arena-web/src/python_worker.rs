@@ -9,7 +9,11 @@
 //! Calls to one runner take turns: two python calls of one step run one after the other in
 //! the same interpreter, each within its own time limit from the moment its program is sent.
 //! A program past its limit (or a call abandoned mid-run) ends the frame and its worker; the
-//! next call starts a fresh one.
+//! next call starts a fresh one. A CodeAct program past its limit is interrupted instead where
+//! the frame can (a cross-origin isolated page, whose frame shares Pyodide's interrupt buffer
+//! with its worker): it gets a KeyboardInterrupt, and its interpreter stays for the next
+//! program. Where it cannot, or the program does not stop, the sandbox is ended and the
+//! program's Observation names the variables that were lost.
 //!
 //! A program reaches its worker and can post messages of its own, so the page gives each
 //! program a key only the worker's runner knows and reads its messages in the order a real
@@ -35,7 +39,9 @@ use super::counted_fetch::fetch_counted;
 use super::sandbox_frame::{attach, is_from, sandboxed_frame};
 use crate::timer::sleep;
 use arena_core::progress::Download;
-use arena_core::tools::program::{ProgramLimits, ProgramRun, ProgramStop, PythonTool};
+use arena_core::tools::program::{
+    limit_error, restarted_note, ProgramLimits, ProgramRun, ProgramStop, PythonTool,
+};
 use arena_core::tools::python::{
     PythonFailure, PythonOutput, PythonRunner, WorkerReply, MAX_OUTPUT_CHARS,
     MAX_UNANSWERED_MESSAGES, NO_NETWORK, PYODIDE_FILES, SANDBOX_PROCESS_ENDED,
@@ -59,6 +65,9 @@ pub struct WorkerPython {
     /// Set when the idle watch ended a sandbox that was busy between programs: the next
     /// program is told it starts without earlier variables.
     ended_while_idle: Rc<Cell<bool>>,
+    /// CodeAct: the variables the sandbox held when its last program ended, named if a
+    /// restart at the time limit loses them.
+    variables: RefCell<Vec<String>>,
 }
 
 impl WorkerPython {
@@ -69,6 +78,7 @@ impl WorkerPython {
             turn: Rc::new(Mutex::new(())),
             next_id: Cell::new(0),
             ended_while_idle: Rc::new(Cell::new(false)),
+            variables: RefCell::new(Vec::new()),
         }
     }
 
@@ -91,6 +101,7 @@ impl WorkerPython {
         }
         // One that flooded between calls is gone: its replacement starts afresh.
         self.kill();
+        self.variables.borrow_mut().clear();
         let start = Box::pin(start_sandbox(&self.index_url));
         let limit = Box::pin(sleep(LOAD_LIMIT_SECS * 1000));
         let sandbox = match select(start, limit).await {
@@ -130,11 +141,11 @@ impl WorkerPython {
             .await;
         let outcome = match ran {
             Ran::Ended(reply) => reply.outcome().map(|out| PythonOutput { note, ..out }),
-            Ran::TimedOut => Err(PythonFailure::TimedOut {
+            // The python tool's programs are not interrupted: a fresh interpreter follows.
+            Ran::TimedOut { .. } | Ran::Interrupted(_) => Err(PythonFailure::TimedOut {
                 seconds: timeout_secs,
             }),
             Ran::Refused(why) => Err(PythonFailure::Refused(why)),
-            Ran::Stopped(_) => Err(PythonFailure::Unavailable("the program was stopped".into())),
             Ran::Lost(why) => Err(PythonFailure::Unavailable(why)),
             Ran::Tampered(what) => Err(PythonFailure::Unavailable(tampered_twice(&what))),
         };
@@ -187,7 +198,9 @@ impl WorkerPython {
                     ));
                     continue;
                 }
-                Ran::Ended(reply) if !matches!(reply.kind.as_str(), "unavailable" | "flood") => {
+                Ran::Ended(reply) | Ran::Interrupted(reply)
+                    if !matches!(reply.kind.as_str(), "unavailable" | "flood") =>
+                {
                     if !idle_after(&sandbox).await {
                         self.kill();
                         note = Some(BUSY_AFTER_ITS_END.to_string());
@@ -204,10 +217,11 @@ impl WorkerPython {
 
 impl WorkerPython {
     /// CodeAct: runs `code` in this interpreter (one per run: its variables stay for the run's
-    /// next program), each tool call it makes answered by `calls`, the run's gate. The
+    /// next program), each tool call it makes answered by `calls`, the run's gate (a call it
+    /// refuses at the step's limit raises `CallLimitError` in the program, which runs on). The
     /// program's own time, not its calls' (a consent question may wait for the user), is
-    /// limited to `limits.step_secs`; past it, or when the gate stops the program, the
-    /// sandbox is ended (the only way to stop a program) and the next program starts afresh.
+    /// limited to `limits.step_secs`; past it the program is interrupted where the frame can,
+    /// and otherwise its sandbox is ended and the next program starts afresh.
     pub async fn run_program<C: ProgramCalls>(
         &self,
         code: &str,
@@ -226,18 +240,31 @@ impl WorkerPython {
                 program_message(id, key, code, tools)
             })
             .await;
+        let time_limit = ProgramStop::TimeLimit {
+            secs: limits.step_secs,
+        };
+        let mut note = note;
         let run = match ran {
-            Ran::Ended(reply) => reply.program_run(),
-            Ran::TimedOut => ProgramRun {
-                stopped: Some(ProgramStop::TimeLimit {
-                    secs: limits.step_secs,
-                }),
-                ..ProgramRun::default()
-            },
-            Ran::Stopped(stop) => ProgramRun {
-                stopped: Some(stop),
-                ..ProgramRun::default()
-            },
+            Ran::Ended(reply) => {
+                self.keep_variables(&reply);
+                reply.program_run()
+            }
+            Ran::Interrupted(reply) => {
+                self.keep_variables(&reply);
+                reply.interrupted_run(time_limit)
+            }
+            Ran::TimedOut { interrupted } => {
+                let lost = self.variables.take();
+                let restarted = restarted_note(interrupted, &lost);
+                note = Some(match note {
+                    Some(earlier) => format!("{earlier} {restarted}"),
+                    None => restarted,
+                });
+                ProgramRun {
+                    stopped: Some(time_limit),
+                    ..ProgramRun::default()
+                }
+            }
             Ran::Refused(why) => ProgramRun {
                 error: Some(format!(
                     "RuntimeError: the program was stopped: its sandbox sent {why}. A program \
@@ -258,20 +285,28 @@ impl WorkerPython {
         guard.finished = true;
         ProgramRun { note, ..run }
     }
+
+    /// The variables a program left, from its end's message (a failed sandbox says none).
+    fn keep_variables(&self, reply: &WorkerReply) {
+        if matches!(reply.kind.as_str(), "done" | "raised" | "final") {
+            *self.variables.borrow_mut() = reply.names.clone();
+        }
+    }
 }
 
 /// How one program went, as its messages said.
 enum Ran {
     /// It ended: its last message (`done`, `raised`, `final`, or the sandbox failing).
     Ended(WorkerReply),
-    /// Its own time ran out.
-    TimedOut,
+    /// Its own time ran out, and it was ended with its sandbox (`interrupted`: an interrupt
+    /// was tried first and did not stop it).
+    TimedOut { interrupted: bool },
+    /// Its own time ran out and the interrupt stopped it: its last message, its sandbox kept.
+    Interrupted(WorkerReply),
     /// An earlier program changed the runner (what changed): this one was not run.
     Tampered(String),
     /// A message no real program sends at that point (which, and why): it was stopped.
     Refused(String),
-    /// The run's gate stopped it (its call limit, or Stop).
-    Stopped(ProgramStop),
     /// The sandbox could not be started or reached.
     Lost(String),
 }
@@ -321,25 +356,43 @@ fn watch_idle(sandbox: Weak<Sandbox>, turn: Rc<Mutex<()>>, ended: Rc<Cell<bool>>
     });
 }
 
+/// How long a program interrupted at its time limit has to end before its sandbox is ended:
+/// Pyodide checks the interrupt between bytecodes, but a long call into C (a huge `sum`)
+/// checks it only when it returns.
+const INTERRUPT_GRACE_MS: f64 = 3_000.0;
+/// What a call the program makes after its interrupt gets (it is not run).
+const PAST_ITS_TIME: &str = "the program ran past its time limit";
+
 /// Reads one program's messages in the order a real program sends them
 /// (`arena_core::tools::sandbox_order`), within `limit_ms` of the program's own time (the time
 /// the page spends on its calls, a consent question say, is not counted), answering each call
-/// through `calls` with the program's key.
+/// through `calls` with the program's key. A CodeAct program past its time is interrupted
+/// where the frame can, and has [`INTERRUPT_GRACE_MS`] more to end.
 async fn drive<C: ProgramCalls>(
     sandbox: &Sandbox,
     key: &str,
-    limit_ms: f64,
+    mut limit_ms: f64,
     calls: Option<&C>,
 ) -> Ran {
     let mut order = ProgramMessages::new(key, calls.is_some());
     let mut used_ms = 0.0;
+    let mut interrupted = false;
     loop {
         let waited_from = js_sys::Date::now();
         let left = (limit_ms - used_ms).max(0.0) as u32;
         let reply = sandbox.next(|_| true, left).await;
         used_ms += js_sys::Date::now() - waited_from;
         let Some(reply) = reply else {
-            return Ran::TimedOut;
+            if !interrupted && calls.is_some() && sandbox.interruptible {
+                interrupted = sandbox
+                    .post(&message(&[("kind", "interrupt".into())]))
+                    .is_ok();
+                if interrupted {
+                    limit_ms = used_ms + INTERRUPT_GRACE_MS;
+                    continue;
+                }
+            }
+            return Ran::TimedOut { interrupted };
         };
         let step = match order.read(&reply) {
             Ok(step) => step,
@@ -347,7 +400,27 @@ async fn drive<C: ProgramCalls>(
         };
         let calls = match (step, calls) {
             (Step::Started, _) => continue,
+            (Step::Ended, _)
+                if interrupted && reply.kind != "unavailable" && reply.kind != "flood" =>
+            {
+                return Ran::Interrupted(reply)
+            }
             (Step::Ended, _) => return Ran::Ended(reply),
+            // Interrupted while it asked for a call: the call is not run, and the program
+            // meets its interrupt once it reads the answer.
+            (Step::Call, Some(_)) if interrupted => {
+                if let Err(why) = sandbox.post(&result_message(
+                    key,
+                    reply.call,
+                    false,
+                    false,
+                    PAST_ITS_TIME,
+                )) {
+                    return Ran::Lost(why);
+                }
+                order.answered();
+                continue;
+            }
             (Step::Tampered(what), _) => return Ran::Tampered(what),
             (Step::Call, Some(calls)) => calls,
             (Step::Call, None) => return Ran::Refused("a call".into()),
@@ -361,12 +434,14 @@ async fn drive<C: ProgramCalls>(
                 "the arguments of {function} could not be read"
             ))),
         };
-        let (ok, text) = match answer {
-            Ok(text) => (true, text),
-            Err(ProgramCallError::Failed(why)) => (false, why),
-            Err(ProgramCallError::Stop(stop)) => return Ran::Stopped(stop),
+        // A call refused at the step's limit raises CallLimitError in the program, which runs
+        // on in the same interpreter.
+        let (ok, limit, text) = match answer {
+            Ok(text) => (true, false, text),
+            Err(ProgramCallError::Failed(why)) => (false, false, why),
+            Err(ProgramCallError::Limit(stop)) => (false, true, limit_error(stop)),
         };
-        if let Err(why) = sandbox.post(&result_message(key, reply.call, ok, &text)) {
+        if let Err(why) = sandbox.post(&result_message(key, reply.call, ok, limit, &text)) {
             return Ran::Lost(why);
         }
         order.answered();
@@ -456,6 +531,8 @@ struct Sandbox {
     /// When the frame last said it is alive (`Date.now()`).
     alive_at: Rc<Cell<f64>>,
     listener: Closure<dyn FnMut(MessageEvent)>,
+    /// Whether the frame can interrupt a running program (it said so once Pyodide loaded).
+    interruptible: bool,
 }
 
 /// While the page waits on the sandbox, it asks the frame this often whether it is alive;
@@ -471,6 +548,9 @@ impl Sandbox {
     fn open() -> Result<Self, String> {
         let window = web_sys::window().ok_or("no window")?;
         let frame = sandboxed_frame("python-frame.html", "python-frame")?;
+        // A cross-origin isolated page lends its isolation to this frame (it then shares
+        // memory with its worker, for Pyodide's interrupt buffer) only where it allows it.
+        let _ = frame.set_attribute("allow", "cross-origin-isolated");
         // The channel holds its buffer plus one message per sender.
         let (mut sender, inbox) = mpsc::channel(MAX_UNANSWERED_MESSAGES as usize - 1);
         let flooded = Rc::new(Cell::new(false));
@@ -511,6 +591,7 @@ impl Sandbox {
             flooded,
             alive_at,
             listener,
+            interruptible: false,
         };
         attach(&sandbox.frame)?;
         Ok(sandbox)
@@ -613,7 +694,7 @@ impl Drop for Sandbox {
 /// Opens a frame, gives it Pyodide's files and waits until Pyodide has loaded.
 async fn start_sandbox(index_url: &str) -> Result<Sandbox, String> {
     let files = pyodide_files(index_url).await?;
-    let sandbox = Sandbox::open()?;
+    let mut sandbox = Sandbox::open()?;
     let unavailable = |reply: WorkerReply| {
         reply
             .error
@@ -638,7 +719,10 @@ async fn start_sandbox(index_url: &str) -> Result<Sandbox, String> {
         )
         .await
     {
-        Some(reply) if reply.kind == "loaded" => Ok(sandbox),
+        Some(reply) if reply.kind == "loaded" => {
+            sandbox.interruptible = reply.interruptible;
+            Ok(sandbox)
+        }
         Some(reply) => Err(unavailable(reply)),
         None => Err("Pyodide did not load".into()),
     }
@@ -754,12 +838,13 @@ fn ping_message(key: &str) -> JsValue {
     message(&[("kind", "ping".into()), ("key", key.into())])
 }
 
-fn result_message(key: &str, call: u32, ok: bool, text: &str) -> JsValue {
+fn result_message(key: &str, call: u32, ok: bool, limit: bool, text: &str) -> JsValue {
     message(&[
         ("kind", "result".into()),
         ("key", key.into()),
         ("call", call.into()),
         ("ok", ok.into()),
+        ("limit", limit.into()),
         ("text", text.into()),
     ])
 }
@@ -785,5 +870,10 @@ fn read_reply(data: &JsValue) -> WorkerReply {
         call: count("call") as u32,
         function: text("function"),
         kwargs: text("kwargs"),
+        names: get("names")
+            .dyn_into::<Array>()
+            .map(|names| names.iter().filter_map(|n| n.as_string()).collect())
+            .unwrap_or_default(),
+        interruptible: get("interruptible").as_bool() == Some(true),
     }
 }

@@ -4,6 +4,7 @@ use super::protocols::action_protocol::Protocol;
 use super::turn::Turn;
 use crate::llm::{ChatMessage, RuntimeTimings, Usage};
 use crate::tools::failure::Failed;
+use crate::tools::program::ProgramStop;
 
 /// What a run reports while it goes. The last event of a run is `Answer`, `Error` or `Stopped`.
 /// Serializable: the agent engine is its own wasm module and sends its events to the page as
@@ -56,6 +57,9 @@ pub enum AgentEvent {
     Program {
         code: String,
     },
+    /// CodeAct: why the step's program ended before its end (its time limit, Stop), or that a
+    /// call of its was refused at the step's call limit; sent before its Observation.
+    ProgramStopped(ProgramStop),
     /// CodeAct: the running program called a tool (`input`: its arguments as JSON).
     ProgramCall {
         tool: String,

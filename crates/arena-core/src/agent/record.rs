@@ -13,6 +13,7 @@ pub use super::turn::{Answer, McpSource, Step, ToolRun, Turn};
 use crate::browser_model::Backend;
 use crate::llm::models::Pricing;
 use crate::llm::{ChatMessage, Role, Usage};
+use crate::tools::program::ProgramLimits;
 use crate::tools::registry::normalise_tool_name;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -92,6 +93,10 @@ pub struct RunConfig {
     /// Where the model ran: at `base_url`, or in the page (`base_url` is then the model
     /// file's address).
     pub backend: Backend,
+    /// CodeAct: the time limit of each program's own time, in seconds (Settings' Python time
+    /// limit when the run began; runs recorded before it was kept had 60 s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program_secs: Option<u32>,
 }
 
 impl Default for RunConfig {
@@ -111,6 +116,18 @@ impl Default for RunConfig {
             pricing: None,
             context_length: None,
             backend: Backend::Endpoint,
+            program_secs: None,
+        }
+    }
+}
+
+impl RunConfig {
+    /// What one of the run's programs may take: its calls, and its time as the run was set up.
+    pub fn program_limits(&self) -> ProgramLimits {
+        let limits = ProgramLimits::default();
+        ProgramLimits {
+            step_secs: self.program_secs.unwrap_or(limits.step_secs),
+            ..limits
         }
     }
 }
@@ -335,6 +352,11 @@ impl RunRecord {
                     t_start: Some(at),
                     ..ToolRun::default()
                 });
+            }
+            AgentEvent::ProgramStopped(stop) => {
+                if let Some(program) = self.step().tool_runs.iter_mut().rev().find(|r| r.program) {
+                    program.stop = Some(*stop);
+                }
             }
             AgentEvent::ProgramCallDone {
                 text,

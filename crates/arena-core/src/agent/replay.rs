@@ -253,6 +253,9 @@ fn program_events(step: &Step, acted: f64, done: f64, out: &mut Vec<(f64, AgentE
         }
     }
     if let Some(program) = step.tool_runs.iter().find(|r| r.program) {
+        if let Some(stop) = program.stop {
+            out.push((done, AgentEvent::ProgramStopped(stop)));
+        }
         if let Some(text) = &program.output {
             out.push((
                 done,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::protocols::action_protocol::Protocol;
 use crate::llm::{ChatMessage, RuntimeTimings, Usage};
 use crate::tools::failure::Failed;
+use crate::tools::program::ProgramStop;
 
 /// An MCP server's tool as a run offered it: what a call of it went to.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -59,6 +60,9 @@ pub struct ToolRun {
     pub t_start: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub t_done: Option<f64>,
+    /// CodeAct: why the program stopped before its end, or the limit that refused its calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<ProgramStop>,
 }
 
 impl Step {

@@ -242,8 +242,53 @@ pub const NO_INTERPRETER: &str = "RuntimeError: no Python interpreter is availab
 pub enum ProgramCallError {
     /// The call failed: the program gets an exception with this message.
     Failed(String),
-    /// The program is to end now.
-    Stop(ProgramStop),
+    /// A limit of the step refuses the call: the program gets a `CallLimitError` (a
+    /// `ToolError`, so it may catch it) saying [`limit_error`], and runs on in the same
+    /// interpreter; the run keeps the stop as the program's.
+    Limit(ProgramStop),
+}
+
+/// What the program's `CallLimitError` says when `stop` refuses a call.
+pub fn limit_error(stop: ProgramStop) -> String {
+    match stop {
+        ProgramStop::CallLimit { calls } => format!(
+            "this program already made the {calls} tool calls a step allows; this call and \
+             every later one in this program are refused (its variables are kept: the next \
+             program may call tools again)"
+        ),
+        other => format!("the program may call no more tools ({other:?})"),
+    }
+}
+
+/// Names of a program's variables that a note lists at most.
+const NAMES_SHOWN: usize = 20;
+
+/// The note a program's Observation carries when its sandbox had to be restarted at the time
+/// limit (the page could not interrupt the program, or the program did not stop when
+/// interrupted): `lost` are the variables the sandbox held after the last program that ended,
+/// which the next program no longer has.
+pub fn restarted_note(interruptible: bool, lost: &[String]) -> String {
+    let why = if interruptible {
+        "The program did not stop when it was interrupted at the time limit"
+    } else {
+        "This page cannot interrupt a running program (it is not cross-origin isolated)"
+    };
+    match lost {
+        [] => format!(
+            "{why}, so its sandbox was restarted: the next program starts in a fresh \
+             interpreter, without this program's variables."
+        ),
+        names => {
+            let mut shown = names[..names.len().min(NAMES_SHOWN)].join(", ");
+            if names.len() > NAMES_SHOWN {
+                shown.push_str(&format!(" and {} more", names.len() - NAMES_SHOWN));
+            }
+            format!(
+                "{why}, so its sandbox was restarted and these variables were lost: {shown} \
+                 (and any this program made). The next program starts without them."
+            )
+        }
+    }
 }
 
 /// The run's side of a program's tool calls (`function`: the Python name it called;
@@ -336,6 +381,37 @@ mod tests {
             assert_eq!(function, format!("{name}_"));
             assert!(!is_pythons_own(&function), "{function}");
         }
+    }
+
+    #[test]
+    fn a_call_over_the_limit_is_refused_with_words_the_program_can_read() {
+        let said = limit_error(ProgramStop::CallLimit { calls: 10 });
+        assert!(
+            said.starts_with("this program already made the 10 tool calls a step allows"),
+            "{said}"
+        );
+        assert!(said.contains("every later one"), "{said}");
+    }
+
+    #[test]
+    fn a_restarted_sandbox_names_the_variables_it_lost_and_says_why() {
+        let names = |n: usize| (0..n).map(|i| format!("v{i}")).collect::<Vec<_>>();
+        let lost = restarted_note(false, &["base".into(), "keep".into()]);
+        assert_eq!(
+            lost,
+            "This page cannot interrupt a running program (it is not cross-origin isolated), \
+             so its sandbox was restarted and these variables were lost: base, keep (and any \
+             this program made). The next program starts without them."
+        );
+        let stubborn = restarted_note(true, &[]);
+        assert!(
+            stubborn.starts_with("The program did not stop when it was interrupted")
+                && stubborn.contains("fresh interpreter"),
+            "{stubborn}"
+        );
+        let many = restarted_note(false, &names(25));
+        assert!(many.contains("v19 and 5 more"), "{many}");
+        assert!(!many.contains("v20"), "{many}");
     }
 
     #[test]

@@ -103,6 +103,12 @@ pub struct WorkerReply {
     pub call: u32,
     pub function: Option<String>,
     pub kwargs: Option<String>,
+    /// CodeAct: the program's variables once it ended (the names of its globals, not the
+    /// sandbox's own), which the page names when a restart loses them.
+    pub names: Vec<String>,
+    /// `loaded`: whether the frame can interrupt a running program (it shares an interrupt
+    /// buffer with its worker, which needs a cross-origin isolated page).
+    pub interruptible: bool,
 }
 
 impl WorkerReply {
@@ -200,6 +206,26 @@ impl WorkerReply {
                 ..ProgramRun::default()
             },
         }
+    }
+}
+
+impl WorkerReply {
+    /// CodeAct: what a program interrupted at its time limit (`stop`) did, from the message
+    /// that ended it: what it printed, and whatever it did after the interrupt (it may catch
+    /// it); the KeyboardInterrupt the page caused is the stop, not an error of the program's.
+    pub fn interrupted_run(self, stop: ProgramStop) -> ProgramRun {
+        let mut run = self.program_run();
+        let interrupt_only = run.error.as_deref().is_some_and(|e| {
+            e.trim_end()
+                .lines()
+                .last()
+                .is_some_and(|l| l.trim() == "KeyboardInterrupt")
+        });
+        if interrupt_only {
+            run.error = None;
+        }
+        run.stopped = Some(stop);
+        run
     }
 }
 
@@ -600,6 +626,47 @@ mod tests {
             })
         );
         assert_eq!(ran.final_answer, None);
+    }
+
+    #[test]
+    fn an_interrupted_program_keeps_what_it_printed_and_its_stop_is_the_time_limit() {
+        let stop = ProgramStop::TimeLimit { secs: 5 };
+        let interrupted = WorkerReply {
+            kind: "raised".into(),
+            stdout: "looping\n".into(),
+            error: Some(
+                "Traceback (most recent call last):\n  File \"<exec>\", line 2, in <module>\nKeyboardInterrupt"
+                    .into(),
+            ),
+            names: vec!["keep".into()],
+            ..WorkerReply::default()
+        };
+        let ran = interrupted.interrupted_run(stop);
+        assert_eq!(ran.printed, "looping\n");
+        assert_eq!(ran.stopped, Some(stop));
+        assert_eq!(
+            ran.error, None,
+            "the interrupt is the stop, not the program's error"
+        );
+        // What it did after catching the interrupt is its own: another error, or an answer.
+        let other = WorkerReply {
+            kind: "raised".into(),
+            error: Some("ValueError: after the interrupt".into()),
+            ..WorkerReply::default()
+        }
+        .interrupted_run(stop);
+        assert_eq!(
+            other.error.as_deref(),
+            Some("ValueError: after the interrupt")
+        );
+        let answered = WorkerReply {
+            kind: "final".into(),
+            value: Some("7".into()),
+            ..WorkerReply::default()
+        }
+        .interrupted_run(stop);
+        assert_eq!(answered.final_answer.as_deref(), Some("7"));
+        assert_eq!(answered.stopped, Some(stop));
     }
 
     /// Attack review 6, row 8: what the model reads when a program posted a "done" of its own

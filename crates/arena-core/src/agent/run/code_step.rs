@@ -120,9 +120,13 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
             sink: RefCell::new(&mut self.sink),
         };
         let mut ran = tools.run_program(code, &functions, limits, &gate).await;
-        // The gate's own stop is the reason, whatever the sandbox made of it.
+        // The program ran on past the refused call; a stop of its own after that (its time
+        // limit, the user's Stop) is the reason it ended, else the refusal is.
         if let Some(stop) = gate.stop.get() {
-            ran.stopped = Some(stop);
+            ran.stopped.get_or_insert(stop);
+        }
+        if let Some(stop) = ran.stopped {
+            self.sink.emit(AgentEvent::ProgramStopped(stop));
         }
         let stopped_by_user = ran.stopped == Some(ProgramStop::Stopped);
         let mut text = program_observation(&ran);
@@ -159,7 +163,8 @@ struct Gate<'a, 's, T> {
     tools: &'a T,
     functions: &'a [PythonTool],
     budget: RefCell<CallBudget>,
-    /// Set when the gate ended the program (its call limit).
+    /// Set when the gate refused a call at the step's limit: the program got a
+    /// `CallLimitError` and ran on, and the record keeps this as its stop.
     stop: Cell<Option<ProgramStop>>,
     sink: RefCell<&'a mut Sink<'s>>,
 }
@@ -173,7 +178,7 @@ impl<T: Toolbox> ProgramCalls for Gate<'_, '_, T> {
         };
         if let Err(stop) = self.budget.borrow_mut().admit() {
             self.stop.set(Some(stop));
-            return Err(ProgramCallError::Stop(stop));
+            return Err(ProgramCallError::Limit(stop));
         }
         let args = match kwargs {
             Value::Object(_) => kwargs.clone(),

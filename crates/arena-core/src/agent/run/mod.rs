@@ -22,7 +22,6 @@ use super::ChatModel;
 use crate::llm::tool_calls::ToolCall;
 use crate::llm::{ChatMessage, LlmError};
 use crate::tools::failure::Failed;
-use crate::tools::program::ProgramLimits;
 use crate::tools::{FailureKind, ToolFailure, Toolbox};
 
 /// How a run goes, beyond the mode and the question.
@@ -263,7 +262,8 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
 
     async fn step(&mut self, step: u32) -> Flow {
         if self.mode == Mode::CodeAct {
-            return self.code_step(step, ProgramLimits::default()).await;
+            let limits = self.sink.record.config.program_limits();
+            return self.code_step(step, limits).await;
         }
         let mut reminded = false;
         loop {

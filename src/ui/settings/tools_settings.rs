@@ -84,7 +84,7 @@ pub fn ToolsSettings() -> impl IntoView {
             </thead>
             <tbody>{rows}</tbody>
         </table>
-        <label for="python-timeout">"Python time limit (s)"</label>
+        <label for="python-timeout">"Python time limit (s): python tool calls and CodeAct programs"</label>
         <input
             id="python-timeout"
             type="number"

@@ -118,6 +118,9 @@ def _classes():
     class FinalAnswer(BaseException):
         pass
 
+    # A traceback names them as the program does, not as "_classes.<locals>.ToolError".
+    ToolError.__qualname__ = "ToolError"
+    CallLimitError.__qualname__ = "CallLimitError"
     return ToolError, CallLimitError, FinalAnswer
 
 

@@ -81,7 +81,7 @@ fn a_variable_survives_the_call_limit_and_what_the_program_printed_is_kept() {
         );
         assert!(!looped.contains("10 11"), "{looped}");
         assert!(
-            looped.contains("CallLimitError: this program already made the 10 tool calls"),
+            looped.contains("\nCallLimitError: this program already made the 10 tool calls"),
             "{looped}"
         );
         // Only the ten calls within the limit ran.

@@ -87,6 +87,21 @@ def _flush():
             pass
 
 
+def _assigned(code):
+    # The one name the program's last statement assigns, if it is an assignment.
+    try:
+        body = ast_parse(code).body
+    except BaseException:
+        return None
+    if not body or not isinstance(body[-1], ast_assignments):
+        return None
+    last = body[-1]
+    targets = last.targets if isinstance(last, ast_assignments[0]) else [last.target]
+    if len(targets) == 1 and isinstance(targets[0], ast_name):
+        return targets[0].id
+    return None
+
+
 async def run(code, limit):
     try:
         value = await eval_code_async(code, names)
@@ -97,6 +112,11 @@ async def run(code, limit):
         except BaseException as failure:
             return ("raised", type(error).__name__ + f" (its message could not be read: {type(failure).__name__})", 0)
     _flush()
+    if value is None:
+        # A last line that assigns shows the value it gave (x = ..., x += ...), as smolagents does.
+        assigned = _assigned(code)
+        if assigned is not None and assigned in names:
+            value = names[assigned]
     if value is None:
         return ("done", None, 0)
     try:
@@ -129,6 +149,10 @@ _final = []
 
 
 def final_answer(answer=None):
+    # None is no answer (final_answer(print(x)) passes what print returned): an error the
+    # model reads, as any other.
+    if answer is None:
+        raise TypeError("final_answer() was given None, which is no answer (print() returns None): pass the answer itself, e.g. final_answer(result)")
     # Kept before raising: a program that catches everything still ends with its answer.
     _final.append(answer)
     raise _FinalAnswer()
@@ -200,6 +224,9 @@ originals = {
     "format_exception_only": traceback.format_exception_only,
     "sys": sys,
     "names": __main__.__dict__,
+    "ast_parse": ast.parse,
+    "ast_assignments": (ast.Assign, ast.AugAssign, ast.AnnAssign),
+    "ast_name": ast.Name,
 }
 
 

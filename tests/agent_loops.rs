@@ -151,6 +151,8 @@ struct FakeTools {
     programs: RefCell<Vec<(String, Vec<PythonTool>)>>,
     /// Times the loop said calls were beginning (a step's, or one call of a program's).
     begun: std::cell::Cell<usize>,
+    /// The interpreter's variables (`name = "value"` lines), kept from program to program.
+    variables: RefCell<std::collections::HashMap<String, String>>,
 }
 
 impl FakeTools {
@@ -164,6 +166,7 @@ impl FakeTools {
             calls: RefCell::new(Vec::new()),
             programs: RefCell::new(Vec::new()),
             begun: std::cell::Cell::new(0),
+            variables: RefCell::default(),
         }
     }
 }
@@ -265,6 +268,30 @@ impl Toolbox for FakeTools {
             .push((code.to_string(), tools.to_vec()));
         let mut ran = ProgramRun::default();
         for line in code.lines() {
+            // The check of a bare reply, `compile(<the reply as JSON>, '<reply>', 'exec')`: it
+            // compiles when each of its lines is one this stand-in runs.
+            if let Some(rest) = line.strip_prefix("compile(") {
+                let literal = &rest[..rest.rfind(", '<reply>'").expect("the check's form")];
+                let source: String = serde_json::from_str(literal).unwrap();
+                let name =
+                    |n: &str| !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_');
+                let runs = |l: &str| {
+                    l.split_once('(').is_some_and(|(f, _)| name(f))
+                        || l.split_once(" = ").is_some_and(|(v, _)| name(v))
+                };
+                if !source.lines().all(runs) {
+                    ran.error =
+                        Some("  File \"<reply>\", line 1\nSyntaxError: invalid syntax".into());
+                }
+                break;
+            }
+            // `name = "value"` keeps a variable for this program and the run's next ones.
+            if let Some((name, value)) = line.split_once(" = ") {
+                self.variables
+                    .borrow_mut()
+                    .insert(name.to_string(), value.trim_matches('"').to_string());
+                continue;
+            }
             let (printed, line) = match line.strip_prefix("print(") {
                 Some(inner) => (true, inner.strip_suffix(')').unwrap_or(inner)),
                 None => (false, line),
@@ -285,7 +312,8 @@ impl Toolbox for FakeTools {
             let (function, rest) = line.split_once('(').expect("a call");
             let inner = rest.trim_end_matches(')');
             if function == "final_answer" {
-                ran.final_answer = Some(inner.trim_matches('"').to_string());
+                let variable = self.variables.borrow().get(inner).cloned();
+                ran.final_answer = Some(variable.unwrap_or_else(|| inner.trim_matches('"').into()));
                 break;
             }
             let (key, value) = inner.split_once('=').expect("a keyword argument");
@@ -1573,4 +1601,81 @@ fn codeact_the_same_program_a_third_time_in_a_row_is_not_run_again() {
         .unwrap()
         .content
         .starts_with("Observation: Error: You wrote this same program 3 times"));
+}
+
+/// Issue 59, row 3: at the step limit the forced reply `final_answer(total)` in a block was
+/// shown as the text `total`; it is run in the run's interpreter, which holds 30.
+#[test]
+fn codeact_a_forced_answer_written_as_code_is_run_in_the_run_s_interpreter() {
+    let model = ScriptedModel::new([
+        says("Thought: keep the total\n```python\ntotal = 30\n```"),
+        says("Thought: answer\n```python\nfinal_answer(total)\n```"),
+    ]);
+    let tools = FakeTools::new();
+    let (events, record) = run(Mode::CodeAct, &model, &tools, 1);
+    assert_eq!(answer_of(&events), Some(("30".into(), true, 2)));
+    let programs = tools.programs.borrow();
+    assert_eq!(programs.len(), 2, "the forced program ran");
+    assert_eq!(programs[1].0, "final_answer(total)");
+    let forced = &record.turns[0].steps[1];
+    assert!(forced.tool_runs[0].program, "{forced:#?}");
+    // A forced reply with no program is its answer, as before.
+    let model = ScriptedModel::new([says("```python\ntotal = 30\n```"), says("Answer: 30")]);
+    let (events, _) = run(Mode::CodeAct, &model, &FakeTools::new(), 1);
+    assert_eq!(answer_of(&events), Some(("30".into(), true, 2)));
+}
+
+/// Issue 59, row 3: after `final_answer`, the Observation the conversation keeps for a
+/// follow-up is the answer itself, not "printed nothing".
+#[test]
+fn codeact_after_final_answer_the_conversation_keeps_the_answer() {
+    let model = ScriptedModel::new([says("```python\nx = \"101\"\nfinal_answer(x)\n```")]);
+    let (_, record) = run(Mode::CodeAct, &model, &FakeTools::new(), 3);
+    let kept = record.messages();
+    assert_eq!(
+        kept.last().map(|m| m.content.as_str()),
+        Some("Observation: Final answer: 101"),
+        "{kept:#?}"
+    );
+}
+
+/// Issue 59, row 5: bare Python with no fence, which the sandbox compiles whole and which calls
+/// a tool or final_answer, runs as the program; prose is reminded of the format as before, and
+/// never reaches the sandbox unless it calls something.
+#[test]
+fn codeact_a_bare_program_the_sandbox_compiles_runs_and_prose_is_reminded() {
+    let model = ScriptedModel::new([says(
+        "print(calculator(input=\"6*7\"))\nfinal_answer(\"42\")",
+    )]);
+    let tools = FakeTools::new();
+    let (events, record) = run(Mode::CodeAct, &model, &tools, 2);
+    assert_eq!(answer_of(&events), Some(("42".into(), false, 1)));
+    assert_eq!(tools.calls.borrow().len(), 1);
+    let programs = tools.programs.borrow();
+    assert!(programs[0].0.starts_with("compile("), "checked first");
+    assert_eq!(
+        programs[1].0,
+        "print(calculator(input=\"6*7\"))\nfinal_answer(\"42\")"
+    );
+    assert!(record.turns[0].steps[0].notices.is_empty(), "no reminder");
+
+    // Prose that names a tool's call but is not Python: checked, not run, reminded.
+    let model = ScriptedModel::new([
+        says("Thought: I will use calculator(6*7) to get it."),
+        says("Answer: 42"),
+    ]);
+    let tools = FakeTools::new();
+    let (events, record) = run(Mode::CodeAct, &model, &tools, 2);
+    assert_eq!(answer_of(&events), Some(("42".into(), false, 1)));
+    assert_eq!(tools.programs.borrow().len(), 1, "only the check");
+    assert!(tools.calls.borrow().is_empty());
+    assert!(record.turns[0].steps[0]
+        .notices
+        .iter()
+        .any(|n| n.contains("no Python program")));
+    // Prose that calls nothing never reaches the sandbox.
+    let model = ScriptedModel::new([says("Thought: it is six sevens."), says("Answer: 42")]);
+    let tools = FakeTools::new();
+    run(Mode::CodeAct, &model, &tools, 2);
+    assert!(tools.programs.borrow().is_empty());
 }

@@ -151,14 +151,46 @@ impl Mode {
                  an Observation; its variables are kept for your next program. A failed call \
                  raises an exception you can catch or print. The tools and final_answer are \
                  already defined: call them, never define or import them. Standard Python \
-                 works, with no internet and no files. When you know the answer, call \
+                 works, with no internet and no files: a program may import {CODEACT_MODULES} \
+                 and the rest of Python's standard library. When you know the answer, call \
                  final_answer(<the final answer, short>) in a program. Never write the \
-                 Observation yourself.",
+                 Observation yourself.\n\n{CODEACT_EXAMPLES}",
                 python_signatures(tools)
             ),
         }
     }
 }
+
+/// Modules CodeAct's prompt names as importable (the sandbox's Python has its whole standard
+/// library; these are the ones a question's program most often wants).
+const CODEACT_MODULES: &str =
+    "math, statistics, datetime, json, re, collections, itertools, fractions and decimal";
+
+/// Worked examples for CodeAct's prompt, written for this project: a loop of tool calls with
+/// prints, a variable kept for the next program, an answer with no tool. The ReAct paper and
+/// smolagents both prompt with worked trajectories; a small model follows the form it is shown.
+const CODEACT_EXAMPLES: &str =
+    "Examples (their tools may not be yours: call only the tools above).\n\
+Question: Which is warmer now, Oslo or Rome?\n\
+Thought: Look up both and print each.\n\
+```python\n\
+for city in [\"Oslo\", \"Rome\"]:\n    print(city, weather(location=city))\n\
+```\n\
+Observation: Printed:\nOslo 4 °C, cloudy\nRome 17 °C, sunny\n\
+Thought: Rome is warmer.\n\
+```python\n\
+final_answer(\"Rome\")\n\
+```\n\n\
+Question: How many seconds are there in a leap year?\n\
+Thought: No tool is needed: compute it, keep it in a variable, and look at it.\n\
+```python\n\
+seconds = 366 * 24 * 60 * 60\nprint(seconds)\n\
+```\n\
+Observation: Printed:\n31622400\n\
+Thought: The variable seconds is still there.\n\
+```python\n\
+final_answer(seconds)\n\
+```";
 
 /// What the mode selector offers: one mode, or all four at once. All is the four rather than
 /// a pick of which to show: the arena's point is the same question in every way at once, and
@@ -340,5 +372,24 @@ mod tests {
         let kept = |blind| Mode::ALL.map(|m| m.keeps_thoughts(blind));
         assert_eq!(kept(false), [true, false, true, true]);
         assert_eq!(kept(true), [true, true, true, true]);
+    }
+
+    /// Issue 59, row 6: CodeAct's prompt names what a program may import and shows worked
+    /// examples that the reply parser reads as programs (each block is one it would run).
+    #[test]
+    fn codeact_s_prompt_lists_the_modules_and_carries_worked_examples() {
+        use crate::agent::protocols::code_action::{parse_code_reply, CodeDecision};
+        let prompt = Mode::CodeAct.system_prompt(&[], Protocol::Text);
+        assert!(prompt.contains("may import math, statistics, datetime, json, re"));
+        let examples = prompt.split("Question: ").skip(1).collect::<Vec<_>>();
+        assert_eq!(examples.len(), 2, "{prompt}");
+        for example in examples {
+            let first_reply = example.split_once('\n').unwrap().1;
+            assert!(
+                matches!(parse_code_reply(first_reply), CodeDecision::Run { .. }),
+                "{first_reply}"
+            );
+            assert!(example.contains("final_answer("), "{example}");
+        }
     }
 }

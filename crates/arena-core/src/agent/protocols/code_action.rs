@@ -9,6 +9,12 @@
 
 use serde_json::Value;
 
+mod bare_code;
+mod final_answer_name;
+
+pub use bare_code::{bare_program, compile_check, compiled};
+use final_answer_name::{rename_final_answer_variable, RENAMED};
+
 use crate::tools::program::{
     identifier, is_pythons_own, parameter_name, python_tools, schema_params, ProgramRun,
     ProgramStop,
@@ -45,29 +51,64 @@ pub const CODE_FORMAT_REMINDER: &str = "Your reply had no Python program. Reply 
 Thought: line and then one program in a ```python block; call final_answer(...) in it when \
 you know the answer.";
 
-/// Told with the Observation when a reply held more than one program.
-const ONE_PROGRAM_NOTE: &str =
-    "Only your first program was run: write one program per reply, and read its output first.";
+/// Told with the Observation when a block after the program, not marked as Python, was not
+/// run (most often the output the model imagined for it).
+const ONE_PROGRAM_NOTE: &str = "Only your Python blocks were run: the block after them, not \
+marked ```python, was not (it looked like output; the Observation shows the real one).";
 
-/// What a reply means: its first program (a fenced block, tagged `python`/`py` or not, or a
-/// `<code>` element), the thought before it, or an `Answer:` line when it has no program.
-/// Whatever the model wrote after its program (an Observation it imagined, a second program)
-/// is not believed.
+/// Told with the Observation when the reply went on after an Observation the model wrote.
+const AFTER_OBSERVATION_NOTE: &str = "What you wrote after your own \"Observation:\" was not \
+run: write your program, then wait for the real Observation.";
+
+/// What a reply means: its program, the thought before it, or an `Answer:` line when it has no
+/// program. The program is the reply's first block (a fence, tagged `python`/`py` or not, or a
+/// `<code>` element) joined, in order, with every later block marked as Python (a fence tagged
+/// `python`, or a `<code>` element), as smolagents joins them. An untagged block after the
+/// program (the output the model imagined) and everything after an `Observation:` line the
+/// model wrote are not run, and the model is told so.
 pub fn parse_code_reply(content: &str) -> CodeDecision {
     let content = content.trim();
     match first_program(content) {
         Some(found) => {
             let thought = clean_thought(&content[..found.start]);
-            let rest = &content[found.end..];
-            let note = first_program(rest).map(|_| ONE_PROGRAM_NOTE.to_string());
-            if found.code.trim().is_empty() {
+            let mut code = found.code;
+            let mut end = found.end;
+            let mut note = None;
+            while let Some(next) = first_program(&content[end..]) {
+                if imagined_observation(&content[end..end + next.start]) {
+                    note = Some(AFTER_OBSERVATION_NOTE.to_string());
+                    break;
+                }
+                if !next.tagged {
+                    note = Some(ONE_PROGRAM_NOTE.to_string());
+                    break;
+                }
+                if !next.code.trim().is_empty() {
+                    if !code.trim().is_empty() {
+                        code.push('\n');
+                    }
+                    code.push_str(&next.code);
+                }
+                end += next.end;
+            }
+            if code.trim().is_empty() {
                 return CodeDecision::Invalid { thought };
+            }
+            if let Some(renamed) = rename_final_answer_variable(&code) {
+                code = renamed;
+                let told = format!(
+                    "Your variable final_answer was renamed {RENAMED}, so that final_answer(...) still ends the run."
+                );
+                note = Some(match note {
+                    Some(other) => format!("{told} {other}"),
+                    None => told,
+                });
             }
             CodeDecision::Run {
                 thought,
-                code: found.code,
+                code,
                 note,
-                kept: content[..found.end].to_string(),
+                kept: content[..end].to_string(),
             }
         }
         None => {
@@ -92,11 +133,24 @@ struct Program {
     start: usize,
     end: usize,
     code: String,
+    /// Marked as Python: a fence tagged `python`, `py` or `python3`, or a `<code>` element.
+    tagged: bool,
+}
+
+/// Whether the model wrote an Observation of its own in `text` (a line starting with it).
+fn imagined_observation(text: &str) -> bool {
+    text.lines().any(|line| {
+        line.trim_start()
+            .get(..12)
+            .is_some_and(|head| head.eq_ignore_ascii_case("observation:"))
+    })
 }
 
 /// The first program in `text`: a fence of three or more backticks (its info string, if any,
 /// naming Python) or a `<code>` element. A fence left open runs to the end of the reply: a
-/// model stopped before its closing fence (by a stop sequence) wrote the program whole.
+/// model stopped before its closing fence (by a stop sequence) wrote the program whole. A
+/// model that mixes the two forms (a fence closed by a `</code>` line, or the reverse) wrote
+/// one block: the stray closing line is not part of the program.
 fn first_program(text: &str) -> Option<Program> {
     let fence = find_fence(text);
     let tag = text.find("<code>");
@@ -128,14 +182,19 @@ fn find_fence(text: &str) -> Option<Program> {
         }
         let body_start = (info_end + 1).min(text.len());
         let closing = "`".repeat(ticks);
-        let (body_end, end) = match find_closing(text, body_start, &closing) {
-            Some(at) => (at, at + ticks),
-            None => (text.len(), text.len()),
+        let fence_end = find_closing(text, body_start, &closing).map(|at| (at, at + ticks));
+        let tag_end = find_closing(text, body_start, CODE_END).map(|at| (at, at + CODE_END.len()));
+        let (body_end, end) = match (fence_end, tag_end) {
+            (Some(f), Some(t)) => f.min(t),
+            (Some(f), None) => f,
+            (None, Some(t)) => t,
+            (None, None) => (text.len(), text.len()),
         };
         return Some(Program {
             start,
             end,
             code: text[body_start..body_end].trim_end().to_string(),
+            tagged: !info.is_empty(),
         });
     }
     None
@@ -163,11 +222,23 @@ fn find_closing(text: &str, from: usize, closing: &str) -> Option<usize> {
     None
 }
 
+const CODE_END: &str = "</code>";
+
 fn code_element(text: &str, start: usize) -> Option<Program> {
     let body_start = start + "<code>".len();
-    let (body_end, end) = match text[body_start..].find("</code>") {
-        Some(i) => (body_start + i, body_start + i + "</code>".len()),
-        None => (text.len(), text.len()),
+    let tag_end = text[body_start..]
+        .find(CODE_END)
+        .map(|i| (body_start + i, body_start + i + CODE_END.len()));
+    // A `<code>` closed by a fence line (three or more backticks).
+    let fence_end = find_closing(text, body_start, "```").map(|at| {
+        let ticks = text[at..].chars().take_while(|c| *c == '`').count();
+        (at, at + ticks)
+    });
+    let (body_end, end) = match (tag_end, fence_end) {
+        (Some(t), Some(f)) => t.min(f),
+        (Some(t), None) => t,
+        (None, Some(f)) => f,
+        (None, None) => (text.len(), text.len()),
     };
     Some(Program {
         start,
@@ -176,6 +247,7 @@ fn code_element(text: &str, start: usize) -> Option<Program> {
             .trim_matches('\n')
             .trim_end()
             .to_string(),
+        tagged: true,
     })
 }
 
@@ -330,13 +402,17 @@ pub fn program_observation(run: &ProgramRun) -> String {
             "The program was stopped: it ran past the {secs} s a step may take. Write a shorter program (no endless loops)."
         )),
         Some(ProgramStop::CallLimit { calls }) => parts.push(format!(
-            "The program was stopped: it asked for more than {calls} tool calls in one step. Call fewer tools per program."
+            "It asked for more than {calls} tool calls in one step: each call past them raised CallLimitError and ran no tool (its variables are kept). Call fewer tools per program."
         )),
         Some(ProgramStop::Stopped) => parts.push("The program was stopped by the user.".into()),
         Some(ProgramStop::Flood { messages }) => parts.push(format!(
             "The program was stopped: its sandbox sent more than {messages} messages without waiting for an answer (a flood, such as a timer posting in a loop), so the sandbox was ended. Call the tools one at a time and leave no timers running."
         )),
         None => {}
+    }
+    // The answer itself, not "printed nothing": the conversation a follow-up reads keeps it.
+    if let Some(answer) = run.final_answer.as_deref().filter(|a| !a.trim().is_empty()) {
+        parts.push(format!("Final answer: {}", bounded(answer.trim())));
     }
     if parts.is_empty() {
         parts.push("The program ran and printed nothing. Use print() to see a value.".into());

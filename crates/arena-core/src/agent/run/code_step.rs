@@ -11,7 +11,8 @@ use serde_json::Value;
 use super::{Flow, Run, Sink, REPEAT_LIMIT};
 use crate::agent::events::AgentEvent;
 use crate::agent::protocols::code_action::{
-    parse_code_reply, program_observation, CodeDecision, CODE_FORMAT_REMINDER, PROGRAM_TOOL,
+    bare_program, compile_check, compiled, parse_code_reply, program_observation, CodeDecision,
+    CODE_FORMAT_REMINDER, PROGRAM_TOOL,
 };
 use crate::agent::ChatModel;
 use crate::llm::ChatMessage;
@@ -51,17 +52,21 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
                     });
                     return Flow::Finished;
                 }
-                CodeDecision::Invalid { .. } if !reminded => {
+                CodeDecision::Invalid { thought } => {
+                    // Bare Python, no fence: run when the sandbox compiles the whole reply.
+                    if let Some(code) = self.compiles_as_a_program(&reply.content, limits).await {
+                        return self.run_program(step, &code, None, limits, false).await;
+                    }
+                    if reminded {
+                        self.emit_thought(thought);
+                        return self.observe_error(format!("Error: {CODE_FORMAT_REMINDER}"));
+                    }
                     reminded = true;
                     self.append(ChatMessage::user(CODE_FORMAT_REMINDER));
                     self.sink.emit(AgentEvent::Notice(
                         "The reply had no Python program. Asked the model once more, with a format reminder."
                             .into(),
                     ));
-                }
-                CodeDecision::Invalid { thought } => {
-                    self.emit_thought(thought);
-                    return self.observe_error(format!("Error: {CODE_FORMAT_REMINDER}"));
                 }
                 CodeDecision::Run {
                     thought,
@@ -70,7 +75,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
                     ..
                 } => {
                     self.emit_thought(thought);
-                    return self.run_program(step, &code, note, limits).await;
+                    return self.run_program(step, &code, note, limits, false).await;
                 }
             }
         }
@@ -87,12 +92,35 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
         Flow::Continue
     }
 
+    /// The step limit is reached and the model, asked for its answer, wrote a program: it is
+    /// run in the run's interpreter (`final_answer(total)` answers with what `total` holds).
+    /// `true` when that ended the run; otherwise the reply's text is the answer.
+    pub(super) async fn forced_program(&mut self, step: u32, reply: &str) -> bool {
+        let CodeDecision::Run { code, note, .. } = parse_code_reply(reply) else {
+            return false;
+        };
+        let limits = self.sink.record.config.program_limits();
+        self.run_program(step, &code, note, limits, true).await == Flow::Finished
+    }
+
+    /// The reply as a program, when it is bare Python that calls a tool or `final_answer` and
+    /// the sandbox's own `compile()` takes it whole.
+    async fn compiles_as_a_program(&self, reply: &str, limits: ProgramLimits) -> Option<String> {
+        let code = bare_program(reply, &python_tools(&self.specs))?;
+        let check = self
+            .tools
+            .run_program(&compile_check(&code), &[], limits, &NoCalls)
+            .await;
+        compiled(&check).then_some(code)
+    }
+
     async fn run_program(
         &mut self,
         step: u32,
         code: &str,
         note: Option<String>,
         limits: ProgramLimits,
+        forced: bool,
     ) -> Flow {
         self.sink.emit(AgentEvent::Program {
             code: code.to_string(),
@@ -148,13 +176,24 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
             Some(text) => {
                 self.sink.emit(AgentEvent::Answer {
                     text: text.trim().to_string(),
-                    forced: false,
+                    forced,
                     step,
                 });
                 Flow::Finished
             }
             None => Flow::Continue,
         }
+    }
+}
+
+/// The compile check's side: it calls nothing.
+struct NoCalls;
+
+impl ProgramCalls for NoCalls {
+    async fn call(&self, function: &str, _: &Value) -> Result<String, ProgramCallError> {
+        Err(ProgramCallError::Failed(format!(
+            "{function}: no tool here"
+        )))
     }
 }
 

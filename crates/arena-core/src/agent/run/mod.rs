@@ -474,6 +474,10 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
             Err(e) => return self.sink.emit(failure(e)),
         };
         self.append(ChatMessage::assistant(reply.content.trim_end()));
+        // CodeAct's answer written as a program is run: its final_answer is the answer.
+        if self.mode == Mode::CodeAct && self.forced_program(step, &reply.content).await {
+            return;
+        }
         let text = forced_answer(&reply.content);
         if text.is_empty() {
             self.sink.emit(AgentEvent::Error(NO_TEXT.into()));

@@ -263,7 +263,7 @@ fn the_page_s_note_on_the_sandbox_follows_what_the_program_did() {
     };
     assert_eq!(
         program_observation(&ran),
-        format!("The program ran and printed nothing. Use print() to see a value.\nNote: {note}")
+        format!("Final answer: 42\nNote: {note}")
     );
     let printed = ProgramRun {
         printed: "hi\n".into(),
@@ -316,7 +316,7 @@ fn what_a_program_did_is_its_observation() {
         ..ProgramRun::default()
     };
     assert!(program_observation(&looping)
-        .ends_with("more than 10 tool calls in one step. Call fewer tools per program."));
+        .ends_with("more than 10 tool calls in one step: each call past them raised CallLimitError and ran no tool (its variables are kept). Call fewer tools per program."));
     let flooding = ProgramRun {
         stopped: Some(ProgramStop::Flood { messages: 8 }),
         ..ProgramRun::default()
@@ -331,4 +331,111 @@ fn what_a_program_did_is_its_observation() {
     let said = program_observation(&flood);
     assert!(said.len() < 4_200, "{}", said.len());
     assert!(said.contains("… 996000 characters left out …"));
+}
+
+/// Issue 59, row 5: every Python block of a reply runs, in order, as one program (smolagents
+/// joins them); an untagged block after them is the output the model imagined, and nothing
+/// after an Observation it wrote runs.
+#[test]
+fn every_python_block_of_a_reply_runs_in_order_as_one_program() {
+    let two = "Thought: set up, then use it\n```python\nbase = 100\n```\nThen:\n```python\nprint(base + 1)\n```";
+    let decision = parse_code_reply(two);
+    let CodeDecision::Run {
+        code, note, kept, ..
+    } = decision
+    else {
+        panic!("not a program: {decision:?}");
+    };
+    assert_eq!(code, "base = 100\nprint(base + 1)");
+    assert_eq!(note, None);
+    assert_eq!(kept, two);
+
+    // Three blocks, the middle one a `<code>` element.
+    let three = "```py\na = 1\n```\n<code>\nb = 2\n</code>\n```python\nfinal_answer(a + b)\n```";
+    assert_eq!(
+        run(parse_code_reply(three)).1,
+        "a = 1\nb = 2\nfinal_answer(a + b)"
+    );
+
+    // The output the model imagined, untagged, after two programs: not run, and said.
+    let imagined = "```python\nx = 6\n```\n```python\nprint(x * 7)\n```\nIt prints:\n```\n42\n```";
+    let (_, code, note) = run(parse_code_reply(imagined));
+    assert_eq!(code, "x = 6\nprint(x * 7)");
+    assert_eq!(note.as_deref(), Some(ONE_PROGRAM_NOTE));
+
+    // A program after an Observation the model wrote itself is not run.
+    let after = "```python\nprint(weather(location='Paris'))\n```\nObservation: 18 C\n```python\nfinal_answer('18 C')\n```";
+    let decision = parse_code_reply(after);
+    let CodeDecision::Run {
+        code, note, kept, ..
+    } = decision
+    else {
+        panic!("not a program: {decision:?}");
+    };
+    assert_eq!(code, "print(weather(location='Paris'))");
+    assert_eq!(note.as_deref(), Some(AFTER_OBSERVATION_NOTE));
+    assert!(!kept.contains("18 C"), "{kept}");
+}
+
+/// Issue 59, row 5: `final_answer = 6*7; final_answer(final_answer)` in one step gives 42, as
+/// smolagents makes it: the variable is renamed and the model is told.
+#[test]
+fn a_variable_named_final_answer_does_not_hide_the_function() {
+    let reply = "Thought: compute, then answer\n```python\nfinal_answer = 6*7; final_answer(final_answer)\n```";
+    let (_, code, note) = run(parse_code_reply(reply));
+    assert_eq!(
+        code,
+        "final_answer_variable = 6*7; final_answer(final_answer_variable)"
+    );
+    assert!(
+        note.as_deref()
+            .unwrap()
+            .contains("renamed final_answer_variable"),
+        "{note:?}"
+    );
+    // A program that only calls it is run as written, with no note.
+    let (_, code, note) = run(parse_code_reply("```python\nfinal_answer(6*7)\n```"));
+    assert_eq!((code.as_str(), note), ("final_answer(6*7)", None));
+}
+
+/// Issue 59, row 5: a `python` fence closed by `</code>`, and a `<code>` element closed by a
+/// fence, run without the stray line.
+#[test]
+fn a_fence_closed_by_a_code_tag_and_the_reverse_run_without_the_stray_line() {
+    let fence_then_tag = "Thought: add\n```python\nprint(calculator(expression='2+3'))\n</code>";
+    assert_eq!(
+        run(parse_code_reply(fence_then_tag)).1,
+        "print(calculator(expression='2+3'))"
+    );
+    let tag_then_fence =
+        "Thought: add\n<code>\nprint(calculator(expression='2+3'))\n```\nThat is all.";
+    let decision = parse_code_reply(tag_then_fence);
+    let CodeDecision::Run { code, kept, .. } = decision else {
+        panic!("not a program: {decision:?}");
+    };
+    assert_eq!(code, "print(calculator(expression='2+3'))");
+    assert!(kept.ends_with("```"), "{kept}");
+    // smolagents' own closing, `<end_code>` after the fence, is left out too.
+    let smolagents = "Thought: t\nCode:\n```py\nfinal_answer('Paris')\n```<end_code>";
+    assert_eq!(run(parse_code_reply(smolagents)).1, "final_answer('Paris')");
+}
+
+/// Issue 59, row 3: a program that only calls `final_answer(x)` was observed as "printed
+/// nothing", and that text, not the answer, stayed in the conversation for follow-ups.
+#[test]
+fn after_final_answer_the_observation_carries_the_answer() {
+    let answered = ProgramRun {
+        final_answer: Some("101".into()),
+        ..ProgramRun::default()
+    };
+    assert_eq!(program_observation(&answered), "Final answer: 101");
+    let printed_too = ProgramRun {
+        printed: "base is 100\n".into(),
+        final_answer: Some("101".into()),
+        ..ProgramRun::default()
+    };
+    assert_eq!(
+        program_observation(&printed_too),
+        "Printed:\nbase is 100\nFinal answer: 101"
+    );
 }

@@ -84,9 +84,10 @@ pub fn ToolsSettings() -> impl IntoView {
             </thead>
             <tbody>{rows}</tbody>
         </table>
-        <label for="python-timeout">"Python time limit (s): python tool calls and CodeAct programs"</label>
+        <label for="python-timeout">"Python time limit (s)"</label>
         <input
             id="python-timeout"
+            aria-describedby="python-timeout-hint"
             type="number"
             min="1"
             max=MAX_PYTHON_TIMEOUT_SECS
@@ -105,6 +106,9 @@ pub fn ToolsSettings() -> impl IntoView {
                 }
             }
         />
+        <p class="hint wide" id="python-timeout-hint">
+            "For each python tool call and each CodeAct program."
+        </p>
         <details class="endpoints wide">
             <summary>"Tool endpoints"</summary>
             <div class="settings-grid">{endpoints}</div>

@@ -6,8 +6,10 @@
 // Messages in:  {kind: "load", files: {name: Blob}, indexURL, noNetwork}
 //               {kind: "run", id, key, code, maxOutput}
 //               {kind: "program", id, key, code, tools: [[function, [param, ...]], ...], maxOutput}
-//               {kind: "result", key, call, ok, limit, text} (a program's tool call, answered by the
-//               page; `limit`: refused at the step's call limit, raised as CallLimitError)
+//               {kind: "result", key, call, ok, limit, json, text} (a program's tool call, answered
+//               by the page; `limit`: refused at the step's call limit, raised as CallLimitError;
+//               `json`: the text is a structured result's JSON, given to the program as a dict
+//               or a list)
 //               {kind: "ping", key} (the page asks whether the worker is idle)
 // Messages out: {kind: "loaded"} | {kind: "unavailable", error} | {kind: "pong", key}
 //               {kind: "interrupt-buffer", buffer} (once, before "loaded", where memory can be
@@ -166,11 +168,14 @@ def _tool(function, params, call):
             if name in kwargs:
                 raise TypeError(f"{function}() got two values for {name}")
             kwargs[name] = value
-        # "1" and the result, or "0" and why it failed: a plain string, which no then() of a
-        # program's can stand in for.
+        # "1" and the result, "3" and a structured result's JSON, "2" or "0" and why it
+        # failed: a plain string, which no then() of a program's can stand in for.
         reply = run_sync(call(function, json_dumps(kwargs, default=str)))
         if reply[:1] == "2":
             raise _CallLimitError(reply[1:])
+        if reply[:1] == "3":
+            # A structured result (JSON from the page): a dict or a list.
+            return json_loads(reply[1:])
         if reply[:1] != "1":
             raise ToolError(reply[1:])
         return reply[1:]
@@ -219,6 +224,7 @@ originals = {
     "eval_code_async": pyodide.code.eval_code_async,
     "run_sync": pyodide.ffi.run_sync,
     "json_dumps": json.dumps,
+    "json_loads": json.loads,
     "extract_tb": traceback.extract_tb,
     "format_list": traceback.format_list,
     "format_exception_only": traceback.format_exception_only,
@@ -370,7 +376,8 @@ def changed(checked):
     const resolve = waiting.resolve;
     waiting = null;
     const text = typeof message.text === "string" ? message.text : "";
-    resolve((message.ok === true ? "1" : message.limit === true ? "2" : "0") + text);
+    const ok = message.json === true ? "3" : "1";
+    resolve((message.ok === true ? ok : message.limit === true ? "2" : "0") + text);
   }
 
   // Pyodide asks `fetch` for its wasm file and standard library; while it loads, those come

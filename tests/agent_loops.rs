@@ -226,6 +226,37 @@ impl TypedTool for Echo {
     }
 }
 
+/// A typed tool whose result is structured: the model reads a sentence, a program a dict.
+struct Station;
+
+#[derive(Debug, Deserialize)]
+struct StationArgs {
+    city: String,
+}
+
+impl TypedTool for Station {
+    const NAME: &'static str = "station_code";
+    const DESCRIPTION: &'static str = "The station code of a city.";
+    const INPUT_HINT: &'static str = "a city";
+    type Args = StationArgs;
+
+    fn parameters() -> Value {
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
+    }
+
+    fn run(&self, args: StationArgs) -> LocalBoxFuture<'_, Result<String, ToolFailure>> {
+        Box::pin(async move { Ok(format!("The station code of {} is PS-2643.", args.city)) })
+    }
+
+    fn output_schema() -> Option<Value> {
+        Some(json!({"type": "object", "properties": {"city": {}, "code": {}}}))
+    }
+
+    fn run_value(&self, args: StationArgs) -> LocalBoxFuture<'_, Result<Value, ToolFailure>> {
+        Box::pin(async move { Ok(json!({"city": args.city, "code": "PS-2643"})) })
+    }
+}
+
 /// What only the user may read of the flaky tool's failure.
 const FLAKY_DETAIL: &str = "GET https://flaky.test/api?key=secret answered HTTP 503";
 
@@ -250,6 +281,23 @@ impl Toolbox for FakeTools {
             );
         }
         self.registry.call(name, args).await
+    }
+
+    /// A tool with an output schema gives the program its JSON, through the registry's
+    /// value path; every other call is [`Self::call`]'s text.
+    async fn call_value(&self, name: &str, args: &Value) -> Result<Value, ToolFailure> {
+        let structured = self
+            .registry
+            .specs()
+            .iter()
+            .any(|s| s.name == name && s.output_schema.is_some());
+        if !structured {
+            return self.call(name, args).await.map(Value::String);
+        }
+        self.calls
+            .borrow_mut()
+            .push((name.to_string(), input_text(args)));
+        self.registry.call_value(name, args).await
     }
 
     /// A stand-in for the page's Python sandbox, enough for the loop: each line is
@@ -309,6 +357,11 @@ impl Toolbox for FakeTools {
                 ));
                 break;
             }
+            // `tool(name="value")["key"]` indexes the result.
+            let (line, index) = match line.strip_suffix("\"]").and_then(|l| l.rsplit_once(")[\"")) {
+                Some((call, key)) => (call, Some(key)),
+                None => (line, None),
+            };
             let (function, rest) = line.split_once('(').expect("a call");
             let inner = rest.trim_end_matches(')');
             if function == "final_answer" {
@@ -319,7 +372,24 @@ impl Toolbox for FakeTools {
             let (key, value) = inner.split_once('=').expect("a keyword argument");
             let kwargs = json!({ key: value.trim_matches('"') });
             match calls.call(function, &kwargs).await {
-                Ok(text) if printed => ran.printed.push_str(&format!("{text}\n")),
+                // `tool(...)["key"]`: a dict's item, as Python indexes one; a `str` raises.
+                Ok(value) if index.is_some() => {
+                    let key = index.unwrap();
+                    match &value[key] {
+                        Value::Null => {
+                            ran.error = Some(format!(
+                                "TypeError: string indices must be integers, not 'str' ({value})"
+                            ));
+                            break;
+                        }
+                        Value::String(item) if printed => {
+                            ran.printed.push_str(&format!("{item}\n"))
+                        }
+                        item if printed => ran.printed.push_str(&format!("{item}\n")),
+                        _ => {}
+                    }
+                }
+                Ok(Value::String(text)) if printed => ran.printed.push_str(&format!("{text}\n")),
                 Ok(_) => {}
                 Err(ProgramCallError::Failed(message)) => {
                     ran.error = Some(format!("ToolError: {message}"));
@@ -1566,6 +1636,43 @@ fn codeact_a_repeated_call_gives_the_program_the_same_value_and_the_panel_says_c
     assert_eq!(
         runs[2].output.as_deref(),
         Some(format!("178377\n{CACHED_NOTE}").as_str())
+    );
+}
+
+/// Issue 59, row 4: a tool whose result is JSON gives the program a dict to index (the
+/// prompt says `-> dict` and its keys), the panel shows the JSON, and a text tool's result
+/// indexed the same way is Python's TypeError, as it would be.
+#[test]
+fn codeact_a_structured_result_is_a_dict_the_program_indexes() {
+    let model = ScriptedModel::new([
+        says("```python\nprint(station_code(city=\"Paris\")[\"code\"])\n```"),
+        says("```python\nprint(calculator(input=\"6*7\")[\"value\"])\n```"),
+        says("Answer: PS-2643"),
+    ]);
+    let mut registry = Registry::standard();
+    registry.push(typed(Station));
+    let tools = FakeTools::with(registry);
+    let (_, record) = run(Mode::CodeAct, &model, &tools, 3);
+    let system = &model.messages_of_call(0)[0].content;
+    assert!(
+        system.contains("def station_code(city: str) -> dict:\n    \"\"\"The station code of a city. Returns a dict with keys: city, code."),
+        "{system}"
+    );
+    assert!(
+        system.contains("def calculator(input: str) -> str:"),
+        "{system}"
+    );
+    let first = &record.turns[0].steps[0].tool_runs;
+    assert_eq!(first[0].output.as_deref(), Some("Printed:\nPS-2643"));
+    assert_eq!(
+        first[1].output.as_deref(),
+        Some(r#"{"city":"Paris","code":"PS-2643"}"#)
+    );
+    let second = &record.turns[0].steps[1].tool_runs;
+    let error = second[0].output.as_deref().unwrap_or_default();
+    assert!(
+        error.contains("TypeError: string indices must be integers"),
+        "{error}"
     );
 }
 

@@ -235,3 +235,43 @@ fn codeact_answers_are_values() {
         );
     });
 }
+
+/// Issue 59, row 4: the weather tool's result is a dict in a program (the prompt says
+/// `-> dict` and its keys), indexed for a number and kept for the next program; the model
+/// reads the sentence in every other mode. The fixture server answers as Open-Meteo does.
+#[test]
+fn codeact_a_structured_result_is_a_dict_the_program_indexes() {
+    browser_test(|rig: Rig| async move {
+        let fixtures = FixtureServer::start().await;
+        let question = "Structured: how warm is Paris, one degree up?";
+        scripted(
+            &rig,
+            question,
+            [
+                Reply::text(
+                    "Thought: index the dict\n```python\nw = weather(location=\"Paris\")\nwarmer = w[\"temperature\"] + 1\nprint(round(warmer, 1), w[\"units\"][\"temperature\"], type(w).__name__)\n```",
+                ),
+                Reply::text("```python\nfinal_answer(f\"{w['conditions']}, {round(warmer, 1)}\")\n```"),
+            ],
+        );
+        open(&rig, &fixtures, 3).await;
+        let p = ask_anew(&rig, question, true).await;
+        assert_eq!(
+            (p.status.as_str(), p.answer_text()),
+            ("done", "overcast, 13.3"),
+            "{p:#?}"
+        );
+        // The program printed a number it computed from the dict, its unit, and the type.
+        assert!(p.text.contains("13.3 °C dict"), "{p:#?}");
+        // The panel shows the call's JSON.
+        assert!(p.text.contains(r#""temperature":12.3"#), "{p:#?}");
+        let sent = rig
+            .mock
+            .chat_requests_containing(Mode::CodeAct.prompt_heading());
+        let prompt = &sent[0].body;
+        assert!(
+            prompt.contains(") -> dict:") && prompt.contains("Returns a dict with keys: place,"),
+            "{prompt}"
+        );
+    });
+}

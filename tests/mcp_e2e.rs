@@ -295,10 +295,23 @@ async fn run_protocol(rig: &Rig, protocol: &str, question: &str, program: bool) 
             "{codeact:#?}"
         );
         assert!(codeact.actions[2].contains("station_code"), "{codeact:#?}");
+        // Issue 59, row 4: the Python SDK's server declares station_code's outputSchema and
+        // sends structuredContent; the program got it as a dict (it indexed `code['code']`),
+        // the panel shows its JSON, and the prompt said `-> dict` and its keys.
         assert!(
-            codeact.actions[2].contains(&station_code_text("Paris")),
+            codeact.actions[2].contains(r#"{"city":"Paris","code":"PS-2643"}"#),
             "{codeact:#?}"
         );
+        let sent = rig
+            .mock
+            .chat_requests_containing(Mode::CodeAct.prompt_heading());
+        let prompt = &sent.last().expect("CodeAct's request").body;
+        assert!(
+            prompt.contains("def station_code(city: str) -> dict:")
+                && prompt.contains("Returns a dict with keys: city, code."),
+            "{prompt}"
+        );
+        assert!(prompt.contains("def get_sum("), "{prompt}");
     }
     for p in panels
         .iter()
@@ -367,7 +380,7 @@ fn script_replies(rig: &Rig, protocol: &str, question: &str, program: bool) {
     rig.mock.script_all_of(
         &[Mode::CodeAct.prompt_heading(), question],
         [Reply::text(if program {
-            "Thought: Both servers, in one program.\n```python\ntotal = get_sum(a=2, b=3)\ncode = station_code(city='Paris')\nprint(total, code)\nimport re\nfinal_answer(re.search(r'is (\\d+)', total).group(1) + ', and ' + re.search(r'[A-Z]+-\\d+', code).group(0))\n```"
+            "Thought: Both servers, in one program.\n```python\ntotal = get_sum(a=2, b=3)\ncode = station_code(city='Paris')\nprint(total, code)\nimport re\nfinal_answer(re.search(r'is (\\d+)', total).group(1) + ', and ' + code['code'])\n```"
         } else {
             "Thought: I know both.\nAnswer: 5, and PS-2643"
         })],

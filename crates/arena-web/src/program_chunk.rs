@@ -37,7 +37,7 @@ pub trait AnswerCalls {
         &'a self,
         function: &'a str,
         kwargs: &'a Value,
-    ) -> LocalBoxFuture<'a, Result<String, ProgramCallError>>;
+    ) -> LocalBoxFuture<'a, Result<Value, ProgramCallError>>;
 }
 
 impl<C: ProgramCalls> AnswerCalls for C {
@@ -45,7 +45,7 @@ impl<C: ProgramCalls> AnswerCalls for C {
         &'a self,
         function: &'a str,
         kwargs: &'a Value,
-    ) -> LocalBoxFuture<'a, Result<String, ProgramCallError>> {
+    ) -> LocalBoxFuture<'a, Result<Value, ProgramCallError>> {
         Box::pin(self.call(function, kwargs))
     }
 }
@@ -54,7 +54,7 @@ impl<C: ProgramCalls> AnswerCalls for C {
 struct Answered<'a>(&'a dyn AnswerCalls);
 
 impl ProgramCalls for Answered<'_> {
-    async fn call(&self, function: &str, kwargs: &Value) -> Result<String, ProgramCallError> {
+    async fn call(&self, function: &str, kwargs: &Value) -> Result<Value, ProgramCallError> {
         self.0.answer(function, kwargs).await
     }
 }

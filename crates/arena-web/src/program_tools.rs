@@ -28,6 +28,10 @@ impl<T: Toolbox> Toolbox for ProgramTools<T> {
         self.tools.call(name, args).await
     }
 
+    async fn call_value(&self, name: &str, args: &Value) -> Result<Value, ToolFailure> {
+        self.tools.call_value(name, args).await
+    }
+
     async fn run_program<C: ProgramCalls>(
         &self,
         code: &str,

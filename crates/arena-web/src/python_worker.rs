@@ -409,13 +409,13 @@ async fn drive<C: ProgramCalls>(
             // Interrupted while it asked for a call: the call is not run, and the program
             // meets its interrupt once it reads the answer.
             (Step::Call, Some(_)) if interrupted => {
-                if let Err(why) = sandbox.post(&result_message(
-                    key,
-                    reply.call,
-                    false,
-                    false,
-                    PAST_ITS_TIME,
-                )) {
+                let refused = Answered {
+                    call: reply.call,
+                    ok: false,
+                    limit: false,
+                    json: false,
+                };
+                if let Err(why) = sandbox.post(&result_message(key, refused, PAST_ITS_TIME)) {
                     return Ran::Lost(why);
                 }
                 order.answered();
@@ -436,12 +436,20 @@ async fn drive<C: ProgramCalls>(
         };
         // A call refused at the step's limit raises CallLimitError in the program, which runs
         // on in the same interpreter.
-        let (ok, limit, text) = match answer {
-            Ok(text) => (true, false, text),
-            Err(ProgramCallError::Failed(why)) => (false, false, why),
-            Err(ProgramCallError::Limit(stop)) => (false, true, limit_error(stop)),
+        // A structured result goes as JSON text, marked, and is read into a dict or a list.
+        let (ok, limit, json, text) = match answer {
+            Ok(serde_json::Value::String(text)) => (true, false, false, text),
+            Ok(value) => (true, false, true, value.to_string()),
+            Err(ProgramCallError::Failed(why)) => (false, false, false, why),
+            Err(ProgramCallError::Limit(stop)) => (false, true, false, limit_error(stop)),
         };
-        if let Err(why) = sandbox.post(&result_message(key, reply.call, ok, limit, &text)) {
+        let answered = Answered {
+            call: reply.call,
+            ok,
+            limit,
+            json,
+        };
+        if let Err(why) = sandbox.post(&result_message(key, answered, &text)) {
             return Ran::Lost(why);
         }
         order.answered();
@@ -483,7 +491,11 @@ fn program_key() -> String {
 struct NoCalls;
 
 impl ProgramCalls for NoCalls {
-    async fn call(&self, _: &str, _: &serde_json::Value) -> Result<String, ProgramCallError> {
+    async fn call(
+        &self,
+        _: &str,
+        _: &serde_json::Value,
+    ) -> Result<serde_json::Value, ProgramCallError> {
         Err(ProgramCallError::Failed("no tools here".into()))
     }
 }
@@ -838,13 +850,24 @@ fn ping_message(key: &str) -> JsValue {
     message(&[("kind", "ping".into()), ("key", key.into())])
 }
 
-fn result_message(key: &str, call: u32, ok: bool, limit: bool, text: &str) -> JsValue {
+/// How the page answered a program's call: `ok`, refused at the step's `limit`, and whether
+/// the text is a structured result's JSON.
+#[derive(Clone, Copy)]
+struct Answered {
+    call: u32,
+    ok: bool,
+    limit: bool,
+    json: bool,
+}
+
+fn result_message(key: &str, answered: Answered, text: &str) -> JsValue {
     message(&[
         ("kind", "result".into()),
         ("key", key.into()),
-        ("call", call.into()),
-        ("ok", ok.into()),
-        ("limit", limit.into()),
+        ("call", answered.call.into()),
+        ("ok", answered.ok.into()),
+        ("limit", answered.limit.into()),
+        ("json", answered.json.into()),
         ("text", text.into()),
     ])
 }

@@ -36,6 +36,13 @@ impl<T: Toolbox> Toolbox for StoppableTools<T> {
         }
     }
 
+    async fn call_value(&self, name: &str, args: &Value) -> Result<Value, ToolFailure> {
+        match self.until_stopped(self.tools.call_value(name, args)).await {
+            Some(result) => result,
+            None => Err(ToolFailure::new(FailureKind::Stopped, STOPPED)),
+        }
+    }
+
     /// Stop ends a running program: dropped, its sandbox ended.
     async fn run_program<C: ProgramCalls>(
         &self,

@@ -167,19 +167,20 @@ const CODEACT_MODULES: &str =
     "math, statistics, datetime, json, re, collections, itertools, fractions and decimal";
 
 /// Worked examples for CodeAct's prompt, written for this project: a loop of tool calls with
-/// prints, a variable kept for the next program, an answer with no tool. The ReAct paper and
-/// smolagents both prompt with worked trajectories; a small model follows the form it is shown.
+/// prints whose dict results are kept for the next program, an answer with no tool. The ReAct
+/// paper and smolagents both prompt with worked trajectories; a small model follows the form it
+/// is shown.
 const CODEACT_EXAMPLES: &str =
     "Examples (their tools may not be yours: call only the tools above).\n\
 Question: Which is warmer now, Oslo or Rome?\n\
-Thought: Look up both and print each.\n\
+Thought: weather returns a dict: keep each temperature and print it.\n\
 ```python\n\
-for city in [\"Oslo\", \"Rome\"]:\n    print(city, weather(location=city))\n\
+temps = {}\nfor city in [\"Oslo\", \"Rome\"]:\n    temps[city] = weather(location=city)[\"temperature\"]\n    print(city, temps[city])\n\
 ```\n\
-Observation: Printed:\nOslo 4 °C, cloudy\nRome 17 °C, sunny\n\
-Thought: Rome is warmer.\n\
+Observation: Printed:\nOslo 4.0\nRome 17.0\n\
+Thought: temps is still there: answer with the warmer city.\n\
 ```python\n\
-final_answer(\"Rome\")\n\
+final_answer(max(temps, key=temps.get))\n\
 ```\n\n\
 Question: How many seconds are there in a leap year?\n\
 Thought: No tool is needed: compute it, keep it in a variable, and look at it.\n\

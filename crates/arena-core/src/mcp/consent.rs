@@ -614,6 +614,18 @@ impl<T: Toolbox> Toolbox for GatedTools<'_, T> {
         result
     }
 
+    /// As [`Self::call`], but every result a program got counts: a value from the run's
+    /// cache carries no note to tell it by, and counting one the server's own handler has
+    /// noted changes nothing.
+    async fn call_value(&self, name: &str, args: &Value) -> Result<Value, ToolFailure> {
+        let result = self.tools.call_value(name, args).await;
+        let source = self.gate.source_of(name);
+        if source.starts_with(BUILT_IN_SOURCE) || result.is_ok() {
+            self.gate.result_from(source);
+        }
+        result
+    }
+
     /// A program's calls come back through the run's outer toolbox (`calls`), this gate
     /// included; the program itself runs where the tools below run it.
     async fn run_program<C: ProgramCalls>(
@@ -941,6 +953,49 @@ mod tests {
         fresh.answered_by("https://v.test/mcp");
         fresh.calls_begin();
         assert_eq!(fresh.reason(&read), None);
+    }
+
+    /// A toolbox whose every program call answers with a dict, as a structured result comes
+    /// (a server's, perhaps from the run's cache, so with no note to tell it by).
+    struct Structured;
+    impl Toolbox for Structured {
+        fn specs(&self) -> Vec<ToolSpec> {
+            Vec::new()
+        }
+        async fn call(&self, name: &str, _: &Value) -> Result<String, ToolFailure> {
+            Ok(format!("result of {name}"))
+        }
+        async fn call_value(&self, name: &str, _: &Value) -> Result<Value, ToolFailure> {
+            Ok(json!({"from": name}))
+        }
+    }
+
+    /// Issue 59, row 4: a structured result a program got is a source read, wherever it came
+    /// from (a server's cached answer included): the next call that may act is asked about.
+    #[test]
+    fn a_structured_result_a_program_got_counts_as_read() {
+        let gate = ConsentGate::new();
+        gate.register(
+            "stations",
+            "https://evil.test/mcp",
+            "The MCP server \"Evil\"",
+        );
+        let tools = GatedTools {
+            tools: &Structured,
+            gate: &gate,
+        };
+        tools.begin_calls();
+        let value = block_on(tools.call_value("stations", &json!({}))).unwrap();
+        assert_eq!(value, json!({"from": "stations"}));
+        tools.begin_calls();
+        let send = send_email();
+        assert_eq!(
+            gate.reason(&send),
+            Some(AskReason::AfterOtherSource {
+                sources: vec!["the MCP server \"Evil\"".into()],
+                may_act: true
+            })
+        );
     }
 
     /// Issue 58, attack 1: `n = read_notes()` (read-only), then `daily_news()` (allowed once),

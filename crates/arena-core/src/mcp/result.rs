@@ -34,6 +34,18 @@ pub fn observation(result: &Value) -> Result<String, String> {
     }
 }
 
+/// What a CodeAct program gets from `result`: its structured content as it came (a dict or a
+/// list in Python), or else the observation's text; `Err` as [`observation`]'s.
+pub fn program_value(result: &Value) -> Result<Value, String> {
+    let text = observation(result)?;
+    match result.get("structuredContent") {
+        Some(structured) if structured.is_object() || structured.is_array() => {
+            Ok(structured.clone())
+        }
+        _ => Ok(Value::String(text)),
+    }
+}
+
 fn field<'a>(item: &'a Value, name: &str) -> &'a str {
     item.get(name).and_then(Value::as_str).unwrap_or("")
 }
@@ -117,6 +129,37 @@ mod tests {
             "structuredContent": {"sum": 5}
         });
         assert_eq!(observation(&text_and_other).unwrap(), "Sum: 5\n{\"sum\":5}");
+    }
+
+    /// Issue 59, row 4: a program indexes what the server structured; text stays text, and
+    /// an error is an error however it is structured.
+    #[test]
+    fn a_program_gets_structured_content_as_it_came_and_text_otherwise() {
+        let both = json!({
+            "content": [{"type": "text", "text": "The station code of Paris is PS-2643."}],
+            "structuredContent": {"city": "Paris", "code": "PS-2643"}
+        });
+        assert_eq!(
+            program_value(&both),
+            Ok(json!({"city": "Paris", "code": "PS-2643"}))
+        );
+        let list = json!({"content": [], "structuredContent": [1, 2]});
+        assert_eq!(program_value(&list), Ok(json!([1, 2])));
+        let text = json!({"content": [{"type": "text", "text": "Sum: 5"}]});
+        assert_eq!(program_value(&text), Ok(json!("Sum: 5")));
+        // Structured content that is neither an object nor an array is not what a dict or a
+        // list is: the program gets the text.
+        let odd = json!({"content": [{"type": "text", "text": "5"}], "structuredContent": 5});
+        assert_eq!(program_value(&odd), Ok(json!("5")));
+        let failed = json!({
+            "content": [{"type": "text", "text": "no such city"}],
+            "structuredContent": {"error": "no such city"},
+            "isError": true
+        });
+        assert_eq!(
+            program_value(&failed),
+            Err("no such city\n{\"error\":\"no such city\"}".into())
+        );
     }
 
     #[test]

@@ -15,9 +15,10 @@ use super::result;
 use crate::agent::protocols::tool_json::{is_finish_name, names_no_tool};
 use crate::origin::Origin;
 use crate::tools::registry::normalise_tool_name;
+use crate::tools::returns::schema_keys;
 use crate::tools::runtime::RuntimeTool;
 use crate::tools::schema_check::JSON_TYPES;
-use crate::tools::ToolFailure;
+use crate::tools::{Returns, ToolFailure};
 
 /// Longest tool name the providers accept for a function (`^[a-zA-Z0-9_-]{1,64}$`).
 pub const MAX_NAME_CHARS: usize = 64;
@@ -58,6 +59,10 @@ pub struct McpTool {
     /// The server says the tool changes nothing (`annotations.readOnlyHint`): a run may answer
     /// a repeated call from its cache. Any other call is made every time.
     pub read_only: bool,
+    /// The shape of its structured result (`outputSchema`, kept as its type and plain
+    /// property names, JSON text); empty: it declared none.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub output: String,
 }
 
 impl McpTool {
@@ -68,6 +73,34 @@ impl McpTool {
         match serde_json::from_str::<Value>(&self.parameters) {
             Ok(schema) if is_offerable(&schema) => clean_schema(&schema),
             _ => json!({ "type": "object" }),
+        }
+    }
+
+    /// The declared shape of its structured result, for the prompt (`-> dict`); `None` when
+    /// it declared none or what was kept does not read as one.
+    pub fn output_schema(&self) -> Option<Value> {
+        serde_json::from_str::<Value>(&self.output)
+            .ok()
+            .filter(|shape| Returns::from_schema(Some(shape)) != Returns::Text)
+    }
+}
+
+/// Most text kept for one tool's output shape (16 plain names fit well within it).
+const MAX_OUTPUT_SHAPE_BYTES: usize = 1024;
+
+/// A listed `outputSchema` reduced to what a program's signature says of it: its type and, for
+/// an object, at most 16 plain property names (JSON text; empty for none or another type).
+fn output_shape(listed: &Value) -> String {
+    let schema = listed.get("outputSchema");
+    match Returns::from_schema(schema) {
+        Returns::Text => String::new(),
+        Returns::List => json!({"type": "array"}).to_string(),
+        Returns::Dict => {
+            let properties: serde_json::Map<String, Value> = schema_keys(schema, 16)
+                .into_iter()
+                .map(|k| (k, json!({})))
+                .collect();
+            json!({"type": "object", "properties": properties}).to_string()
         }
     }
 }
@@ -277,6 +310,7 @@ pub fn read_tools_sharing(
                     .unwrap_or("")
                     .to_string(),
                 parameters: parameters(tool),
+                output: output_shape(tool),
                 read_only: tool
                     .pointer("/annotations/readOnlyHint")
                     .and_then(Value::as_bool)
@@ -366,6 +400,13 @@ pub fn repair_tools(
                 renamed: renamed.map(|r| plain(&r, 200)),
                 description: plain(&t.description, MAX_DESCRIPTION_CHARS),
                 parameters,
+                // Kept small (it may come from a file); its keys are checked again where the
+                // prompt lists them.
+                output: if t.output.len() <= MAX_OUTPUT_SHAPE_BYTES {
+                    t.output
+                } else {
+                    String::new()
+                },
                 read_only: t.read_only,
                 name: t.name,
             }
@@ -470,28 +511,49 @@ pub fn runtime_tool(
         }
         d => format!("(MCP server \"{}\") {d}.", server.name),
     };
+    // One call of the server, through the gate; its answer read as text (the model's
+    // observation) or as a program's value.
+    let call = move |args: Value| {
+        let (sessions, label, origin, remote, gate) = (
+            sessions.clone(),
+            label.clone(),
+            origin.clone(),
+            remote.clone(),
+            gate.clone(),
+        );
+        let gated = gated.with_live(live());
+        async move {
+            gate.check(&gated, &args).await?;
+            let client = sessions()?;
+            let answer = client.call_tool(&remote, &args).await;
+            // Whatever it said (an error too) is its words, read by the model next.
+            gate.answered_by(&gated.server_url);
+            answer.map_err(|f| ToolFailure::new(f.kind(), f.describe(&label, &origin)))
+        }
+    };
+    let call = Rc::new(call);
+    let as_text = call.clone();
     RuntimeTool::new(
         &tool.offered,
         &description,
         tool.schema(),
         Rc::new(move |args: Value| {
-            let (sessions, label, origin, remote, gate) = (
-                sessions.clone(),
-                label.clone(),
-                origin.clone(),
-                remote.clone(),
-                gate.clone(),
-            );
-            let gated = gated.with_live(live());
+            let answer = as_text(args);
             Box::pin(async move {
-                gate.check(&gated, &args).await?;
-                let client = sessions()?;
-                let answer = client.call_tool(&remote, &args).await;
-                // Whatever it said (an error too) is its words, read by the model next.
-                gate.answered_by(&gated.server_url);
                 answer
-                    .map_err(|f| ToolFailure::new(f.kind(), f.describe(&label, &origin)))
+                    .await
                     .and_then(|r| result::observation(&r).map_err(ToolFailure::upstream))
+            })
+        }),
+    )
+    .with_values(
+        tool.output_schema(),
+        Rc::new(move |args: Value| {
+            let answer = call(args);
+            Box::pin(async move {
+                answer
+                    .await
+                    .and_then(|r| result::program_value(&r).map_err(ToolFailure::upstream))
             })
         }),
     )

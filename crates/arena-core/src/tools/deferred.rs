@@ -57,19 +57,26 @@ impl Tool for DeferredTool {
     }
 
     fn call(&self, args: Value) -> LocalBoxFuture<'_, Result<String, ToolFailure>> {
-        Box::pin(async move {
-            let made = self.loader.tools().await?;
-            let Some(tool) = made
-                .get(self.at)
-                .filter(|t| t.spec().name == self.spec.name)
-            else {
-                return Err(ToolFailure::new(
-                    FailureKind::Other,
-                    format!("The tool {} could not be made.", self.spec.name),
-                ));
-            };
-            tool.call(args).await
-        })
+        Box::pin(async move { self.made().await?[self.at].call(args).await })
+    }
+
+    fn call_value(&self, args: Value) -> LocalBoxFuture<'_, Result<Value, ToolFailure>> {
+        Box::pin(async move { self.made().await?[self.at].call_value(args).await })
+    }
+}
+
+impl DeferredTool {
+    /// The tools made at the first call, with the one at `at` checked to be the one this
+    /// stands in for.
+    async fn made(&self) -> Result<Made, ToolFailure> {
+        let made = self.loader.tools().await?;
+        if made.get(self.at).map(|t| t.spec().name) != Some(self.spec.name.clone()) {
+            return Err(ToolFailure::new(
+                FailureKind::Other,
+                format!("The tool {} could not be made.", self.spec.name),
+            ));
+        }
+        Ok(made)
     }
 }
 

@@ -15,6 +15,7 @@ pub mod observation;
 pub mod program;
 pub mod python;
 pub mod registry;
+pub mod returns;
 pub mod runtime;
 pub mod sandbox_order;
 pub mod schema_check;
@@ -24,6 +25,7 @@ pub mod wikipedia;
 
 pub use failure::{FailureKind, ToolFailure};
 pub use registry::Registry;
+pub use returns::Returns;
 
 use futures::future::LocalBoxFuture;
 pub use program::{ProgramCallError, ProgramCalls, NO_INTERPRETER};
@@ -42,6 +44,9 @@ pub struct ToolSpec {
     pub input_hint: String,
     /// JSON Schema of the arguments, for protocols that pass structured arguments.
     pub parameters: Value,
+    /// JSON Schema of a structured result (an object or an array), which a CodeAct program
+    /// gets as a `dict` or a `list`; `None`: the result is text.
+    pub output_schema: Option<Value>,
 }
 
 impl ToolSpec {
@@ -58,7 +63,13 @@ impl ToolSpec {
             description: description.into(),
             input_hint,
             parameters,
+            output_schema: None,
         }
+    }
+
+    /// What a call gives a program: text, a dict or a list.
+    pub fn returns(&self) -> Returns {
+        Returns::from_schema(self.output_schema.as_ref())
     }
 }
 
@@ -94,6 +105,14 @@ pub trait TypedTool {
     /// `Ok` is the observation; `Err` is the failure, whose message the model is shown
     /// instead.
     fn run(&self, args: Self::Args) -> LocalBoxFuture<'_, Result<String, ToolFailure>>;
+    /// The JSON Schema of the result a program gets from [`Self::run_value`]; `None`: text.
+    fn output_schema() -> Option<Value> {
+        None
+    }
+    /// The result a CodeAct program gets: by default the observation's text.
+    fn run_value(&self, args: Self::Args) -> LocalBoxFuture<'_, Result<Value, ToolFailure>> {
+        Box::pin(async move { self.run(args).await.map(Value::String) })
+    }
 }
 
 /// A callable tool with its types erased: what the registry holds.
@@ -101,6 +120,16 @@ pub trait Tool {
     fn spec(&self) -> ToolSpec;
     /// Runs on arguments already read against the spec's schema ([`args::read`]).
     fn call(&self, args: Value) -> LocalBoxFuture<'_, Result<String, ToolFailure>>;
+    /// The result a CodeAct program gets, on the same arguments: JSON where the spec names an
+    /// output schema, by default the text of [`Tool::call`].
+    fn call_value(&self, args: Value) -> LocalBoxFuture<'_, Result<Value, ToolFailure>> {
+        Box::pin(async move { self.call(args).await.map(Value::String) })
+    }
+    /// Whether [`Tool::call_value`] may give more than text: the spec names an output schema,
+    /// or (a server's tool) the result may carry structured content.
+    fn gives_values(&self) -> bool {
+        self.spec().output_schema.is_some()
+    }
     /// Whether a repeated call may be answered from the run's cache: the built-in tools only
     /// read; a server's tool may change things, so it is called every time unless it says not.
     fn cacheable(&self) -> bool {
@@ -123,17 +152,24 @@ impl<T: TypedTool> Tool for Typed<T> {
             description: T::DESCRIPTION.to_string(),
             input_hint: T::INPUT_HINT.to_string(),
             parameters: T::parameters(),
+            output_schema: T::output_schema(),
         }
     }
 
     fn call(&self, args: Value) -> LocalBoxFuture<'_, Result<String, ToolFailure>> {
-        Box::pin(async move {
-            let args = serde_json::from_value::<T::Args>(args).map_err(|e| {
-                ToolFailure::bad_arguments(args::misfit(T::NAME, &T::parameters(), &e.to_string()))
-            })?;
-            self.0.run(args).await
-        })
+        Box::pin(async move { self.0.run(typed_args::<T>(args)?).await })
     }
+
+    fn call_value(&self, args: Value) -> LocalBoxFuture<'_, Result<Value, ToolFailure>> {
+        Box::pin(async move { self.0.run_value(typed_args::<T>(args)?).await })
+    }
+}
+
+/// `args` read as `T`'s argument type, or the message for the model.
+fn typed_args<T: TypedTool>(args: Value) -> Result<T::Args, ToolFailure> {
+    serde_json::from_value::<T::Args>(args).map_err(|e| {
+        ToolFailure::bad_arguments(args::misfit(T::NAME, &T::parameters(), &e.to_string()))
+    })
 }
 
 /// `tool` boxed for a registry.
@@ -150,6 +186,12 @@ pub trait Toolbox {
     /// Runs `name` on `args`: the value the model wrote (the text of an `Action Input:`, or
     /// the JSON of a call). `Err` is the failure, with its kind and a message for the model.
     async fn call(&self, name: &str, args: &Value) -> Result<String, ToolFailure>;
+    /// CodeAct: a program's call of `name`, through the same gates as [`Toolbox::call`]; the
+    /// result is JSON where the tool's spec names an output schema, else the text (a
+    /// `Value::String`, with the cache's note where the run's cache answered).
+    async fn call_value(&self, name: &str, args: &Value) -> Result<Value, ToolFailure> {
+        self.call(name, args).await.map(Value::String)
+    }
     /// CodeAct: runs `code` in the run's Python interpreter (its variables kept for the run's
     /// next program), within `limits`, each tool call it makes going through `calls` (the
     /// run's gate: the same `call` as every other). A toolbox with no interpreter says so as

@@ -292,10 +292,11 @@ pub fn restarted_note(interruptible: bool, lost: &[String]) -> String {
 }
 
 /// The run's side of a program's tool calls (`function`: the Python name it called;
-/// `kwargs`: its arguments by name, as the sandbox read them).
+/// `kwargs`: its arguments by name, as the sandbox read them). The result is what the
+/// program gets: a string is a `str`, an object a `dict`, an array a `list`.
 #[allow(async_fn_in_trait)]
 pub trait ProgramCalls {
-    async fn call(&self, function: &str, kwargs: &Value) -> Result<String, ProgramCallError>;
+    async fn call(&self, function: &str, kwargs: &Value) -> Result<Value, ProgramCallError>;
 }
 
 #[cfg(test)]

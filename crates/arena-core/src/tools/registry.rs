@@ -12,6 +12,7 @@ use super::endpoints::ToolEndpoints;
 use super::http::HttpClient;
 use super::observation::{squash_whitespace, truncate, MAX_OBSERVATION_CHARS};
 use super::python::{Python, PythonRunner};
+use super::returns::bounded;
 use super::weather::{Weather, WeatherEndpoints};
 use super::web_search::{JsonpClient, WebSearch};
 use super::wikipedia::Wikipedia;
@@ -84,6 +85,7 @@ struct BuiltIn {
     description: &'static str,
     input_hint: &'static str,
     parameters: fn() -> Value,
+    output_schema: fn() -> Option<Value>,
 }
 
 /// How a run makes one built-in tool.
@@ -99,6 +101,7 @@ const fn built_in<T: TypedTool>() -> BuiltIn {
         description: T::DESCRIPTION,
         input_hint: T::INPUT_HINT,
         parameters: T::parameters,
+        output_schema: T::output_schema,
     }
 }
 
@@ -168,6 +171,8 @@ enum ArgsCheck {
 pub struct Registry {
     tools: Vec<Box<dyn Tool>>,
     cache: RefCell<HashMap<(String, String), String>>,
+    /// Structured results a program got (`call_value`), by the same key.
+    values: RefCell<HashMap<(String, String), Value>>,
     check: ArgsCheck,
 }
 
@@ -176,6 +181,7 @@ impl Registry {
         Self {
             tools,
             cache: RefCell::default(),
+            values: RefCell::default(),
             check: ArgsCheck::Here(args::read),
         }
     }
@@ -208,6 +214,7 @@ impl Registry {
                 input_hint: b.input_hint.into(),
                 // CodeAct's prompt lists them as the functions' parameters.
                 parameters: (b.parameters)(),
+                output_schema: (b.output_schema)(),
             })
             .collect()
     }
@@ -235,12 +242,14 @@ impl Registry {
                 description: b.description.into(),
                 input_hint: b.input_hint.into(),
                 parameters: (b.parameters)(),
+                output_schema: (b.output_schema)(),
             })
             .collect();
         // Not `new`: the page's engine names no schema check of its own.
         Self {
             tools: deferred_tools(specs, load),
             cache: RefCell::default(),
+            values: RefCell::default(),
             check: ArgsCheck::Later {
                 load: read_args,
                 loaded: Cell::new(None),
@@ -307,12 +316,14 @@ fn squash_strings(value: &Value) -> Value {
     }
 }
 
-impl Toolbox for Registry {
-    fn specs(&self) -> Vec<ToolSpec> {
-        self.tools.iter().map(|t| t.spec()).collect()
-    }
-
-    async fn call(&self, name: &str, args: &Value) -> Result<String, ToolFailure> {
+impl Registry {
+    /// The tool `name` finds, its spec, and `args` read against its schema; or the message
+    /// for the model.
+    async fn prepare(
+        &self,
+        name: &str,
+        args: &Value,
+    ) -> Result<(&dyn Tool, ToolSpec, Value), ToolFailure> {
         let Some((tool, spec)) = self.find(name) else {
             let names: Vec<String> = self.tools.iter().map(|t| t.spec().name).collect();
             let available = if names.is_empty() {
@@ -328,6 +339,17 @@ impl Toolbox for Registry {
         let read = self.args_reader().await?;
         let args = read(&spec.name, &spec.parameters, args)
             .map_err(|text| ToolFailure::bad_arguments(truncate(&text, MAX_OBSERVATION_CHARS)))?;
+        Ok((tool, spec, args))
+    }
+}
+
+impl Toolbox for Registry {
+    fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.iter().map(|t| t.spec()).collect()
+    }
+
+    async fn call(&self, name: &str, args: &Value) -> Result<String, ToolFailure> {
+        let (tool, spec, args) = self.prepare(name, args).await?;
         // Same tool, same arguments (up to spacing) → same answer within a run. Failures are
         // not cached: they may be transient.
         let key = (spec.name, squash_strings(&args).to_string());
@@ -352,6 +374,34 @@ impl Toolbox for Registry {
             self.cache.borrow_mut().insert(key, text.clone());
         }
         result
+    }
+
+    /// A tool whose spec names an output schema gives its JSON (bounded, not cut), and a
+    /// repeated call the same value from the run's cache; a text tool's call is [`Self::call`]'s.
+    async fn call_value(&self, name: &str, args: &Value) -> Result<Value, ToolFailure> {
+        let (tool, spec, args) = self.prepare(name, args).await?;
+        if !tool.gives_values() {
+            return self.call(name, &args).await.map(Value::String);
+        }
+        let key = (spec.name, format!("value {}", squash_strings(&args)));
+        let cacheable = tool.cacheable();
+        if let Some(hit) = self.values.borrow().get(&key).filter(|_| cacheable) {
+            return Ok(hit.clone());
+        }
+        let again = tool.retried().then(|| args.clone());
+        let mut result = tool.call_value(args).await;
+        if let (Err(failure), Some(args)) = (&result, again) {
+            if failure.kind.retried_at_once() {
+                result = tool.call_value(args).await;
+            }
+        }
+        let value = result
+            .map_err(|failure| failure.map_message(|m| truncate(&m, MAX_OBSERVATION_CHARS)))
+            .and_then(|value| bounded(value).map_err(ToolFailure::upstream))?;
+        if cacheable {
+            self.values.borrow_mut().insert(key, value.clone());
+        }
+        Ok(value)
     }
 }
 

@@ -12,9 +12,14 @@ use super::{args, Tool, ToolFailure, ToolSpec};
 /// What runs a run-time tool: given its checked arguments, the observation or an error.
 pub type Handler = Rc<dyn Fn(Value) -> LocalBoxFuture<'static, Result<String, ToolFailure>>>;
 
+/// What runs it for a CodeAct program: the structured result where the tool gave one, else
+/// the observation's text (`Value::String`).
+pub type ValueHandler = Rc<dyn Fn(Value) -> LocalBoxFuture<'static, Result<Value, ToolFailure>>>;
+
 pub struct RuntimeTool {
     spec: ToolSpec,
     handler: Handler,
+    values: Option<ValueHandler>,
     cacheable: bool,
 }
 
@@ -35,10 +40,20 @@ impl RuntimeTool {
                 description: description.to_string(),
                 input_hint,
                 parameters: schema,
+                output_schema: None,
             },
             handler,
+            values: None,
             cacheable: false,
         }
+    }
+
+    /// Gives programs `values`' results, and says their shape in the spec (`output_schema`,
+    /// if the tool declared one).
+    pub fn with_values(mut self, output_schema: Option<Value>, values: ValueHandler) -> Self {
+        self.spec.output_schema = output_schema;
+        self.values = Some(values);
+        self
     }
 
     /// Lets the run's cache answer a repeated call (a tool that only reads).
@@ -55,6 +70,17 @@ impl Tool for RuntimeTool {
 
     fn call(&self, args: Value) -> LocalBoxFuture<'_, Result<String, ToolFailure>> {
         (self.handler)(args)
+    }
+
+    fn call_value(&self, args: Value) -> LocalBoxFuture<'_, Result<Value, ToolFailure>> {
+        match &self.values {
+            Some(values) => values(args),
+            None => Box::pin(async move { (self.handler)(args).await.map(Value::String) }),
+        }
+    }
+
+    fn gives_values(&self) -> bool {
+        self.values.is_some()
     }
 
     fn cacheable(&self) -> bool {

@@ -19,7 +19,8 @@ use crate::tools::program::{
     identifier, is_pythons_own, parameter_name, python_tools, schema_params, ProgramRun,
     ProgramStop,
 };
-use crate::tools::ToolSpec;
+use crate::tools::returns::schema_keys;
+use crate::tools::{Returns, ToolSpec};
 
 /// The name a step's program has among its tool runs (the record's `ToolRun::program`).
 pub const PROGRAM_TOOL: &str = "program";
@@ -329,6 +330,9 @@ fn one_line(text: &str, max: usize) -> String {
     }
 }
 
+/// Most keys of a dict result the prompt names.
+const MAX_LISTED_KEYS: usize = 16;
+
 /// The tools as the prompt lists them: a Python signature and a docstring each, and
 /// `final_answer`. Names and descriptions come from tools (MCP servers included): they are
 /// shown as text on one line, bounded, with no quote that could close the docstring.
@@ -356,10 +360,18 @@ pub fn python_signatures(tools: &[ToolSpec]) -> String {
                 tool.function
             );
         }
+        let returns = spec.returns();
+        // A dict's keys, as the tool declared them (plain names only), so a program can
+        // index the result without printing it first.
+        let keys = schema_keys(spec.output_schema.as_ref(), MAX_LISTED_KEYS);
+        if returns == Returns::Dict && !keys.is_empty() {
+            doc.push_str(&format!(" Returns a dict with keys: {}.", keys.join(", ")));
+        }
         out.push_str(&format!(
-            "def {}({}) -> str:\n    \"\"\"{doc}",
+            "def {}({}) -> {}:\n    \"\"\"{doc}",
             tool.function,
-            args.join(", ")
+            args.join(", "),
+            returns.python_type()
         ));
         for p in params.iter().filter(|p| !p.description.is_empty()) {
             out.push_str(&format!(

@@ -17,6 +17,7 @@ use crate::agent::protocols::code_action::{
 use crate::agent::ChatModel;
 use crate::llm::ChatMessage;
 use crate::tools::failure::Failed;
+use crate::tools::observation::{truncate, MAX_OBSERVATION_CHARS};
 use crate::tools::program::{python_tools, CallBudget, ProgramLimits, ProgramStop, PythonTool};
 use crate::tools::registry::CACHED_NOTE;
 use crate::tools::{ProgramCallError, ProgramCalls, Toolbox};
@@ -190,7 +191,7 @@ impl<M: ChatModel, T: Toolbox> Run<'_, M, T> {
 struct NoCalls;
 
 impl ProgramCalls for NoCalls {
-    async fn call(&self, function: &str, _: &Value) -> Result<String, ProgramCallError> {
+    async fn call(&self, function: &str, _: &Value) -> Result<Value, ProgramCallError> {
         Err(ProgramCallError::Failed(format!(
             "{function}: no tool here"
         )))
@@ -209,7 +210,7 @@ struct Gate<'a, 's, T> {
 }
 
 impl<T: Toolbox> ProgramCalls for Gate<'_, '_, T> {
-    async fn call(&self, function: &str, kwargs: &Value) -> Result<String, ProgramCallError> {
+    async fn call(&self, function: &str, kwargs: &Value) -> Result<Value, ProgramCallError> {
         let Some(tool) = self.functions.iter().find(|t| t.function == function) else {
             return Err(ProgramCallError::Failed(format!(
                 "There is no tool named {function}."
@@ -238,10 +239,10 @@ impl<T: Toolbox> ProgramCalls for Gate<'_, '_, T> {
             tool: tool.tool.clone(),
             input,
         });
-        let result = self.tools.call(&tool.tool, &args).await;
+        let result = self.tools.call_value(&tool.tool, &args).await;
         let mut sink = self.sink.borrow_mut();
         match result {
-            Ok(text) => {
+            Ok(Value::String(text)) => {
                 // The panel says a result came from the run's cache; the program gets the
                 // result itself, the same value as the first time (a note appended to it
                 // would end up in the answer).
@@ -252,6 +253,16 @@ impl<T: Toolbox> ProgramCalls for Gate<'_, '_, T> {
                     .to_string();
                 sink.emit(AgentEvent::ProgramCallDone {
                     text,
+                    is_error: false,
+                    failure: None,
+                });
+                Ok(Value::String(value))
+            }
+            // A structured result: the program gets it as a dict or a list; the panel and
+            // the record show its JSON, bounded as any observation.
+            Ok(value) => {
+                sink.emit(AgentEvent::ProgramCallDone {
+                    text: truncate(&value.to_string(), MAX_OBSERVATION_CHARS),
                     is_error: false,
                     failure: None,
                 });

@@ -3,17 +3,40 @@
 
 use crate::tools::observation::squash_whitespace;
 
-/// Current conditions, with numbers already formatted and units attached.
+/// Current conditions: each figure as a number with its unit, and as the sentence shows it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(super) struct Reading {
     pub(super) time: Option<String>,
     pub(super) description: Option<String>,
-    pub(super) temperature: String,
-    pub(super) feels_like: Option<String>,
-    pub(super) humidity: Option<String>,
-    pub(super) wind: Option<String>,
-    pub(super) min: Option<String>,
-    pub(super) max: Option<String>,
+    pub(super) temperature: Measure,
+    pub(super) feels_like: Option<Measure>,
+    pub(super) humidity: Option<Measure>,
+    pub(super) wind: Option<Measure>,
+    pub(super) min: Option<Measure>,
+    pub(super) max: Option<Measure>,
+}
+
+/// A figure: its value, its unit, and its digits as the sentence writes them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(super) struct Measure {
+    pub(super) value: f64,
+    pub(super) unit: String,
+    pub(super) digits: String,
+}
+
+impl Measure {
+    pub(super) fn new(value: f64, digits: String, unit: &str) -> Self {
+        Self {
+            value,
+            unit: unit.to_string(),
+            digits,
+        }
+    }
+
+    /// `12.3°C`, `81 %`: as the sentence shows it.
+    pub(super) fn shown(&self) -> String {
+        with_unit(&self.digits, &self.unit)
+    }
 }
 
 /// `<place> (<lat>, <lon>) at <time> local time: <conditions>. Today: min …, max ….`
@@ -35,20 +58,20 @@ pub(super) fn describe(place: &str, coords: Option<(f64, f64)>, r: &Reading) -> 
         parts.push(description.clone());
     }
     parts.push(match &r.feels_like {
-        Some(feels) => format!("{} (feels like {feels})", r.temperature),
-        None => r.temperature.clone(),
+        Some(feels) => format!("{} (feels like {})", r.temperature.shown(), feels.shown()),
+        None => r.temperature.shown(),
     });
     if let Some(humidity) = &r.humidity {
-        parts.push(format!("humidity {humidity}"));
+        parts.push(format!("humidity {}", humidity.shown()));
     }
     if let Some(wind) = &r.wind {
-        parts.push(format!("wind {wind}"));
+        parts.push(format!("wind {}", wind.shown()));
     }
     out.push_str(&parts.join(", "));
     out.push('.');
     let today: Vec<String> = [("min", &r.min), ("max", &r.max)]
         .iter()
-        .filter_map(|(word, v)| v.as_ref().map(|v| format!("{word} {v}")))
+        .filter_map(|(word, v)| v.as_ref().map(|v| format!("{word} {}", v.shown())))
         .collect();
     if !today.is_empty() {
         out.push_str(&format!(" Today: {}.", today.join(", ")));

@@ -1,7 +1,7 @@
 //! The Open-Meteo forecast (https://open-meteo.com/en/docs): the request, the reading of its
 //! current conditions and today's min/max, and the WMO weather codes in words.
 
-use super::describe::{fixed, with_unit, Reading};
+use super::describe::{fixed, Measure, Reading};
 use super::reply::{api_error, number, parse_json, text, unit_text};
 use crate::tools::http::url_with_query;
 
@@ -40,7 +40,8 @@ pub(super) fn read_forecast(body: &str) -> Result<Reading, String> {
         return Err("sent unexpected JSON (no current temperature_2m)".into());
     };
     let measure = |field: &str, decimals: usize, default: &str| {
-        number(current.get(field)).map(|x| with_unit(&fixed(x, decimals), &unit(field, default)))
+        number(current.get(field))
+            .map(|x| Measure::new(x, fixed(x, decimals), &unit(field, default)))
     };
     let daily = v.get("daily");
     let daily_units = v.get("daily_units");
@@ -48,14 +49,14 @@ pub(super) fn read_forecast(body: &str) -> Result<Reading, String> {
         let x = number(daily.and_then(|d| d.get(field)).and_then(|a| a.get(0)))?;
         let unit = unit_text(daily_units.and_then(|u| u.get(field)))
             .unwrap_or_else(|| temperature_unit.clone());
-        Some(with_unit(&fixed(x, 1), &unit))
+        Some(Measure::new(x, fixed(x, 1), &unit))
     };
     Ok(Reading {
         time: text(current.get("time")),
         description: number(current.get("weather_code"))
             .filter(|c| c.fract() == 0.0 && (0.0..=1000.0).contains(c))
             .map(|c| weather_code_words(c as u16)),
-        temperature: with_unit(&fixed(temperature, 1), &temperature_unit),
+        temperature: Measure::new(temperature, fixed(temperature, 1), &temperature_unit),
         feels_like: measure("apparent_temperature", 1, &temperature_unit),
         humidity: measure("relative_humidity_2m", 0, "%"),
         wind: measure("wind_speed_10m", 1, "km/h"),

@@ -25,6 +25,7 @@ mod describe;
 mod forecast;
 mod geocoding;
 mod input;
+mod observed;
 mod reply;
 mod wttr;
 
@@ -33,14 +34,22 @@ pub use geocoding::geocoding_url;
 pub use input::{parse_input, Place, WeatherArgs, MAX_PLACE_CHARS};
 pub use wttr::wttr_url;
 
-use describe::describe;
 use forecast::read_forecast;
 use geocoding::{choose, other_places, read_geocoding};
+use observed::Observed;
 use reply::api_error;
 use wttr::read_wttr;
 
 const OPEN_METEO: &str = "Open-Meteo";
 const WTTR: &str = "wttr.in";
+
+/// What the model reads when Open-Meteo knows no place of the name asked.
+fn not_found(input: &str) -> String {
+    let place = parse_input(input)
+        .map(|p| p.text)
+        .unwrap_or_else(|_| input.to_string());
+    format!("No place named \"{place}\" was found (Open-Meteo geocoding).")
+}
 
 /// Base URLs of the three services (settings can point them at mirrors or test servers).
 #[derive(Debug, Clone, PartialEq)]
@@ -75,21 +84,32 @@ impl Weather {
 
     /// The observation for `input`, or a readable error.
     pub async fn report(&self, input: &str) -> Result<String, ToolFailure> {
+        Ok(match self.observe(input).await? {
+            Some(observed) => truncate(&observed.text(), MAX_OBSERVATION_CHARS),
+            None => not_found(input),
+        })
+    }
+
+    /// What a CodeAct program gets for `input`: the reading as a dict; no such place is an
+    /// error the program can catch (`ToolError`), not a string it would index.
+    pub async fn report_value(&self, input: &str) -> Result<Value, ToolFailure> {
+        match self.observe(input).await? {
+            Some(observed) => Ok(observed.value()),
+            None => Err(ToolFailure::not_found(not_found(input))),
+        }
+    }
+
+    /// The reading for `input`; `None`: Open-Meteo knows no such place.
+    async fn observe(&self, input: &str) -> Result<Option<Observed>, ToolFailure> {
         let place = parse_input(input).map_err(ToolFailure::bad_arguments)?;
         let open_meteo_failure = match self.open_meteo(&place).await {
-            Ok(Some(observation)) => return Ok(truncate(&observation, MAX_OBSERVATION_CHARS)),
-            Ok(None) => {
-                return Ok(format!(
-                    "No place named \"{}\" was found (Open-Meteo geocoding).",
-                    place.text
-                ))
-            }
+            Ok(observed) => return Ok(observed),
             Err(failure) => failure,
         };
         let (open_meteo_failure, open_meteo_detail) =
             (open_meteo_failure.message, open_meteo_failure.detail);
         match self.wttr(&place, &open_meteo_failure).await {
-            Ok(observation) => Ok(truncate(&observation, MAX_OBSERVATION_CHARS)),
+            Ok(observed) => Ok(Some(observed)),
             // The last service's failure is the call's kind; both reasons are told, and both
             // addresses asked are the user's detail.
             Err(wttr_failure) => {
@@ -113,7 +133,7 @@ impl Weather {
     }
 
     /// `Ok(None)`: Open-Meteo knows no such place. `Err`: why Open-Meteo failed.
-    async fn open_meteo(&self, place: &Place) -> Result<Option<String>, ToolFailure> {
+    async fn open_meteo(&self, place: &Place) -> Result<Option<Observed>, ToolFailure> {
         let url = geocoding_url(&self.endpoints.geocoding, &place.name);
         let results =
             read_geocoding(&self.get(&url, OPEN_METEO).await?).map_err(ToolFailure::upstream)?;
@@ -124,41 +144,34 @@ impl Weather {
         let url = forecast_url(&self.endpoints.forecast, chosen.latitude, chosen.longitude);
         let reading =
             read_forecast(&self.get(&url, OPEN_METEO).await?).map_err(ToolFailure::upstream)?;
-
-        let mut out = describe(
-            &chosen.label(),
-            Some((chosen.latitude, chosen.longitude)),
-            &reading,
-        );
-        if !pick.hint_matched {
-            out.push_str(&format!(
-                " No place named \"{}\" matched \"{}\", so this is the most relevant one.",
-                chosen.name,
-                place.hints.join(", ")
-            ));
-        }
-        out.push_str(&format!(
-            " Source: Open-Meteo (https://open-meteo.com), {url}"
-        ));
-        let others = other_places(&results, pick.index);
-        if !others.is_empty() {
-            out.push_str(&format!(
-                " (Other places with this name: {})",
-                others.join("; ")
-            ));
-        }
-        Ok(Some(out))
+        Ok(Some(Observed {
+            place: chosen.label(),
+            coords: Some((chosen.latitude, chosen.longitude)),
+            reading,
+            source: format!("Open-Meteo (https://open-meteo.com), {url}"),
+            unmatched: (!pick.hint_matched).then(|| {
+                format!(
+                    "No place named \"{}\" matched \"{}\", so this is the most relevant one.",
+                    chosen.name,
+                    place.hints.join(", ")
+                )
+            }),
+            other_places: other_places(&results, pick.index),
+        }))
     }
 
-    async fn wttr(&self, place: &Place, open_meteo_failure: &str) -> Result<String, ToolFailure> {
+    async fn wttr(&self, place: &Place, open_meteo_failure: &str) -> Result<Observed, ToolFailure> {
         let url = wttr_url(&self.endpoints.wttr, &place.text);
         let (label, coords, reading) =
             read_wttr(&self.get(&url, WTTR).await?, &place.text).map_err(ToolFailure::upstream)?;
-        let label = label.unwrap_or_else(|| place.text.clone());
-        Ok(format!(
-            "{} Source: wttr.in (fallback; Open-Meteo failed: {open_meteo_failure}), {url}",
-            describe(&label, coords, &reading)
-        ))
+        Ok(Observed {
+            place: label.unwrap_or_else(|| place.text.clone()),
+            coords,
+            reading,
+            source: format!("wttr.in (fallback; Open-Meteo failed: {open_meteo_failure}), {url}"),
+            unmatched: None,
+            other_places: Vec::new(),
+        })
     }
 
     /// The body of a successful GET, or why there is none: a phrase without the service name,
@@ -216,6 +229,14 @@ impl TypedTool for Weather {
 
     fn run(&self, args: WeatherArgs) -> LocalBoxFuture<'_, Result<String, ToolFailure>> {
         Box::pin(async move { self.report(&args.place_text()).await })
+    }
+
+    fn output_schema() -> Option<Value> {
+        Some(observed::output_schema())
+    }
+
+    fn run_value(&self, args: WeatherArgs) -> LocalBoxFuture<'_, Result<Value, ToolFailure>> {
+        Box::pin(async move { self.report_value(&args.place_text()).await })
     }
 }
 
@@ -330,6 +351,83 @@ mod tests {
                  {PARIS_FORECAST_URL} (Other places with this name: Paris, Texas, United States; \
                  Paris, Tennessee, United States; Paris, Ontario, Canada)"
             )
+        );
+    }
+
+    /// Issue 59, row 4: a CodeAct program gets the same reading as a dict, its figures as
+    /// numbers (`weather(...)["temperature"] + 1` works), through the registry's value path,
+    /// and the prompt's signature says `-> dict`.
+    #[test]
+    fn a_program_gets_the_reading_as_a_dict_of_numbers() {
+        use crate::tools::{typed, Registry, Returns, Toolbox};
+        use serde_json::json;
+        let http = Rc::new(paris_routes());
+        let registry = Registry::new(vec![typed(Weather::new(
+            http.clone(),
+            WeatherEndpoints::default(),
+        ))]);
+        let value =
+            block_on(registry.call_value("weather", &json!({"location": "Paris"}))).unwrap();
+        assert_eq!(
+            value,
+            json!({
+                "place": "Paris, Île-de-France, France",
+                "latitude": 48.85341, "longitude": 2.3488,
+                "local_time": "2026-11-22T14:00",
+                "conditions": "overcast",
+                "temperature": 12.3, "feels_like": 10.1, "humidity": 81.0, "wind_speed": 14.2,
+                "today_min": 8.1, "today_max": 13.0,
+                "units": {
+                    "temperature": "°C", "feels_like": "°C", "humidity": "%",
+                    "wind_speed": "km/h", "today_min": "°C", "today_max": "°C"
+                },
+                "other_places": [
+                    "Paris, Texas, United States", "Paris, Tennessee, United States",
+                    "Paris, Ontario, Canada"
+                ],
+                "source": format!("Open-Meteo (https://open-meteo.com), {PARIS_FORECAST_URL}")
+            })
+        );
+        assert_eq!(registry.specs()[0].returns(), Returns::Dict);
+        // The run's cache gives a repeated call the same dict, asking nothing more.
+        let asked = http.urls().len();
+        let again = block_on(registry.call_value("weather", &json!({"location": "Paris"})));
+        assert_eq!(again.unwrap(), value);
+        assert_eq!(http.urls().len(), asked);
+        // Every other mode still reads the sentence.
+        let text = block_on(registry.call("weather", &json!({"location": "Paris"}))).unwrap();
+        assert!(
+            text.starts_with("Paris, Île-de-France, France (48.85°N"),
+            "{text}"
+        );
+    }
+
+    /// No such place is a `ToolError` a program can catch, not a string it would index.
+    #[test]
+    fn no_such_place_is_an_error_for_a_program() {
+        let fake = FakeHttp::new().route(GEOCODING, 200, GEOCODING_EMPTY);
+        let tool = Weather::new(Rc::new(fake), WeatherEndpoints::default());
+        let failure = block_on(tool.report_value("Xyzzyville")).unwrap_err();
+        assert_eq!(
+            failure.message,
+            "No place named \"Xyzzyville\" was found (Open-Meteo geocoding)."
+        );
+        assert_eq!(failure.kind, FailureKind::NotFound);
+    }
+
+    /// The fallback's dict says where it came from, and its figures are numbers too.
+    #[test]
+    fn the_fallback_s_dict_names_wttr_and_why() {
+        let fake = FakeHttp::new()
+            .route(GEOCODING, 503, "<html>Service Unavailable</html>")
+            .route(WTTR_HOST, 200, WTTR_PARIS);
+        let tool = Weather::new(Rc::new(fake), WeatherEndpoints::default());
+        let value = block_on(tool.report_value("Paris")).unwrap();
+        assert_eq!(value["temperature"], serde_json::json!(12.0));
+        assert_eq!(value["place"], "Paris, Ile-de-France, France");
+        assert_eq!(
+            value["source"],
+            "wttr.in (fallback; Open-Meteo failed: answered HTTP 503), https://wttr.in/Paris?format=j1"
         );
     }
 

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::describe::{label, with_unit, Reading};
+use super::describe::{label, Measure, Reading};
 use super::reply::{not_json, number, text};
 use crate::tools::calculator::format_number;
 use crate::tools::http::{encode_component, url_with_query};
@@ -52,12 +52,12 @@ pub(super) fn read_wttr(body: &str, place: &str) -> Result<WttrReading, String> 
         (Some(lat), Some(lon)) if lat.abs() <= 90.0 && lon.abs() <= 180.0 => Some((lat, lon)),
         _ => None,
     };
-    let measure = |x: Option<f64>, unit: &str| x.map(|x| with_unit(&format_number(x), unit));
+    let measure = |x: Option<f64>, unit: &str| x.map(|x| Measure::new(x, format_number(x), unit));
     let day = v.get("weather").and_then(first);
     let reading = Reading {
         time: text(field("localObsDateTime")),
         description: text(field("weatherDesc").and_then(first_value)).map(|d| d.to_lowercase()),
-        temperature: with_unit(&format_number(temperature), "°C"),
+        temperature: Measure::new(temperature, format_number(temperature), "°C"),
         feels_like: measure(number(field("FeelsLikeC")), "°C"),
         humidity: measure(number(field("humidity")), "%"),
         wind: measure(number(field("windspeedKmph")), "km/h"),
